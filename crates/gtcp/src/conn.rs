@@ -1,0 +1,65 @@
+//! Pool connections as the core sees them: a virtual queue and counters.
+
+use crate::ids::{ConnId, FlowId};
+
+/// Per-connection counters: the invariant of the product, observable.
+///
+/// For every connection, at any time,
+/// `payload_bytes == owner_bytes − virtual_queue + adopted_bytes`,
+/// and once its virtual queue is empty, the bytes it carried are exactly the bytes its owning
+/// flow handed over (plus `adopted_bytes`, non-zero only after another connection died, plus
+/// `header_bytes` of framing). Policy changes *whose* payload that is, never how much.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ConnCounters {
+    /// Bytes the owning flow handed to the tunnel while this connection owned it.
+    pub owner_bytes: u64,
+    /// Payload bytes (of any flow) this connection carried.
+    pub payload_bytes: u64,
+    /// Framing bytes this connection carried (frame headers and control frames).
+    pub header_bytes: u64,
+    /// Payload carried on behalf of connections that died (their virtual queue and lost data).
+    pub adopted_bytes: u64,
+    /// Bytes this connection still owes: its virtual queue q_v (paper 000, Algorithm 4).
+    pub virtual_queue: u64,
+    /// Payload bytes received on this connection.
+    pub received_payload_bytes: u64,
+    /// All bytes received on this connection.
+    pub received_bytes: u64,
+}
+
+#[derive(Debug)]
+pub(crate) struct Conn {
+    pub id: ConnId,
+    pub owner: Option<FlowId>,
+    pub counters: ConnCounters,
+    /// Payload bytes carried here not yet acknowledged by the receiver.
+    pub unacked: u64,
+    /// We said `Done`: no more data from us on this connection.
+    pub done_sent: bool,
+    /// The peer said `Done`.
+    pub done_received: bool,
+    /// The driver has been told this connection has something to send and has not yet found it
+    /// empty.
+    pub polled: bool,
+    /// Frames that must go on this connection (the opening frame of its flow).
+    pub open_queue: Vec<FlowId>,
+}
+
+impl Conn {
+    pub fn new(id: ConnId, owner: Option<FlowId>) -> Self {
+        Self {
+            id,
+            owner,
+            counters: ConnCounters::default(),
+            unacked: 0,
+            done_sent: false,
+            done_received: false,
+            polled: false,
+            open_queue: Vec::new(),
+        }
+    }
+
+    pub fn vq(&self) -> u64 {
+        self.counters.virtual_queue
+    }
+}

@@ -1,0 +1,128 @@
+//! Flows: one application connection, both directions, as the session sees it.
+
+mod recv;
+mod send;
+
+pub use recv::RecvError;
+pub(crate) use recv::RecvStream;
+pub(crate) use send::SendStream;
+pub use send::INITIAL_CREDIT;
+
+use std::time::Duration;
+
+use crate::ids::{ConnId, FlowId};
+use crate::policy::{FlowState, SortKey};
+
+/// Where a control frame that must reach the peer stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Delivery {
+    /// Nothing to send.
+    #[default]
+    Idle,
+    /// Waiting for a connection to carry it.
+    Queued,
+    /// Written on this connection, not yet confirmed by the peer.
+    SentOn(ConnId),
+    /// The peer confirmed it.
+    Confirmed,
+}
+
+/// One flow.
+#[derive(Debug)]
+pub(crate) struct Flow {
+    pub id: FlowId,
+    /// The route; `None` on the accepting side until the frame that opens the flow arrives.
+    pub route: Option<String>,
+    pub class: u8,
+    pub arrival: u64,
+    pub opened_at: Duration,
+    pub send: SendStream,
+    pub recv: RecvStream,
+    /// The connection that owns this flow (plain TCP's connection for it), while it lives.
+    pub owner: Option<ConnId>,
+    /// Bytes of this flow's own connection's virtual queue it has carried (for FAIR).
+    pub virtual_sent: u64,
+    /// Round-robin ticket (for PS+PS).
+    pub turn: u64,
+    /// Current key in the schedule, when the flow is ready.
+    pub key: Option<SortKey>,
+    /// The opening frame (opener side only).
+    pub open: Delivery,
+    /// The end-of-flow frame of our direction.
+    pub fin: Delivery,
+    /// A reset we sent (or must send) and its confirmation.
+    pub reset: Delivery,
+    /// The reset was decided on this side (else it is the peer's, which we confirm).
+    pub reset_local: bool,
+    /// The flow was reset, by either side, with this code.
+    pub reset_code: Option<u32>,
+    /// Our direction has been finished by the peer's acknowledgement of the final size.
+    pub fin_acked: bool,
+    /// An acknowledgement (with credit) should go to the peer.
+    pub ack_queued: bool,
+    /// The application has been told the peer's direction ended (or reset).
+    pub end_reported: bool,
+    /// The flow counts as closed; it lingers until its connection is gone (opener side).
+    pub closed: bool,
+}
+
+impl Flow {
+    pub fn new(id: FlowId, arrival: u64, now: Duration, window: u64) -> Self {
+        Self {
+            id,
+            route: None,
+            class: 0,
+            arrival,
+            opened_at: now,
+            send: SendStream::new(),
+            recv: RecvStream::new(window),
+            owner: None,
+            virtual_sent: 0,
+            turn: 0,
+            key: None,
+            open: Delivery::Idle,
+            fin: Delivery::Idle,
+            reset: Delivery::Idle,
+            reset_local: false,
+            reset_code: None,
+            fin_acked: false,
+            ack_queued: false,
+            end_reported: false,
+            closed: false,
+        }
+    }
+
+    /// What the policy sees.
+    pub fn state(&self) -> FlowState {
+        FlowState {
+            arrival: self.arrival,
+            class: self.class,
+            sent: self.send.next,
+            known_end: self.send.known_end,
+            virtual_sent: self.virtual_sent,
+            turn: self.turn,
+        }
+    }
+
+    /// Our direction is over: acknowledged to its final size, or reset.
+    pub fn send_done(&self) -> bool {
+        self.reset_code.is_some() || self.fin_acked
+    }
+
+    /// The peer's direction is over: read to its final size, or reset.
+    pub fn recv_done(&self) -> bool {
+        self.reset_code.is_some() || (self.recv.at_end() && self.end_reported)
+    }
+
+    /// The application will hand no more bytes to this flow's connection.
+    pub fn no_more_writes(&self) -> bool {
+        self.reset_code.is_some() || self.send.finished
+    }
+
+    /// Nothing of ours waits for the peer's confirmation on connection `c`.
+    pub fn settled_on(&self, c: ConnId) -> bool {
+        self.fin != Delivery::SentOn(c)
+            && self.reset != Delivery::SentOn(c)
+            && self.open != Delivery::SentOn(c)
+    }
+}

@@ -1,0 +1,226 @@
+//! The receiving half of a flow: reassembly of frames that may arrive on any connection in any
+//! order, bounded by the credit this side grants.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use bytes::Bytes;
+
+use super::send::INITIAL_CREDIT;
+
+/// A peer broke the flow's rules; the connection that carried the frame is closed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecvError {
+    #[error("data up to offset {end} beyond granted credit {credit}")]
+    BeyondCredit { end: u64, credit: u64 },
+    #[error("data up to offset {end} beyond final size {final_size}")]
+    BeyondFinal { end: u64, final_size: u64 },
+    #[error("final size {got} contradicts {known}")]
+    FinalSizeChanged { got: u64, known: u64 },
+}
+
+/// Receiving half of one flow.
+///
+/// `[0, read)` went to the application, `[read, received)` is contiguous and waits in `ready`,
+/// segments above `received` wait in `ooo`. Everything buffered lies below `credit`, which is at
+/// most `read + window`: the receiver's memory for a flow is bounded by its window.
+#[derive(Debug)]
+pub(crate) struct RecvStream {
+    ready: VecDeque<Bytes>,
+    ooo: BTreeMap<u64, Bytes>,
+    pub read: u64,
+    pub received: u64,
+    pub credit: u64,
+    pub final_size: Option<u64>,
+    window: u64,
+}
+
+impl RecvStream {
+    pub fn new(window: u64) -> Self {
+        Self {
+            ready: VecDeque::new(),
+            ooo: BTreeMap::new(),
+            read: 0,
+            received: 0,
+            credit: INITIAL_CREDIT,
+            final_size: None,
+            window: window.max(INITIAL_CREDIT),
+        }
+    }
+
+    /// Takes bytes `[offset, offset + data.len())`. Returns whether `received` advanced.
+    /// Duplicates and overlaps are trimmed (a lost connection's data may come twice).
+    pub fn insert(&mut self, offset: u64, data: Bytes) -> Result<bool, RecvError> {
+        let end = offset + data.len() as u64; // the decoder rejected overflow
+        if end > self.credit {
+            return Err(RecvError::BeyondCredit {
+                end,
+                credit: self.credit,
+            });
+        }
+        if let Some(final_size) = self.final_size {
+            if end > final_size {
+                return Err(RecvError::BeyondFinal { end, final_size });
+            }
+        }
+        let before = self.received;
+        self.insert_gaps(offset, data);
+        while let Some(entry) = self.ooo.first_entry() {
+            if *entry.key() != self.received {
+                break;
+            }
+            let chunk = entry.remove();
+            self.received += chunk.len() as u64;
+            self.ready.push_back(chunk);
+        }
+        Ok(self.received > before)
+    }
+
+    /// Stores only the parts of `[offset, ..)` not already held.
+    fn insert_gaps(&mut self, mut offset: u64, mut data: Bytes) {
+        if offset < self.received {
+            let skip = (self.received - offset).min(data.len() as u64);
+            data = data.slice(skip as usize..);
+            offset += skip;
+        }
+        while !data.is_empty() {
+            let end = offset + data.len() as u64;
+            // A held segment starting at or before `offset` that covers it?
+            if let Some((&s, held)) = self.ooo.range(..=offset).next_back() {
+                let held_end = s + held.len() as u64;
+                if held_end > offset {
+                    let skip = (held_end - offset).min(data.len() as u64);
+                    data = data.slice(skip as usize..);
+                    offset += skip;
+                    continue;
+                }
+            }
+            // The next held segment after `offset` bounds what we can store now.
+            let until = self
+                .ooo
+                .range(offset + 1..end)
+                .next()
+                .map_or(end, |(&s, _)| s);
+            let n = (until - offset) as usize;
+            if n > 0 {
+                self.ooo.insert(offset, data.slice(..n));
+            }
+            data = data.slice(n..);
+            offset += n as u64;
+        }
+    }
+
+    /// The peer's direction ends at `final_size`.
+    pub fn set_final(&mut self, final_size: u64) -> Result<(), RecvError> {
+        if let Some(known) = self.final_size {
+            if known != final_size {
+                return Err(RecvError::FinalSizeChanged {
+                    got: final_size,
+                    known,
+                });
+            }
+        }
+        let seen = self
+            .ooo
+            .last_key_value()
+            .map_or(self.received, |(&s, b)| s + b.len() as u64);
+        if final_size < seen {
+            return Err(RecvError::FinalSizeChanged {
+                got: final_size,
+                known: seen,
+            });
+        }
+        self.final_size = Some(final_size);
+        Ok(())
+    }
+
+    /// Up to `max` contiguous bytes for the application.
+    pub fn read(&mut self, max: usize) -> Option<Bytes> {
+        let front = self.ready.front_mut()?;
+        let out = if front.len() <= max {
+            self.ready.pop_front()?
+        } else {
+            front.split_to(max)
+        };
+        self.read += out.len() as u64;
+        Some(out)
+    }
+
+    /// Whether every byte up to the final size has been read.
+    pub fn at_end(&self) -> bool {
+        self.final_size == Some(self.read)
+    }
+
+    pub fn has_ready(&self) -> bool {
+        !self.ready.is_empty()
+    }
+
+    /// Raises the credit to `read + window` if that grants at least a quarter window more.
+    /// Returns whether it changed (an acknowledgement should carry it).
+    pub fn maybe_extend_credit(&mut self) -> bool {
+        let target = self.read + self.window;
+        if target >= self.credit + self.window / 4 {
+            self.credit = target;
+            true
+        } else {
+            false
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.ready.clear();
+        self.ooo.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(v: &[u8]) -> Bytes {
+        Bytes::copy_from_slice(v)
+    }
+
+    #[test]
+    fn out_of_order_overlapping_and_duplicate_data_reassemble() {
+        let mut r = RecvStream::new(1 << 20);
+        assert_eq!(r.insert(5, b(b"fghij")), Ok(false));
+        assert_eq!(r.insert(3, b(b"defg")), Ok(false));
+        assert_eq!(r.insert(0, b(b"abcde")), Ok(true));
+        assert_eq!(r.insert(0, b(b"abc")), Ok(false));
+        assert_eq!(r.received, 10);
+        let mut got = Vec::new();
+        while let Some(c) = r.read(3) {
+            got.extend_from_slice(&c);
+        }
+        assert_eq!(got, b"abcdefghij");
+    }
+
+    #[test]
+    fn credit_and_final_size_are_enforced() {
+        let mut r = RecvStream::new(INITIAL_CREDIT);
+        assert!(matches!(
+            r.insert(INITIAL_CREDIT, b(b"x")),
+            Err(RecvError::BeyondCredit { .. })
+        ));
+        r.set_final(4).unwrap();
+        assert!(matches!(
+            r.insert(3, b(b"xy")),
+            Err(RecvError::BeyondFinal { .. })
+        ));
+        assert!(r.set_final(5).is_err());
+        r.insert(0, b(b"abcd")).unwrap();
+        assert!(!r.at_end());
+        r.read(10);
+        assert!(r.at_end());
+    }
+
+    #[test]
+    fn credit_grows_as_the_application_reads() {
+        let mut r = RecvStream::new(INITIAL_CREDIT);
+        r.insert(0, Bytes::from(vec![0u8; 100_000])).unwrap();
+        assert!(!r.maybe_extend_credit());
+        r.read(100_000);
+        assert!(r.maybe_extend_credit());
+        assert_eq!(r.credit, 100_000 + INITIAL_CREDIT);
+    }
+}

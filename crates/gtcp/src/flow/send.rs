@@ -1,0 +1,265 @@
+//! The sending half of a flow: the bytes its application handed over, which of them went out on
+//! which connection, and which the receiver holds.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use bytes::{BufMut, BytesMut};
+
+use crate::ids::ConnId;
+
+/// Credit every flow has before the receiver says anything (bytes). Both ends use this constant,
+/// so a sender may start at once and data may arrive before the frame that opens its flow.
+pub const INITIAL_CREDIT: u64 = 256 * 1024;
+
+/// Sending half of one flow.
+///
+/// Offsets: `[0, acked)` is held by the receiver and freed here; `[acked, next)` has been sent at
+/// least once; `[next, written)` waits for a connection. Ranges lost with a dead connection wait
+/// in `resend`. The buffer holds `[acked, written)`, at most the configured send buffer.
+#[derive(Debug)]
+pub(crate) struct SendStream {
+    buf: VecDeque<u8>,
+    /// Offset of `buf[0]`.
+    base: u64,
+    pub written: u64,
+    pub next: u64,
+    pub acked: u64,
+    pub credit: u64,
+    /// The application will hand over no more bytes.
+    pub finished: bool,
+    /// Where the current transfer is known to end (hint, end of stream, Content-Length).
+    pub known_end: Option<u64>,
+    resend: VecDeque<(u64, u64)>,
+    /// Unacknowledged segments: start -> (end, connection that carried it).
+    in_flight: BTreeMap<u64, (u64, ConnId)>,
+}
+
+/// A range chosen to go out next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Segment {
+    pub start: u64,
+    pub len: u64,
+    pub is_resend: bool,
+}
+
+impl SendStream {
+    pub fn new() -> Self {
+        Self {
+            buf: VecDeque::new(),
+            base: 0,
+            written: 0,
+            next: 0,
+            acked: 0,
+            credit: INITIAL_CREDIT,
+            finished: false,
+            known_end: None,
+            resend: VecDeque::new(),
+            in_flight: BTreeMap::new(),
+        }
+    }
+
+    /// Bytes held in the buffer (handed over, not yet acknowledged).
+    pub fn buffered(&self) -> u64 {
+        self.written - self.base
+    }
+
+    /// Appends application bytes; the caller has checked the buffer bound.
+    pub fn push(&mut self, data: &[u8]) {
+        self.buf.extend(data);
+        self.written += data.len() as u64;
+    }
+
+    /// Bytes not sent yet, new or to be sent again: this flow's share of the virtual queues.
+    pub fn unsent(&self) -> u64 {
+        (self.written - self.next) + self.resend.iter().map(|(s, e)| e - s).sum::<u64>()
+    }
+
+    /// Whether some byte may go out now (within the peer's credit).
+    pub fn ready(&self) -> bool {
+        !self.resend.is_empty() || self.next < self.written.min(self.credit)
+    }
+
+    /// The next range to send, at most `max` bytes: lost ranges first, then new bytes within
+    /// credit. Marks it in flight on `conn`.
+    pub fn take(&mut self, max: u64, conn: ConnId) -> Option<Segment> {
+        if max == 0 {
+            return None;
+        }
+        let seg = if let Some((s, e)) = self.resend.front_mut() {
+            let start = *s;
+            let len = (*e - *s).min(max);
+            *s += len;
+            if *s == *e {
+                self.resend.pop_front();
+            }
+            Segment {
+                start,
+                len,
+                is_resend: true,
+            }
+        } else {
+            let limit = self.written.min(self.credit);
+            if self.next >= limit {
+                return None;
+            }
+            let start = self.next;
+            let len = (limit - start).min(max);
+            self.next += len;
+            Segment {
+                start,
+                len,
+                is_resend: false,
+            }
+        };
+        self.in_flight
+            .insert(seg.start, (seg.start + seg.len, conn));
+        Some(seg)
+    }
+
+    /// Copies bytes `[start, start + len)` to `out`. They are in the buffer: sent bytes stay
+    /// until acknowledged.
+    pub fn copy_out(&self, start: u64, len: u64, out: &mut BytesMut) {
+        let from = (start - self.base) as usize;
+        let to = from + len as usize;
+        let (a, b) = self.buf.as_slices();
+        if to <= a.len() {
+            out.put_slice(&a[from..to]);
+        } else if from >= a.len() {
+            out.put_slice(&b[from - a.len()..to - a.len()]);
+        } else {
+            out.put_slice(&a[from..]);
+            out.put_slice(&b[..to - a.len()]);
+        }
+    }
+
+    /// The receiver holds `[0, received)` and grants up to `credit`. Frees what it holds,
+    /// reports per connection the bytes of segments now acknowledged, and returns the bytes of
+    /// lost ranges that no longer need to go again.
+    pub fn on_ack(
+        &mut self,
+        received: u64,
+        credit: u64,
+        mut freed_on: impl FnMut(ConnId, u64),
+    ) -> u64 {
+        self.credit = self.credit.max(credit);
+        if received <= self.acked {
+            return 0;
+        }
+        self.acked = received;
+        while let Some(entry) = self.in_flight.first_entry() {
+            let (end, conn) = *entry.get();
+            if end > received {
+                break;
+            }
+            let start = *entry.key();
+            entry.remove();
+            freed_on(conn, end - start);
+        }
+        // Lost ranges the receiver turned out to hold need not go again.
+        let mut skipped = 0;
+        while let Some((s, e)) = self.resend.front_mut() {
+            if *e <= received {
+                skipped += *e - *s;
+                self.resend.pop_front();
+            } else {
+                skipped += received.saturating_sub(*s);
+                *s = (*s).max(received);
+                break;
+            }
+        }
+        let drop = (received.min(self.written) - self.base) as usize;
+        self.buf.drain(..drop);
+        self.base += drop as u64;
+        skipped
+    }
+
+    /// The connection `conn` died: every segment it carried that is not acknowledged must go
+    /// again. Returns the bytes re-queued.
+    pub fn requeue_lost(&mut self, conn: ConnId) -> u64 {
+        let lost: Vec<u64> = self
+            .in_flight
+            .iter()
+            .filter(|(_, &(_, c))| c == conn)
+            .map(|(&s, _)| s)
+            .collect();
+        let mut bytes = 0;
+        for s in lost {
+            if let Some((e, _)) = self.in_flight.remove(&s) {
+                let s = s.max(self.acked);
+                if e > s {
+                    self.resend.push_back((s, e));
+                    bytes += e - s;
+                }
+            }
+        }
+        self.resend.make_contiguous().sort_unstable();
+        bytes
+    }
+
+    /// Drops everything not yet sent (the flow was reset). Returns the bytes dropped.
+    pub fn abandon(&mut self) -> u64 {
+        let dropped = self.unsent();
+        self.resend.clear();
+        self.next = self.written;
+        self.in_flight.clear();
+        self.buf.clear();
+        self.base = self.written;
+        dropped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn take_respects_credit_and_resends_first() {
+        let mut s = SendStream::new();
+        s.credit = 10;
+        s.push(&[7; 30]);
+        let a = s.take(4, ConnId(1)).unwrap();
+        assert_eq!(
+            a,
+            Segment {
+                start: 0,
+                len: 4,
+                is_resend: false
+            }
+        );
+        let b = s.take(100, ConnId(2)).unwrap();
+        assert_eq!((b.start, b.len), (4, 6), "stops at credit 10");
+        assert!(s.take(100, ConnId(2)).is_none());
+        assert!(!s.ready());
+        assert_eq!(s.requeue_lost(ConnId(1)), 4);
+        assert!(s.ready());
+        assert_eq!(
+            s.take(100, ConnId(2)).unwrap(),
+            Segment {
+                start: 0,
+                len: 4,
+                is_resend: true
+            }
+        );
+        let mut freed = Vec::new();
+        s.on_ack(10, 20, |c, n| freed.push((c, n)));
+        freed.sort();
+        assert_eq!(freed, vec![(ConnId(2), 4), (ConnId(2), 6)]);
+        assert_eq!(s.buffered(), 20);
+        assert_eq!(s.take(100, ConnId(2)).unwrap().len, 10);
+    }
+
+    #[test]
+    fn copy_out_spans_the_ring() {
+        let mut s = SendStream::new();
+        s.push(&(0..100).collect::<Vec<u8>>());
+        s.take(100, ConnId(1));
+        s.on_ack(60, 1000, |_, _| {});
+        s.push(&(100..200).map(|x| x as u8).collect::<Vec<u8>>());
+        let mut out = BytesMut::new();
+        s.copy_out(90, 20, &mut out);
+        assert_eq!(
+            &out[..],
+            &(90..110).map(|x| x as u8).collect::<Vec<u8>>()[..]
+        );
+    }
+}

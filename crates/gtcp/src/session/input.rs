@@ -1,0 +1,325 @@
+//! Frames from the peer (the receiver's half of Algorithms 3 and 4, plus reassembly, credit
+//! and acknowledgements).
+
+use std::time::Duration;
+
+use bytes::BytesMut;
+
+use super::{Event, ProtocolError, Role, Session, RESET_CONFIRM};
+use crate::flow::Delivery;
+use crate::ids::{ConnId, FlowId};
+use crate::wire::{AckFrame, DataFrame, Frame, FrameDecoder, OpenFrame};
+
+/// What to do with a frame about a flow id.
+enum Lookup {
+    /// The flow is live here.
+    Live,
+    /// This side already forgot it: a late duplicate.
+    Stale,
+}
+
+impl Session {
+    /// Bytes arrived on `conn`: decodes every whole frame in `buf` (leaving a partial one there)
+    /// and acts on it. An error means the peer broke the protocol: close `conn` and call
+    /// [`connection_closed`](Self::connection_closed); the session itself goes on.
+    pub fn handle_input(
+        &mut self,
+        now: Duration,
+        conn: ConnId,
+        buf: &mut BytesMut,
+    ) -> Result<(), ProtocolError> {
+        if !self.conns.contains_key(&conn) {
+            return Err(ProtocolError::UnknownConn(conn));
+        }
+        self.last_input = Some(conn);
+        let decoder = FrameDecoder::new(crate::wire::MAX_PAYLOAD_CAP);
+        loop {
+            let before = buf.len();
+            let Some(frame) = decoder.decode(buf)? else {
+                return Ok(());
+            };
+            if let Some(c) = self.conns.get_mut(&conn) {
+                c.counters.received_bytes += (before - buf.len()) as u64;
+            }
+            self.handle_frame(now, conn, frame)?;
+        }
+    }
+
+    /// Acts on one decoded frame that arrived on `conn`.
+    pub fn handle_frame(
+        &mut self,
+        now: Duration,
+        conn: ConnId,
+        frame: Frame,
+    ) -> Result<(), ProtocolError> {
+        match frame {
+            Frame::Open(o) => self.on_open(conn, o),
+            Frame::Data(d) => self.on_data(conn, d),
+            Frame::Fin { flow, final_size } => self.on_fin(now, flow, final_size),
+            Frame::Reset { flow, code } => self.on_reset(now, flow, code),
+            Frame::Ack(a) => self.on_ack(now, a),
+            Frame::Keepalive => Ok(()),
+            Frame::Done => {
+                if let Some(c) = self.conns.get_mut(&conn) {
+                    c.done_received = true;
+                    if c.done_sent {
+                        self.events.push_back(Event::ConnDone(conn));
+                    } else {
+                        self.wake(conn);
+                    }
+                }
+                Ok(())
+            }
+            Frame::GoAway => {
+                self.peer_going_away = true;
+                Ok(())
+            }
+        }
+    }
+
+    /// Whether a frame about `id` concerns a live flow, a forgotten one, or one the peer could
+    /// not have opened.
+    fn lookup(&mut self, id: FlowId) -> Result<Lookup, ProtocolError> {
+        if self.flows.contains_key(&id) {
+            return Ok(Lookup::Live);
+        }
+        if self.is_retired(id) {
+            return Ok(Lookup::Stale);
+        }
+        match self.role {
+            Role::Acceptor => self.acceptor_flow(id).map(|()| Lookup::Live),
+            Role::Opener => Err(ProtocolError::ImpossibleFlow(id)),
+        }
+    }
+
+    fn on_open(&mut self, conn: ConnId, o: OpenFrame) -> Result<(), ProtocolError> {
+        if self.role == Role::Opener {
+            return Err(ProtocolError::OpenFromAcceptor(o.flow));
+        }
+        if let Lookup::Stale = self.lookup(o.flow)? {
+            // The opener sent it again after a connection died; confirm so it can forget it.
+            self.push_stale(Frame::Ack(AckFrame {
+                flow: o.flow,
+                received: 0,
+                credit: 0,
+                fin: false,
+            }));
+            return Ok(());
+        }
+        let c = self
+            .conns
+            .get_mut(&conn)
+            .ok_or(ProtocolError::UnknownConn(conn))?;
+        match c.owner {
+            None => c.owner = Some(o.flow),
+            Some(f) if f == o.flow => {}
+            Some(_) => return Err(ProtocolError::ForeignOwner { flow: o.flow, conn }),
+        }
+        let f = self
+            .flows
+            .get_mut(&o.flow)
+            .ok_or(ProtocolError::ImpossibleFlow(o.flow))?;
+        if !f.owner.is_some_and(|c| self.conns.contains_key(&c)) {
+            f.owner = Some(conn);
+        }
+        f.ack_queued = true;
+        self.ctrl.push_back(o.flow);
+        if f.route.is_none() {
+            f.route = Some(o.route.clone());
+            f.class = o.class;
+            self.counters.flows_opened += 1;
+            self.events.push_back(Event::FlowOpened {
+                flow: o.flow,
+                route: o.route,
+                class: o.class,
+            });
+            if f.recv.has_ready() || f.recv.final_size.is_some() {
+                self.events.push_back(Event::FlowReadable(o.flow));
+            }
+        }
+        self.wake(conn);
+        Ok(())
+    }
+
+    fn on_data(&mut self, conn: ConnId, d: DataFrame) -> Result<(), ProtocolError> {
+        let len = d.payload.len() as u64;
+        let c = self
+            .conns
+            .get_mut(&conn)
+            .ok_or(ProtocolError::UnknownConn(conn))?;
+        if c.done_received {
+            return Err(ProtocolError::DataAfterDone(conn));
+        }
+        c.counters.received_payload_bytes += len;
+        if let Lookup::Stale = self.lookup(d.flow)? {
+            let end = d.offset + len;
+            self.push_stale(Frame::Ack(AckFrame {
+                flow: d.flow,
+                received: end,
+                credit: end,
+                fin: false,
+            }));
+            return Ok(());
+        }
+        let Some(f) = self.flows.get_mut(&d.flow) else {
+            return Ok(());
+        };
+        if f.reset_code.is_some() {
+            return Ok(());
+        }
+        let advanced =
+            f.recv
+                .insert(d.offset, d.payload)
+                .map_err(|source| ProtocolError::Flow {
+                    flow: d.flow,
+                    source,
+                })?;
+        if advanced {
+            if f.route.is_some() {
+                self.events.push_back(Event::FlowReadable(d.flow));
+            }
+            if !f.ack_queued {
+                f.ack_queued = true;
+                self.ctrl.push_back(d.flow);
+            }
+            self.wake_ctrl();
+        }
+        Ok(())
+    }
+
+    fn on_fin(&mut self, _now: Duration, id: FlowId, final_size: u64) -> Result<(), ProtocolError> {
+        if let Lookup::Stale = self.lookup(id)? {
+            self.push_stale(Frame::Ack(AckFrame {
+                flow: id,
+                received: final_size,
+                credit: final_size,
+                fin: true,
+            }));
+            return Ok(());
+        }
+        let Some(f) = self.flows.get_mut(&id) else {
+            return Ok(());
+        };
+        if f.reset_code.is_some() {
+            return Ok(());
+        }
+        f.recv
+            .set_final(final_size)
+            .map_err(|source| ProtocolError::Flow { flow: id, source })?;
+        if f.route.is_some() {
+            self.events.push_back(Event::FlowReadable(id));
+        }
+        if !f.ack_queued {
+            f.ack_queued = true;
+            self.ctrl.push_back(id);
+        }
+        self.wake_ctrl();
+        Ok(())
+    }
+
+    fn on_reset(&mut self, now: Duration, id: FlowId, code: u32) -> Result<(), ProtocolError> {
+        let confirm = code & RESET_CONFIRM != 0;
+        if let Lookup::Stale = self.lookup(id)? {
+            if !confirm {
+                self.push_stale(Frame::Reset {
+                    flow: id,
+                    code: code | RESET_CONFIRM,
+                });
+            }
+            return Ok(());
+        }
+        let Some(f) = self.flows.get_mut(&id) else {
+            return Ok(());
+        };
+        if confirm {
+            if let Delivery::SentOn(c) = f.reset {
+                self.settled.push(c);
+            }
+            if matches!(f.reset, Delivery::Queued | Delivery::SentOn(_)) {
+                f.reset = Delivery::Confirmed;
+            }
+        } else if f.reset_code.is_none() {
+            // The peer aborted: confirm, and tell the application.
+            f.reset = Delivery::Queued;
+            f.ack_queued = false;
+            self.ctrl.push_back(id);
+            self.apply_reset(now, id, code);
+            self.wake_ctrl();
+        } else if f.reset == Delivery::Idle || f.reset == Delivery::Confirmed {
+            // Both sides reset at once: our reset needs no confirmation beyond theirs.
+            self.push_stale(Frame::Reset {
+                flow: id,
+                code: code | RESET_CONFIRM,
+            });
+        } else {
+            // Crossed resets: theirs confirms ours, and ours confirms theirs.
+            f.reset = Delivery::Confirmed;
+        }
+        self.wake_settled();
+        self.maybe_close(now, id);
+        self.try_retire(now, id);
+        Ok(())
+    }
+
+    fn on_ack(&mut self, now: Duration, a: AckFrame) -> Result<(), ProtocolError> {
+        if let Lookup::Stale = self.lookup(a.flow)? {
+            return Ok(());
+        }
+        let Some(f) = self.flows.get_mut(&a.flow) else {
+            return Ok(());
+        };
+        if let Delivery::SentOn(c) = f.open {
+            f.open = Delivery::Confirmed;
+            self.settled.push(c);
+        }
+        if f.reset_code.is_some() {
+            return Ok(());
+        }
+        // A stale-flow reply from the peer may acknowledge up to what we sent, never beyond.
+        if a.received > f.send.next {
+            return Err(ProtocolError::AckBeyondSent {
+                flow: a.flow,
+                received: a.received,
+                sent: f.send.next,
+            });
+        }
+        let before = f.send.buffered();
+        let (conns, settled) = (&mut self.conns, &mut self.settled);
+        let skipped = f.send.on_ack(a.received, a.credit, |c, n| {
+            if let Some(conn) = conns.get_mut(&c) {
+                conn.unacked -= n.min(conn.unacked);
+                if conn.unacked == 0 {
+                    settled.push(c);
+                }
+            }
+        });
+        let freed = f.send.buffered() < before;
+        if a.fin && !f.fin_acked {
+            if !f.send.finished || a.received != f.send.written {
+                return Err(ProtocolError::AckOfUnsentFin { flow: a.flow });
+            }
+            f.fin_acked = true;
+            if let Delivery::SentOn(c) = f.fin {
+                self.settled.push(c);
+            }
+            f.fin = Delivery::Confirmed;
+        }
+        let owner = f.owner;
+        let writable = freed && !f.send.finished;
+        if skipped > 0 {
+            self.total_unsent -= skipped;
+            self.counters.resent_bytes -= skipped;
+            self.clamp_virtual_queues(owner);
+        }
+        if writable {
+            self.events.push_back(Event::FlowWritable(a.flow));
+        }
+        self.refresh(a.flow);
+        // Acknowledged data may let a connection say Done.
+        self.settled.extend(owner);
+        self.wake_settled();
+        self.maybe_close(now, a.flow);
+        self.try_retire(now, a.flow);
+        Ok(())
+    }
+}

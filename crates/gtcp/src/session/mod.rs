@@ -1,0 +1,666 @@
+//! One end of a session: every flow and pool connection of one origin–destination pair.
+//!
+//! The session is sans-IO. The driver (the tunnel, or the simulator) tells it what happened —
+//! a connection was established or died, bytes arrived on a connection, an application handed
+//! bytes over or read them — and asks it what to send on a connection when that connection may
+//! send. Time is an argument (`now`, a [`Duration`] since the driver's epoch) and only labels
+//! completion times. What the driver must do is returned or queued as [`Event`]s.
+//!
+//! # The virtual queues (paper 000, Algorithms 1 and 4)
+//!
+//! Each pool connection *i* keeps q_v(i), the bytes plain TCP would still have to send on it:
+//! bytes its owning flow hands over raise it ([`Session::write`], Algorithm 1's `on_wri`), and
+//! whatever payload *i* carries lowers it ([`Session::poll_transmit`], Algorithm 4's
+//! `On_connection_ready`). A connection sends only while q_v(i) > 0, so it carries exactly as
+//! many bytes as its own flow handed over; the policy only chooses *whose* bytes those are.
+//! Because Σ q_v = the bytes not yet sent, some flow always has bytes for a connection with
+//! q_v > 0 (unless the receiver's credit holds them back).
+//!
+//! When a connection dies, its q_v and the bytes it carried that were not acknowledged become
+//! *orphan* debt, which any live connection carries after its own q_v (counted as
+//! `adopted_bytes`): data is never lost with a connection, and the overhead is reported.
+
+mod input;
+mod transmit;
+mod types;
+
+pub use types::{
+    Config, ConfigError, Event, FlowSummary, ProtocolError, ReadOutcome, Role, SessionCounters,
+    SessionError,
+};
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::time::Duration;
+
+use crate::conn::{Conn, ConnCounters};
+use crate::flow::{Delivery, Flow};
+use crate::ids::{ConnId, FlowId};
+use crate::policy::{Policy, SchedQueue};
+use crate::wire::Frame;
+
+/// Replies to frames about flows this side has already forgotten, at most this many waiting
+/// (older ones are dropped: they are idempotent and the peer asks again if it must).
+const MAX_STALE_REPLIES: usize = 1024;
+
+/// Bit of a reset code marking the confirmation of a reset, not a reset.
+pub(crate) const RESET_CONFIRM: u32 = 1 << 31;
+
+/// One end of a session. See the [module documentation](self).
+#[derive(Debug)]
+pub struct Session {
+    role: Role,
+    config: Config,
+    flows: BTreeMap<FlowId, Flow>,
+    conns: BTreeMap<ConnId, Conn>,
+    sched: SchedQueue,
+    events: VecDeque<Event>,
+    /// Flows with an acknowledgement, end or reset to send (any connection may carry them).
+    ctrl: VecDeque<FlowId>,
+    /// Replies about forgotten flows.
+    stale: VecDeque<Frame>,
+    /// Connections that had budget but found no ready flow; woken when one becomes ready.
+    starved: BTreeSet<ConnId>,
+    /// Bytes handed over and not sent (new or to be sent again): Σ over flows.
+    total_unsent: u64,
+    /// Σ q_v over live connections. `total_unsent − sum_vq` is the orphan debt.
+    sum_vq: u64,
+    next_flow: u64,
+    arrivals: u64,
+    turn: u64,
+    /// Every flow id below this has been retired (acceptor bookkeeping).
+    retired_below: u64,
+    retired_above: BTreeSet<u64>,
+    highest_seen: u64,
+    going_away: bool,
+    peer_going_away: bool,
+    last_input: Option<ConnId>,
+    /// Connections on which something was just confirmed: they may be able to say `Done`.
+    settled: Vec<ConnId>,
+    counters: SessionCounters,
+}
+
+impl Session {
+    /// A new, empty session end.
+    pub fn new(role: Role, config: Config) -> Result<Self, ConfigError> {
+        config.validate()?;
+        Ok(Self {
+            role,
+            config,
+            flows: BTreeMap::new(),
+            conns: BTreeMap::new(),
+            sched: SchedQueue::default(),
+            events: VecDeque::new(),
+            ctrl: VecDeque::new(),
+            stale: VecDeque::new(),
+            starved: BTreeSet::new(),
+            total_unsent: 0,
+            sum_vq: 0,
+            next_flow: 1,
+            arrivals: 0,
+            turn: 0,
+            retired_below: 1,
+            retired_above: BTreeSet::new(),
+            highest_seen: 0,
+            going_away: false,
+            peer_going_away: false,
+            last_input: None,
+            settled: Vec::new(),
+            counters: SessionCounters::default(),
+        })
+    }
+
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn policy(&self) -> Policy {
+        self.config.policy
+    }
+
+    /// The next thing the driver should act on.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    // ----- connections -------------------------------------------------------------------
+
+    /// A pool connection finished its handshake. `owner` is the flow it was opened for (none
+    /// for a warm spare, which takes the first flow opened on it).
+    pub fn add_connection(
+        &mut self,
+        conn: ConnId,
+        owner: Option<FlowId>,
+    ) -> Result<(), SessionError> {
+        if self.conns.contains_key(&conn) {
+            return Err(SessionError::DuplicateConn(conn));
+        }
+        if let Some(f) = owner {
+            match self.role {
+                Role::Opener if !self.flows.contains_key(&f) => {
+                    return Err(SessionError::UnknownFlow(f))
+                }
+                Role::Acceptor if !self.flows.contains_key(&f) => {
+                    if self.is_retired(f) {
+                        // A replacement for a flow this side has finished with: it only
+                        // carries what the peer still owes, then closes.
+                    } else {
+                        self.acceptor_flow(f)
+                            .map_err(|_| SessionError::UnknownFlow(f))?;
+                    }
+                }
+                _ => {}
+            }
+            if let Some(flow) = self.flows.get(&f) {
+                if let Some(c) = flow.owner {
+                    if self.conns.contains_key(&c) {
+                        return Err(SessionError::AlreadyOwned { flow: f });
+                    }
+                }
+            }
+        }
+        let mut c = Conn::new(conn, owner);
+        if let Some(flow) = owner.and_then(|f| self.flows.get_mut(&f)) {
+            flow.owner = Some(conn);
+            if flow.open == Delivery::Queued {
+                c.open_queue.push(flow.id);
+            }
+        }
+        self.conns.insert(conn, c);
+        self.counters.active_conns = self.conns.len() as u64;
+        self.wake(conn);
+        Ok(())
+    }
+
+    /// The connection is gone: closed after both sides said `Done`, or dead (reset, error,
+    /// protocol violation). In the second case everything it carried that the peer did not
+    /// acknowledge goes again on the other connections.
+    pub fn connection_closed(&mut self, now: Duration, conn: ConnId) {
+        let Some(c) = self.conns.remove(&conn) else {
+            return;
+        };
+        self.counters.active_conns = self.conns.len() as u64;
+        self.starved.remove(&conn);
+        self.sum_vq -= c.vq();
+        let clean = c.done_sent && c.done_received;
+        if !clean {
+            self.counters.conns_lost += 1;
+        }
+        let ids: Vec<FlowId> = self.flows.keys().copied().collect();
+        for id in ids {
+            let Some(flow) = self.flows.get_mut(&id) else {
+                continue;
+            };
+            let lost = flow.send.requeue_lost(conn);
+            self.total_unsent += lost;
+            self.counters.resent_bytes += lost;
+            let mut requeue = false;
+            for d in [&mut flow.fin, &mut flow.reset] {
+                if *d == Delivery::SentOn(conn) {
+                    *d = Delivery::Queued;
+                    requeue = true;
+                }
+            }
+            if flow.open == Delivery::SentOn(conn) {
+                flow.open = Delivery::Queued;
+            }
+            if !clean && !flow.recv_done() {
+                // Our acknowledgements may have died with it.
+                flow.ack_queued = true;
+                requeue = true;
+            }
+            if requeue {
+                self.ctrl.push_back(id);
+            }
+            if flow.owner == Some(conn) {
+                flow.owner = None;
+                if self.role == Role::Opener && !flow.closed {
+                    self.events.push_back(Event::ConnNeeded { owner: id });
+                }
+            }
+            self.refresh(id);
+            self.try_retire(now, id);
+        }
+        // The orphan debt grew (or control frames wait): every live connection may carry it.
+        let live: Vec<ConnId> = self.conns.keys().copied().collect();
+        for c in live {
+            self.wake(c);
+        }
+    }
+
+    // ----- flows: the application side --------------------------------------------------
+
+    /// (Opener) An application connected on `route`: a new flow. If `conn` names a warm spare
+    /// connection, the flow takes it; otherwise the driver opens a connection with this flow as
+    /// its owner. `size_hint` is the size of this side's direction, if known.
+    pub fn open_flow(
+        &mut self,
+        now: Duration,
+        conn: Option<ConnId>,
+        route: &str,
+        class: u8,
+        size_hint: Option<u64>,
+    ) -> Result<FlowId, SessionError> {
+        if self.role != Role::Opener {
+            return Err(SessionError::NotOpener);
+        }
+        if self.going_away || self.peer_going_away {
+            return Err(SessionError::GoingAway);
+        }
+        if self.flows.len() >= self.config.max_flows {
+            return Err(SessionError::TooManyFlows(self.config.max_flows));
+        }
+        if let Some(c) = conn {
+            match self.conns.get(&c) {
+                None => return Err(SessionError::UnknownConn(c)),
+                Some(c) if c.owner.is_some() => {
+                    return Err(SessionError::AlreadyOwned {
+                        flow: c.owner.unwrap_or(FlowId(0)),
+                    })
+                }
+                Some(_) => {}
+            }
+        }
+        let id = FlowId(self.next_flow);
+        self.next_flow += 1;
+        self.arrivals += 1;
+        let mut flow = Flow::new(id, self.arrivals, now, self.config.flow_window);
+        flow.route = Some(route.to_owned());
+        flow.class = class;
+        flow.send.known_end = size_hint;
+        flow.open = Delivery::Queued;
+        if let Some(c) = conn.and_then(|c| self.conns.get_mut(&c)) {
+            c.owner = Some(id);
+            c.open_queue.push(id);
+            flow.owner = Some(c.id);
+        }
+        self.flows.insert(id, flow);
+        self.counters.flows_opened += 1;
+        self.counters.active_flows = self.flows.len() as u64;
+        if let Some(c) = conn {
+            self.wake(c);
+        }
+        Ok(id)
+    }
+
+    /// How many bytes [`write`](Self::write) would take now.
+    pub fn send_capacity(&self, flow: FlowId) -> usize {
+        self.flows.get(&flow).map_or(0, |f| {
+            if f.no_more_writes() {
+                0
+            } else {
+                self.config.send_buffer.saturating_sub(f.send.buffered()) as usize
+            }
+        })
+    }
+
+    /// The application handed bytes over (Algorithm 1, `on_wri`): they join the flow's buffer
+    /// and its connection's virtual queue. Takes at most [`send_capacity`](Self::send_capacity)
+    /// bytes and returns how many it took.
+    pub fn write(&mut self, flow: FlowId, data: &[u8]) -> Result<usize, SessionError> {
+        let cap = self.send_capacity(flow);
+        let f = self
+            .flows
+            .get_mut(&flow)
+            .ok_or(SessionError::UnknownFlow(flow))?;
+        if f.no_more_writes() {
+            return Err(SessionError::Finished(flow));
+        }
+        let n = data.len().min(cap);
+        if n == 0 {
+            return Ok(0);
+        }
+        f.send.push(&data[..n]);
+        let owner = f.owner;
+        self.total_unsent += n as u64;
+        self.counters.bytes_handed += n as u64;
+        if let Some(c) = owner.and_then(|c| self.conns.get_mut(&c)) {
+            c.counters.virtual_queue += n as u64;
+            c.counters.owner_bytes += n as u64;
+            self.sum_vq += n as u64;
+        }
+        self.refresh(flow);
+        match owner.filter(|c| self.conns.contains_key(c)) {
+            Some(c) => self.wake(c),
+            // Nobody owes these bytes: every live connection may carry them.
+            None => self.wake_all(),
+        }
+        Ok(n)
+    }
+
+    /// The sender learned where the flow's current transfer ends (a stream offset): from a
+    /// hint, or an HTTP `Content-Length`. `None` forgets it.
+    pub fn set_known_end(&mut self, flow: FlowId, end: Option<u64>) -> Result<(), SessionError> {
+        let f = self
+            .flows
+            .get_mut(&flow)
+            .ok_or(SessionError::UnknownFlow(flow))?;
+        if !f.send.finished {
+            f.send.known_end = end;
+        }
+        self.refresh(flow);
+        Ok(())
+    }
+
+    /// The application closed its sending direction: the flow's size is now known, and its end
+    /// goes to the peer.
+    pub fn finish(&mut self, flow: FlowId) -> Result<(), SessionError> {
+        let f = self
+            .flows
+            .get_mut(&flow)
+            .ok_or(SessionError::UnknownFlow(flow))?;
+        if f.no_more_writes() {
+            return Ok(());
+        }
+        f.send.finished = true;
+        f.send.known_end = Some(f.send.written);
+        f.fin = Delivery::Queued;
+        self.ctrl.push_back(flow);
+        self.refresh(flow);
+        self.wake_ctrl();
+        Ok(())
+    }
+
+    /// Aborts the flow in both directions (the application reset its connection, or its target
+    /// could not be reached): unsent bytes are dropped and the peer is told.
+    pub fn reset(&mut self, now: Duration, flow: FlowId, code: u32) -> Result<(), SessionError> {
+        let f = self
+            .flows
+            .get_mut(&flow)
+            .ok_or(SessionError::UnknownFlow(flow))?;
+        if f.reset_code.is_some() || f.closed {
+            return Ok(());
+        }
+        f.reset = Delivery::Queued;
+        f.reset_local = true;
+        self.apply_reset(now, flow, code & !RESET_CONFIRM);
+        self.ctrl.push_back(flow);
+        self.wake_ctrl();
+        Ok(())
+    }
+
+    /// Reads up to `max` bytes of the peer's direction.
+    pub fn read(
+        &mut self,
+        now: Duration,
+        flow: FlowId,
+        max: usize,
+    ) -> Result<ReadOutcome, SessionError> {
+        let f = self
+            .flows
+            .get_mut(&flow)
+            .ok_or(SessionError::UnknownFlow(flow))?;
+        if let Some(code) = f.reset_code {
+            f.end_reported = true;
+            return Ok(ReadOutcome::Reset(code));
+        }
+        if let Some(data) = f.recv.read(max.max(1)) {
+            self.counters.bytes_delivered += data.len() as u64;
+            if f.recv.maybe_extend_credit() && !f.ack_queued {
+                f.ack_queued = true;
+                self.ctrl.push_back(flow);
+                self.wake_ctrl();
+            }
+            return Ok(ReadOutcome::Data(data));
+        }
+        if f.recv.at_end() {
+            if !f.end_reported {
+                f.end_reported = true;
+                self.maybe_close(now, flow);
+            }
+            return Ok(ReadOutcome::End);
+        }
+        Ok(ReadOutcome::Blocked)
+    }
+
+    /// Stop opening or accepting flows; the peer is told on the next transmission.
+    pub fn go_away(&mut self) {
+        self.going_away = true;
+    }
+
+    // ----- observability ------------------------------------------------------------------
+
+    pub fn counters(&self) -> SessionCounters {
+        let mut c = self.counters;
+        c.orphan_bytes = self.orphan();
+        c
+    }
+
+    /// The invariant counters of a live connection.
+    pub fn connection_counters(&self, conn: ConnId) -> Option<ConnCounters> {
+        self.conns.get(&conn).map(|c| c.counters)
+    }
+
+    /// Live connections and their owners.
+    pub fn connections(&self) -> impl Iterator<Item = (ConnId, Option<FlowId>)> + '_ {
+        self.conns.values().map(|c| (c.id, c.owner))
+    }
+
+    /// Flows this side tracks (open, or closed and waiting for their connection).
+    pub fn flow_ids(&self) -> impl Iterator<Item = FlowId> + '_ {
+        self.flows.keys().copied()
+    }
+
+    /// Number of flows with bytes ready to send (the schedule's size).
+    pub fn ready_flows(&self) -> usize {
+        self.sched.len()
+    }
+
+    /// The route of a flow, once known.
+    pub fn route(&self, flow: FlowId) -> Option<&str> {
+        self.flows.get(&flow).and_then(|f| f.route.as_deref())
+    }
+
+    /// Bytes owed by no live connection.
+    pub fn orphan(&self) -> u64 {
+        self.total_unsent.saturating_sub(self.sum_vq)
+    }
+
+    /// Whether nothing is left: no flow, no connection, nothing queued.
+    pub fn is_idle(&self) -> bool {
+        self.flows.is_empty() && self.conns.is_empty()
+    }
+
+    // ----- internals shared by input and transmit -------------------------------------------
+
+    /// Puts the flow in the schedule under its current key, or takes it out.
+    pub(crate) fn refresh(&mut self, id: FlowId) {
+        let Some(f) = self.flows.get_mut(&id) else {
+            return;
+        };
+        let ready = f.reset_code.is_none() && f.send.ready();
+        let key = ready.then(|| self.config.policy.key(&f.state()));
+        if key == f.key {
+            return;
+        }
+        if let Some(old) = f.key.take() {
+            self.sched.remove(old, id);
+        }
+        if let Some(k) = key {
+            self.sched.insert(k, id);
+            f.key = Some(k);
+            if !self.starved.is_empty() {
+                for c in std::mem::take(&mut self.starved) {
+                    self.wake(c);
+                }
+            }
+        }
+    }
+
+    pub(crate) fn wake(&mut self, conn: ConnId) {
+        if let Some(c) = self.conns.get_mut(&conn) {
+            if !c.polled {
+                c.polled = true;
+                self.events.push_back(Event::ConnReady(conn));
+            }
+        }
+    }
+
+    pub(crate) fn wake_settled(&mut self) {
+        for c in std::mem::take(&mut self.settled) {
+            self.wake(c);
+        }
+    }
+
+    fn wake_all(&mut self) {
+        let ids: Vec<ConnId> = self.conns.keys().copied().collect();
+        for c in ids {
+            self.wake(c);
+        }
+    }
+
+    /// Control frames wait: wake the connection input last arrived on, or any live one.
+    pub(crate) fn wake_ctrl(&mut self) {
+        let target = self
+            .last_input
+            .filter(|c| self.conns.contains_key(c))
+            .or_else(|| self.conns.keys().next().copied());
+        if let Some(c) = target {
+            self.wake(c);
+        }
+    }
+
+    /// Applies a reset, from either side: unsent bytes are dropped, buffers freed, and the
+    /// virtual queues shrink so they never promise bytes that no longer exist.
+    pub(crate) fn apply_reset(&mut self, now: Duration, id: FlowId, code: u32) {
+        let Some(f) = self.flows.get_mut(&id) else {
+            return;
+        };
+        let dropped = f.send.abandon();
+        f.recv.clear();
+        f.reset_code = Some(code);
+        f.send.finished = true;
+        if f.fin == Delivery::Queued {
+            f.fin = Delivery::Idle;
+        }
+        let owner = f.owner;
+        self.total_unsent -= dropped;
+        self.counters.flows_reset += 1;
+        self.refresh(id);
+        self.clamp_virtual_queues(owner);
+        self.events.push_back(Event::FlowReadable(id));
+        self.maybe_close(now, id);
+    }
+
+    /// Keeps Σ q_v ≤ bytes unsent after bytes were dropped: the owner's queue shrinks first,
+    /// as plain TCP would discard the reset connection's buffer.
+    pub(crate) fn clamp_virtual_queues(&mut self, first: Option<ConnId>) {
+        let mut excess = self.sum_vq.saturating_sub(self.total_unsent);
+        if excess == 0 {
+            return;
+        }
+        let order: Vec<ConnId> = first
+            .into_iter()
+            .chain(self.conns.keys().copied())
+            .collect();
+        for id in order {
+            let Some(c) = self.conns.get_mut(&id) else {
+                continue;
+            };
+            let cut = c.counters.virtual_queue.min(excess);
+            c.counters.virtual_queue -= cut;
+            self.sum_vq -= cut;
+            excess -= cut;
+            if excess == 0 {
+                break;
+            }
+        }
+    }
+
+    /// Closes the flow if both directions are over.
+    pub(crate) fn maybe_close(&mut self, now: Duration, id: FlowId) {
+        let Some(f) = self.flows.get_mut(&id) else {
+            return;
+        };
+        if f.closed || !f.send_done() || !f.recv_done() {
+            return;
+        }
+        f.closed = true;
+        self.counters.flows_closed += 1;
+        let summary = FlowSummary {
+            flow: id,
+            route: f.route.clone(),
+            opened_at: f.opened_at,
+            closed_at: now,
+            bytes_sent: f.send.written,
+            bytes_received: f.recv.read,
+            reset: f.reset_code,
+        };
+        self.events.push_back(Event::FlowClosed(summary));
+        // The owner connection may now be able to say Done.
+        if let Some(c) = f.owner {
+            self.wake(c);
+        }
+        self.try_retire(now, id);
+    }
+
+    /// Forgets a closed flow once nothing about it waits for the peer (and, on the opener,
+    /// once its connection is gone, so a replacement can still finish its business).
+    pub(crate) fn try_retire(&mut self, _now: Duration, id: FlowId) {
+        let Some(f) = self.flows.get(&id) else { return };
+        let waiting = |d: Delivery| matches!(d, Delivery::Queued | Delivery::SentOn(_));
+        if !f.closed || f.ack_queued || waiting(f.fin) || waiting(f.reset) || waiting(f.open) {
+            return;
+        }
+        if self.role == Role::Opener && f.owner.is_some_and(|c| self.conns.contains_key(&c)) {
+            return;
+        }
+        if let Some(k) = f.key {
+            self.sched.remove(k, id);
+        }
+        self.flows.remove(&id);
+        self.counters.active_flows = self.flows.len() as u64;
+        if self.role == Role::Acceptor {
+            self.retired_above.insert(id.0);
+            while self.retired_above.remove(&self.retired_below) {
+                self.retired_below += 1;
+            }
+        }
+    }
+
+    pub(crate) fn is_retired(&self, id: FlowId) -> bool {
+        match self.role {
+            Role::Acceptor => id.0 < self.retired_below || self.retired_above.contains(&id.0),
+            Role::Opener => id.0 < self.next_flow && !self.flows.contains_key(&id),
+        }
+    }
+
+    /// (Acceptor) The flow a frame names, created on first sight: frames may arrive before the
+    /// frame that opens their flow. Ids far beyond what the opener could have allocated are a
+    /// violation.
+    pub(crate) fn acceptor_flow(&mut self, id: FlowId) -> Result<(), ProtocolError> {
+        if self.flows.contains_key(&id) {
+            return Ok(());
+        }
+        let horizon = self.highest_seen.max(self.retired_below) + 2 * self.config.max_flows as u64;
+        if id.0 > horizon {
+            return Err(ProtocolError::ImpossibleFlow(id));
+        }
+        if self.flows.len() >= self.config.max_flows {
+            return Err(ProtocolError::TooManyFlows(self.config.max_flows));
+        }
+        self.highest_seen = self.highest_seen.max(id.0);
+        self.arrivals += 1;
+        let mut flow = Flow::new(id, self.arrivals, Duration::ZERO, self.config.flow_window);
+        // A live connection the opener already named as this flow's owner.
+        flow.owner = self
+            .conns
+            .values()
+            .find(|c| c.owner == Some(id))
+            .map(|c| c.id);
+        self.flows.insert(id, flow);
+        self.counters.active_flows = self.flows.len() as u64;
+        Ok(())
+    }
+
+    pub(crate) fn push_stale(&mut self, frame: Frame) {
+        if self.stale.len() >= MAX_STALE_REPLIES {
+            self.stale.pop_front();
+        }
+        self.stale.push_back(frame);
+        self.wake_ctrl();
+    }
+}

@@ -1,0 +1,258 @@
+//! What a ready connection sends (Algorithm 4, `On_connection_ready(i)`).
+
+use std::time::Duration;
+
+use bytes::BytesMut;
+
+use super::{Role, Session, RESET_CONFIRM};
+use crate::flow::Delivery;
+use crate::ids::{ConnId, FlowId};
+use crate::wire::{frame::encode_data_header, AckFrame, Frame, OpenFrame, DATA_HEADER_LEN};
+
+impl Session {
+    /// Connection `conn` may send: appends at most `max` bytes of frames to `out` and returns
+    /// how many. Control frames go first (they are small and unblock the peer), then data:
+    ///
+    /// ```text
+    /// while q_v(i) > 0 and room:           // Algorithm 4, repeated per chunk
+    ///     j ← schedule()                   // the policy's first ready flow
+    ///     send a chunk of j on i, at most q_v(i)
+    ///     q_v(i) ← q_v(i) − chunk
+    /// ```
+    ///
+    /// A connection whose virtual queue is empty may also carry orphan debt (bytes of a dead
+    /// connection). Returns 0 when there is nothing to send; the driver polls again after the
+    /// next [`Event::ConnReady`](super::Event::ConnReady).
+    pub fn poll_transmit(
+        &mut self,
+        _now: Duration,
+        conn: ConnId,
+        out: &mut BytesMut,
+        max: usize,
+    ) -> usize {
+        let start = out.len();
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return 0;
+        };
+        let opens = std::mem::take(&mut c.open_queue);
+        let mut header = 0usize;
+        let mut payload = 0u64;
+        for id in opens {
+            let Some(f) = self.flows.get_mut(&id) else {
+                continue;
+            };
+            if f.open != Delivery::Queued {
+                continue;
+            }
+            let frame = Frame::Open(OpenFrame {
+                flow: id,
+                route: f.route.clone().unwrap_or_default(),
+                class: f.class,
+                size_hint: f.send.known_end,
+            });
+            header += frame.encoded_len();
+            frame.encode(out);
+            f.open = Delivery::SentOn(conn);
+        }
+        if self.going_away && self.role == Role::Opener {
+            // Nothing to announce: the opener simply opens no more flows.
+        } else if self.going_away {
+            Frame::GoAway.encode(out);
+            header += 1;
+        }
+        header += self.write_control(conn, out, start + max);
+        let (data_header, data) = self.write_data(conn, out, start + max);
+        header += data_header;
+        payload += data;
+        header += self.maybe_done(conn, out);
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.counters.header_bytes += header as u64;
+            c.counters.payload_bytes += payload;
+        }
+        self.counters.header_sent += header as u64;
+        self.counters.payload_sent += payload;
+        let written = out.len() - start;
+        if written == 0 {
+            if let Some(c) = self.conns.get_mut(&conn) {
+                c.polled = false;
+            }
+        }
+        written
+    }
+
+    /// Acknowledgements, ends and resets of any flow; returns the bytes written.
+    fn write_control(&mut self, conn: ConnId, out: &mut BytesMut, limit: usize) -> usize {
+        let before = out.len();
+        while let Some(frame) = self.stale.front() {
+            if out.len() + frame.encoded_len() > limit && out.len() > before {
+                break;
+            }
+            frame.encode(out);
+            self.stale.pop_front();
+        }
+        let mut sent_for_closed = Vec::new();
+        while let Some(&id) = self.ctrl.front() {
+            if out.len() + 64 > limit && out.len() > before {
+                break;
+            }
+            self.ctrl.pop_front();
+            let Some(f) = self.flows.get_mut(&id) else {
+                continue;
+            };
+            if f.reset == Delivery::Queued {
+                // Our own reset waits for confirmation; the confirmation of the peer's does not.
+                let code = f.reset_code.unwrap_or(0);
+                if f.reset_local {
+                    Frame::Reset { flow: id, code }.encode(out);
+                    f.reset = Delivery::SentOn(conn);
+                } else {
+                    Frame::Reset {
+                        flow: id,
+                        code: code | RESET_CONFIRM,
+                    }
+                    .encode(out);
+                    f.reset = Delivery::Confirmed;
+                }
+                continue;
+            }
+            if f.reset_code.is_some() {
+                continue;
+            }
+            if f.fin == Delivery::Queued {
+                Frame::Fin {
+                    flow: id,
+                    final_size: f.send.written,
+                }
+                .encode(out);
+                f.fin = Delivery::SentOn(conn);
+            }
+            if f.ack_queued {
+                f.ack_queued = false;
+                f.recv.maybe_extend_credit();
+                let ack = AckFrame {
+                    flow: id,
+                    received: f.recv.received,
+                    credit: f.recv.credit,
+                    fin: f.recv.final_size == Some(f.recv.received),
+                };
+                Frame::Ack(ack).encode(out);
+                if f.closed {
+                    sent_for_closed.push(id);
+                }
+            }
+        }
+        for id in sent_for_closed {
+            self.try_retire(Duration::ZERO, id);
+        }
+        out.len() - before
+    }
+
+    /// Data chunks while the connection's budget and `limit` allow; returns (header bytes,
+    /// payload bytes).
+    fn write_data(&mut self, conn: ConnId, out: &mut BytesMut, limit: usize) -> (usize, u64) {
+        let (mut header, mut payload) = (0usize, 0u64);
+        let chunk = u64::from(self.config.chunk);
+        loop {
+            let Some(c) = self.conns.get(&conn) else {
+                break;
+            };
+            if c.done_sent {
+                break;
+            }
+            let own = c.vq();
+            let budget = own + self.orphan();
+            let room = limit.saturating_sub(out.len() + DATA_HEADER_LEN) as u64;
+            if budget == 0 || room == 0 {
+                break;
+            }
+            let Some(id) = self.pick(conn, own > 0) else {
+                self.starved.insert(conn);
+                break;
+            };
+            let Some(f) = self.flows.get_mut(&id) else {
+                break;
+            };
+            let Some(seg) = f.send.take(chunk.min(budget).min(room), conn) else {
+                // Not ready after all (cannot happen: the schedule holds ready flows only).
+                self.refresh(id);
+                continue;
+            };
+            encode_data_header(out, id, seg.start, seg.len as u32);
+            f.send.copy_out(seg.start, seg.len, out);
+            self.turn += 1;
+            f.turn = self.turn;
+            header += DATA_HEADER_LEN;
+            payload += seg.len;
+            self.total_unsent -= seg.len;
+            // Charge the connection's own virtual queue first, then the orphan debt.
+            let from_own = seg.len.min(own);
+            let owner = {
+                let c = self.conns.get_mut(&conn).expect("checked above");
+                c.counters.virtual_queue -= from_own;
+                c.counters.adopted_bytes += seg.len - from_own;
+                c.unacked += seg.len;
+                c.owner
+            };
+            self.sum_vq -= from_own;
+            self.refresh(id);
+            // FAIR's key of the owner depends on what its own connection carried.
+            if from_own > 0 {
+                if let Some(o) = owner {
+                    if let Some(of) = self.flows.get_mut(&o) {
+                        of.virtual_sent += from_own;
+                    }
+                    if self.config.policy.uses_virtual() {
+                        self.refresh(o);
+                    }
+                }
+            }
+        }
+        (header, payload)
+    }
+
+    /// The flow whose bytes go next on `conn`: the policy's first ready flow, or under `tcp`
+    /// the connection's own flow (other flows only for orphan debt).
+    fn pick(&self, conn: ConnId, own_budget: bool) -> Option<FlowId> {
+        if self.config.policy.is_tcp() && own_budget {
+            let owner = self.conns.get(&conn)?.owner?;
+            let f = self.flows.get(&owner)?;
+            if f.key.is_some() {
+                return Some(owner);
+            }
+            // The owner's bytes cannot go (credit); under tcp nothing else may take its turn
+            // unless some debt is orphaned.
+            if self.orphan() == 0 {
+                return None;
+            }
+        }
+        self.sched.first()
+    }
+
+    /// Says `Done` once the connection owes nothing, its flow will hand over nothing more,
+    /// and nothing it carried waits for acknowledgement.
+    fn maybe_done(&mut self, conn: ConnId, out: &mut BytesMut) -> usize {
+        let Some(c) = self.conns.get(&conn) else {
+            return 0;
+        };
+        if c.done_sent || c.vq() > 0 || c.unacked > 0 || self.orphan() > 0 {
+            return 0;
+        }
+        let Some(owner) = c.owner else { return 0 };
+        match self.flows.get(&owner) {
+            Some(f) if !f.send_done() => return 0,
+            Some(_) => {}
+            None if self.role == Role::Acceptor && !self.is_retired(owner) => return 0,
+            None => {}
+        }
+        if !self.flows.values().all(|f| f.settled_on(conn)) {
+            return 0;
+        }
+        Frame::Done.encode(out);
+        let c = self.conns.get_mut(&conn).expect("checked above");
+        c.done_sent = true;
+        if c.done_received {
+            self.events.push_back(super::Event::ConnDone(conn));
+        }
+        1
+    }
+}

@@ -1,0 +1,217 @@
+//! What goes in and out of a [`Session`](super::Session): configuration, events, errors,
+//! counters.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use crate::flow::{RecvError, INITIAL_CREDIT};
+use crate::ids::{ConnId, FlowId};
+use crate::policy::Policy;
+use crate::wire::{WireError, MAX_PAYLOAD_CAP};
+
+/// Which end of the origin–destination pair this is. Both send and receive; they differ only in
+/// who opens flows and pool connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The client side: applications connect here, it opens flows and pool connections.
+    Opener,
+    /// The server side: it accepts pool connections and the flows the opener opens.
+    Acceptor,
+}
+
+/// Limits and policy of one session. Every buffer bound is here, with its default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    /// Whose bytes a ready connection carries.
+    pub policy: Policy,
+    /// Largest payload of one data frame (default 16 KiB, at most 64 KiB). Smaller chunks put
+    /// the scheduling decision closer to the wire at the cost of 21 header bytes each.
+    pub chunk: u32,
+    /// Receive window per flow (default 1 MiB, at least 256 KiB = the initial credit): the most
+    /// this side buffers for one flow's incoming direction.
+    pub flow_window: u64,
+    /// Send buffer per flow (default 1 MiB): the most this side holds of one flow's outgoing
+    /// bytes, unsent or unacknowledged. It is also the read-ahead budget within which reaching
+    /// the end of a stream makes the flow's size known.
+    pub send_buffer: u64,
+    /// Flows tracked at once (default 4096). With the two bounds above, the memory of a session
+    /// is at most `max_flows × (flow_window + send_buffer)` plus bookkeeping.
+    pub max_flows: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            policy: Policy::default(),
+            chunk: 16 * 1024,
+            flow_window: 1024 * 1024,
+            send_buffer: 1024 * 1024,
+            max_flows: 4096,
+        }
+    }
+}
+
+impl Config {
+    /// Checks the bounds; the session refuses a configuration that cannot work.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.chunk == 0 || self.chunk > MAX_PAYLOAD_CAP {
+            return Err(ConfigError::Chunk(self.chunk));
+        }
+        if self.flow_window < INITIAL_CREDIT {
+            return Err(ConfigError::Window(self.flow_window));
+        }
+        if self.send_buffer == 0 {
+            return Err(ConfigError::SendBuffer);
+        }
+        if self.max_flows == 0 {
+            return Err(ConfigError::MaxFlows);
+        }
+        Ok(())
+    }
+}
+
+/// A configuration the session refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("chunk must be between 1 and {MAX_PAYLOAD_CAP} bytes, not {0}")]
+    Chunk(u32),
+    #[error("flow window must be at least the initial credit of {INITIAL_CREDIT} bytes, not {0}")]
+    Window(u64),
+    #[error("send buffer must not be 0")]
+    SendBuffer,
+    #[error("max_flows must not be 0")]
+    MaxFlows,
+}
+
+/// Something the driver should act on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// The peer opened a flow (acceptor): connect to the route's target.
+    FlowOpened {
+        flow: FlowId,
+        route: String,
+        class: u8,
+    },
+    /// Data, the end or a reset of the peer's direction can be read.
+    FlowReadable(FlowId),
+    /// Send buffer space was freed.
+    FlowWritable(FlowId),
+    /// Both directions are over.
+    FlowClosed(FlowSummary),
+    /// The connection has frames to send: call `poll_transmit` while it is writable until it
+    /// returns 0.
+    ConnReady(ConnId),
+    /// Both sides said `Done` on this connection: close it, then call `connection_closed`.
+    ConnDone(ConnId),
+    /// (Opener) the flow lost its connection while it still needs one: open a replacement with
+    /// this owner, as plain TCP keeps one connection per active flow.
+    ConnNeeded { owner: FlowId },
+}
+
+/// What happened to a flow, reported when it closes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlowSummary {
+    pub flow: FlowId,
+    pub route: Option<String>,
+    pub opened_at: Duration,
+    pub closed_at: Duration,
+    /// Bytes this side handed over for the flow.
+    pub bytes_sent: u64,
+    /// Bytes of the peer's direction delivered to this side's application.
+    pub bytes_received: u64,
+    /// The flow ended by a reset with this code.
+    pub reset: Option<u32>,
+}
+
+impl FlowSummary {
+    pub fn completion_time(&self) -> Duration {
+        self.closed_at.saturating_sub(self.opened_at)
+    }
+}
+
+/// What a read of a flow returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadOutcome {
+    Data(Bytes),
+    /// The peer's direction ended cleanly.
+    End,
+    /// The flow was reset with this code.
+    Reset(u32),
+    /// Nothing to read yet.
+    Blocked,
+}
+
+/// The peer broke the protocol on a connection: close that connection (and call
+/// `connection_closed`); every other flow goes on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProtocolError {
+    #[error("malformed input: {0}")]
+    Wire(#[from] WireError),
+    #[error("{flow}: {source}")]
+    Flow { flow: FlowId, source: RecvError },
+    #[error("{0} is a flow the peer could not have opened")]
+    ImpossibleFlow(FlowId),
+    #[error("the acceptor may not open flows ({0})")]
+    OpenFromAcceptor(FlowId),
+    #[error("{flow} opened on {conn}, which another flow owns")]
+    ForeignOwner { flow: FlowId, conn: ConnId },
+    #[error("{flow}: acknowledgement of {received} bytes, only {sent} were sent")]
+    AckBeyondSent {
+        flow: FlowId,
+        received: u64,
+        sent: u64,
+    },
+    #[error("{flow}: the end of an unfinished direction was acknowledged")]
+    AckOfUnsentFin { flow: FlowId },
+    #[error("more than {0} flows")]
+    TooManyFlows(usize),
+    #[error("{0} is not a connection of this session")]
+    UnknownConn(ConnId),
+    #[error("data after Done on {0}")]
+    DataAfterDone(ConnId),
+}
+
+/// A call the session cannot honour.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    #[error("{0} is not an active flow")]
+    UnknownFlow(FlowId),
+    #[error("{0} is not a connection of this session")]
+    UnknownConn(ConnId),
+    #[error("{0} already exists")]
+    DuplicateConn(ConnId),
+    #[error("{flow} already has a live connection")]
+    AlreadyOwned { flow: FlowId },
+    #[error("only the opener opens flows")]
+    NotOpener,
+    #[error("the session already tracks its maximum of {0} flows")]
+    TooManyFlows(usize),
+    #[error("{0} was finished or reset; it takes no more bytes")]
+    Finished(FlowId),
+    #[error("the session is shutting down")]
+    GoingAway,
+}
+
+/// Session-wide counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SessionCounters {
+    pub flows_opened: u64,
+    pub flows_closed: u64,
+    pub flows_reset: u64,
+    pub active_flows: u64,
+    pub active_conns: u64,
+    pub conns_lost: u64,
+    /// Bytes handed over by applications on this side.
+    pub bytes_handed: u64,
+    /// Payload bytes sent, counting re-sends.
+    pub payload_sent: u64,
+    /// Payload bytes sent again after their connection died.
+    pub resent_bytes: u64,
+    /// Framing bytes sent.
+    pub header_sent: u64,
+    /// Payload bytes delivered to applications on this side.
+    pub bytes_delivered: u64,
+    /// Bytes owed by no live connection (after a connection died), carried by the others.
+    pub orphan_bytes: u64,
+}

@@ -1,0 +1,128 @@
+//! Random operations against a simple model: whatever the policy, the sizes, the start times
+//! and the connections killed, every byte arrives intact and in order, every connection carries
+//! exactly its own flow's bytes (plus what it adopted from dead ones), and everything closes.
+
+mod support;
+
+use gtcp::{Config, Order, Policy};
+use proptest::prelude::*;
+use support::{FlowSpec, Harness};
+
+fn policy() -> impl Strategy<Value = Policy> {
+    prop_oneof![
+        Just(Policy::new(Order::Tcp)),
+        Just(Policy::new(Order::Srpt)),
+        Just(Policy::new(Order::Las)),
+        Just(Policy::new(Order::Fair)),
+        Just(Policy::new(Order::Psps { threshold: 30_000 })),
+        Just(Policy {
+            order: Order::Srpt,
+            classes: true
+        }),
+    ]
+}
+
+fn size() -> impl Strategy<Value = usize> {
+    prop_oneof![
+        Just(0usize),
+        Just(1),
+        Just(16 * 1024),
+        2usize..5_000,
+        5_000usize..400_000
+    ]
+}
+
+fn payload(n: usize, seed: usize) -> Vec<u8> {
+    (0..n).map(|i| (i.wrapping_mul(7) ^ seed) as u8).collect()
+}
+
+fn specs() -> impl Strategy<Value = Vec<FlowSpec>> {
+    prop::collection::vec((0u64..40, size(), size()), 1..8).prop_map(|v| {
+        v.into_iter()
+            .enumerate()
+            .map(|(i, (start, up, down))| FlowSpec {
+                start,
+                up: payload(up, i),
+                down: payload(down, i + 100),
+            })
+            .collect()
+    })
+}
+
+fn check(h: &Harness, specs: &[FlowSpec]) {
+    let mut sorted = specs.to_vec();
+    sorted.sort_by_key(|s| s.start);
+    for (i, spec) in sorted.iter().enumerate() {
+        let r = &h.results[&h.ids[i].expect("started")];
+        assert!(!r.reset, "flow {i} was reset");
+        assert!(
+            r.up_received == spec.up,
+            "flow {i}: upload differs ({} vs {} bytes)",
+            r.up_received.len(),
+            spec.up.len()
+        );
+        assert!(r.down_received == spec.down, "flow {i}: download differs");
+    }
+    // The invariant, per connection and per side, at the time it closed.
+    for (conn, c) in h.closed_counters.iter().chain(&h.closed_server_counters) {
+        assert_eq!(c.virtual_queue, 0, "{conn} closed with a virtual queue");
+        assert_eq!(
+            c.payload_bytes,
+            c.owner_bytes + c.adopted_bytes,
+            "{conn}: {c:?}"
+        );
+    }
+    if h.lost == 0 {
+        for (conn, c) in h.closed_counters.iter().chain(&h.closed_server_counters) {
+            assert_eq!(
+                c.adopted_bytes, 0,
+                "{conn}: nothing to adopt without a failure"
+            );
+        }
+    }
+    for s in [&h.client, &h.server] {
+        assert!(
+            s.is_idle(),
+            "session not idle at the end: {:?}",
+            s.counters()
+        );
+        let c = s.counters();
+        assert_eq!(c.orphan_bytes, 0);
+        assert_eq!(c.payload_sent, c.bytes_handed + c.resent_bytes - 0, "{c:?}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_policy_delivers_everything_and_keeps_the_invariant(
+        policy in policy(), specs in specs(), rate in 3_000usize..40_000, delay in 1u64..4,
+    ) {
+        let config = Config { policy, chunk: 8 * 1024, ..Config::default() };
+        let mut h = Harness::new(config, specs.clone(), rate, delay);
+        prop_assert!(h.run(5_000), "did not finish: {:?} / {:?}", h.client.counters(), h.server.counters());
+        check(&h, &specs);
+    }
+
+    #[test]
+    fn killed_connections_lose_nothing(
+        policy in policy(), specs in specs(), kills in prop::collection::vec((1u64..120, 0usize..8), 1..4),
+    ) {
+        let config = Config { policy, chunk: 8 * 1024, ..Config::default() };
+        let mut h = Harness::new(config, specs.clone(), 10_000, 2);
+        let mut kills = kills;
+        kills.sort();
+        for (at, which) in kills {
+            while h.now < at && !h.finished() {
+                h.step();
+            }
+            let conns = h.conn_ids();
+            if !conns.is_empty() {
+                h.kill(conns[which % conns.len()]);
+            }
+        }
+        prop_assert!(h.run(8_000), "did not finish: {:?} / {:?}", h.client.counters(), h.server.counters());
+        check(&h, &specs);
+    }
+}
