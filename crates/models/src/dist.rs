@@ -364,13 +364,14 @@ impl SizeDist {
         }
     }
 
-    /// Whether the hazard rate `F'(x)/F̄(x)` is non-increasing on the support
-    /// (exponential, Pareto, Lomax and mixtures of these; not the bounded Pareto,
-    /// whose hazard rate explodes at `p`).
+    /// Whether the hazard rate `F'(x)/F̄(x)` is non-increasing on all of `[0, ∞)`
+    /// (exponential, Lomax and mixtures of these). Not the Pareto with `k > 0`, whose hazard
+    /// rate jumps from 0 to `α/k` at `k` (it is DHR on its support only), nor the bounded
+    /// Pareto, whose hazard rate explodes at `p`.
     pub fn is_dhr(&self) -> bool {
         match &self.kind {
-            Kind::Exponential { .. } | Kind::Pareto { .. } | Kind::Lomax { .. } => true,
-            Kind::BoundedPareto { .. } => false,
+            Kind::Exponential { .. } | Kind::Lomax { .. } => true,
+            Kind::Pareto { .. } | Kind::BoundedPareto { .. } => false,
             Kind::Mixture(parts) => parts.iter().all(|(_, d)| d.is_dhr()),
         }
     }
