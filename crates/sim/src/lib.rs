@@ -1,1 +1,43 @@
+//! # sim — a deterministic packet-level simulator for schedtcp
+//!
+//! A discrete-event simulator of links, queues and TCP NewReno, built so that the question
+//! "*whose* bytes does this segment carry" is answered by a pluggable [`driver::Driver`]
+//! while "*how many* bytes may leave and *when*" is answered by the simulated TCP alone
+//! (paper 000, §3: the decoupling of congestion control and scheduling).
+//!
+//! Layout, one job per module:
+//! - [`engine`]: the event queue and seeded random streams;
+//! - [`packet`]: packet headers and the packet pool;
+//! - [`queue`]: queueing disciplines at link heads (drop-tail; the [`queue::Queue`] trait
+//!   for RuN/RuN2C later; a scripted-drop test hook);
+//! - [`link`]: rate + propagation delay;
+//! - [`topology`]: nodes, links, routing, and the dumbbell builder;
+//! - [`tcp`]: NewReno sender and receiver as sans-I/O state machines;
+//! - [`world`]: connections, packet movement, the event loop ([`world::Sim`]);
+//! - [`driver`]: the payload hooks and the `tcp` driver;
+//! - [`workload`]: Poisson arrivals, size distributions, CSV traces;
+//! - [`stats`]: run reports;
+//! - [`scenario`]: TOML scenario files and a one-call runner.
+//!
+//! Time is integer nanoseconds ([`time::Time`]); the same scenario and seed give the same
+//! bytes out.
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod driver;
+pub mod engine;
+pub mod link;
+pub mod packet;
+pub mod queue;
+pub mod scenario;
+pub mod stats;
+pub mod tcp;
+pub mod time;
+pub mod topology;
+pub mod workload;
+pub mod world;
+
+pub use driver::{Driver, TcpDriver};
+pub use scenario::Scenario;
+pub use time::Time;
+pub use world::{Sim, World};

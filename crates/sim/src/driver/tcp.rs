@@ -1,0 +1,131 @@
+//! The `tcp` driver: every flow on its own connection, carrying only its own bytes.
+
+use super::Driver;
+use crate::packet::{ConnId, NodeId, PayloadTag};
+use crate::tcp::Segment;
+use crate::time::Time;
+use crate::workload::{FlowSource, FlowSpec};
+use crate::world::World;
+use serde::Serialize;
+
+/// What happened to one flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Hash)]
+pub struct FlowRecord {
+    /// Flow index (arrival order).
+    pub id: u64,
+    /// Source index.
+    pub source: u32,
+    /// Size in bytes.
+    pub size: u64,
+    /// Arrival time.
+    pub arrival: Time,
+    /// Serial of the connection carrying it.
+    pub conn: u32,
+    /// Time its last byte was acknowledged, if it completed.
+    pub finished: Option<Time>,
+}
+
+impl FlowRecord {
+    /// Completion time (last ACK − arrival), if completed.
+    pub fn completion(&self) -> Option<Time> {
+        self.finished.map(|f| f - self.arrival)
+    }
+}
+
+/// One connection per flow: a flow's arrival opens a connection from its source's sender to
+/// its receiver and writes the flow into the send buffer (as much as fits, the rest as room
+/// appears); the flow completes, and the connection closes, when its last byte is ACKed.
+/// Each segment's payload tag is the flow id.
+pub struct TcpDriver<S> {
+    source: S,
+    endpoints: Vec<(NodeId, NodeId)>,
+    next: Option<FlowSpec>,
+    flows: Vec<FlowRecord>,
+    /// Flows whose source index had no endpoint (skipped).
+    pub skipped: u64,
+}
+
+impl<S: FlowSource> TcpDriver<S> {
+    /// Flows from `source`; source index `i` runs from `endpoints[i].0` to `endpoints[i].1`.
+    pub fn new(source: S, endpoints: Vec<(NodeId, NodeId)>) -> Self {
+        TcpDriver {
+            source,
+            endpoints,
+            next: None,
+            flows: Vec::new(),
+            skipped: 0,
+        }
+    }
+
+    /// Records of every flow that has arrived.
+    pub fn flows(&self) -> &[FlowRecord] {
+        &self.flows
+    }
+
+    /// Takes the flow records out.
+    pub fn take_flows(&mut self) -> Vec<FlowRecord> {
+        std::mem::take(&mut self.flows)
+    }
+
+    fn pull(&mut self, w: &mut World) {
+        self.next = self.source.next_flow();
+        if let Some(f) = self.next {
+            w.schedule(f.arrival, 0);
+        }
+    }
+
+    fn fill(&mut self, w: &mut World, conn: ConnId, flow: usize) {
+        let f = &self.flows[flow];
+        let written = w.sender(conn).map_or(f.size, |s| s.written());
+        if written < f.size {
+            w.write(conn, f.size - written);
+        }
+    }
+}
+
+impl<S: FlowSource> Driver for TcpDriver<S> {
+    fn on_start(&mut self, w: &mut World) {
+        self.pull(w);
+    }
+
+    fn on_timer(&mut self, w: &mut World, _token: u64) {
+        let Some(f) = self.next.take() else { return };
+        match self.endpoints.get(f.source as usize) {
+            Some(&(src, dst)) => {
+                let id = self.flows.len() as u64;
+                let conn = w.open(src, dst, id);
+                self.flows.push(FlowRecord {
+                    id,
+                    source: f.source,
+                    size: f.size,
+                    arrival: f.arrival,
+                    conn: conn.serial,
+                    finished: None,
+                });
+                self.fill(w, conn, id as usize);
+            }
+            None => self.skipped += 1,
+        }
+        self.pull(w);
+    }
+
+    #[inline]
+    fn on_segment_sent(&mut self, w: &World, conn: ConnId, _seg: &Segment) -> PayloadTag {
+        w.user(conn).unwrap_or(u64::MAX)
+    }
+
+    fn on_send_ready(&mut self, w: &mut World, conn: ConnId) {
+        if let Some(flow) = w.user(conn) {
+            self.fill(w, conn, flow as usize);
+        }
+    }
+
+    fn on_acked(&mut self, w: &mut World, conn: ConnId, snd_una: u64, _newly: u64) {
+        let Some(flow) = w.user(conn) else { return };
+        let f = &mut self.flows[flow as usize];
+        if snd_una >= f.size {
+            f.finished = Some(w.now());
+            w.close(conn);
+        }
+    }
+}

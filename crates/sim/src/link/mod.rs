@@ -1,0 +1,91 @@
+//! Unidirectional links: a queue at the head, a serialiser of fixed rate, a propagation delay.
+//!
+//! A link transmits one packet at a time. A packet arriving at an idle link with an empty
+//! queue starts serialising at once; otherwise it waits in the [`Queue`]. The only events a
+//! link needs are one `Arrive` per packet (scheduled at serialisation end + propagation
+//! delay) and one `TxDone` per packet that had to wait, so uncongested hops cost a single
+//! event per packet.
+
+use crate::packet::{NodeId, Packet, PacketKind};
+use crate::queue::Queue;
+use crate::time::{tx_time, Time};
+use serde::Serialize;
+
+/// Counters of one link.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Hash)]
+pub struct LinkStats {
+    /// Packets that started serialisation (forwarded).
+    pub tx_packets: u64,
+    /// Data packets forwarded.
+    pub tx_data_packets: u64,
+    /// Wire bytes forwarded.
+    pub tx_bytes: u64,
+    /// Packets dropped by the queue.
+    pub drops: u64,
+    /// Data packets dropped by the queue.
+    pub data_drops: u64,
+    /// Largest queue length seen, in packets.
+    pub max_queue_packets: u64,
+}
+
+/// A unidirectional link.
+pub struct Link {
+    /// Upstream node.
+    pub from: NodeId,
+    /// Downstream node.
+    pub to: NodeId,
+    /// Rate in bits per second (0 = infinitely fast).
+    pub rate_bps: u64,
+    /// Propagation delay.
+    pub delay: Time,
+    pub(crate) queue: Box<dyn Queue>,
+    /// The serialiser is busy until this time.
+    pub(crate) busy_until: Time,
+    /// A `TxDone` event is pending.
+    pub(crate) txdone_pending: bool,
+    /// Counters.
+    pub stats: LinkStats,
+}
+
+impl Link {
+    /// A link from `from` to `to`.
+    pub fn new(from: NodeId, to: NodeId, rate_bps: u64, delay: Time, queue: Box<dyn Queue>) -> Self {
+        Link {
+            from,
+            to,
+            rate_bps,
+            delay,
+            queue,
+            busy_until: 0,
+            txdone_pending: false,
+            stats: LinkStats::default(),
+        }
+    }
+
+    /// The queue at the head of the link.
+    pub fn queue(&self) -> &dyn Queue {
+        &*self.queue
+    }
+
+    /// Starts serialising `pkt` at `now`; returns the time it reaches the far end.
+    #[inline]
+    pub(crate) fn start_tx(&mut self, pkt: &Packet, now: Time) -> Time {
+        let done = now + tx_time(pkt.size, self.rate_bps);
+        self.busy_until = done;
+        self.stats.tx_packets += 1;
+        self.stats.tx_bytes += pkt.size as u64;
+        if pkt.kind == PacketKind::Data {
+            self.stats.tx_data_packets += 1;
+        }
+        done + self.delay
+    }
+
+    /// Counts a drop of `pkt`.
+    #[inline]
+    pub(crate) fn count_drop(&mut self, pkt: &Packet) {
+        self.stats.drops += 1;
+        if pkt.kind == PacketKind::Data {
+            self.stats.data_drops += 1;
+        }
+    }
+}

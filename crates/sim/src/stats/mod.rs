@@ -1,0 +1,117 @@
+//! Run reports: what a scenario produced, and a fingerprint to compare runs byte for byte.
+
+use crate::driver::FlowRecord;
+use crate::link::LinkStats;
+use crate::time::{as_secs, Time};
+use crate::world::{ConnRecord, Injection};
+use serde::Serialize;
+use std::hash::{Hash, Hasher};
+
+/// Everything a run measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// Seed of the run.
+    pub seed: u64,
+    /// Simulated time at the end.
+    pub end: Time,
+    /// Every flow that arrived, in arrival order.
+    pub flows: Vec<FlowRecord>,
+    /// Every connection that closed, in closing order.
+    pub conns: Vec<ConnRecord>,
+    /// Forward bottleneck counters.
+    pub bottleneck: LinkStats,
+    /// Reverse bottleneck counters (ACKs).
+    pub reverse_bottleneck: LinkStats,
+    /// `(time, open connections)` samples.
+    pub active_samples: Vec<(Time, u32)>,
+    /// Time-average number of open connections.
+    pub mean_active: f64,
+    /// Largest number of open connections.
+    pub max_active: u32,
+    /// Data segments injected, if recorded.
+    pub injections: Option<Vec<Injection>>,
+    /// Events processed.
+    pub events: u64,
+}
+
+impl Report {
+    /// Flows completed.
+    pub fn completed(&self) -> usize {
+        self.flows.iter().filter(|f| f.finished.is_some()).count()
+    }
+
+    /// Mean completion time of completed flows, in seconds.
+    pub fn mean_completion_s(&self) -> f64 {
+        let (n, s) = self
+            .flows
+            .iter()
+            .filter_map(|f| f.completion())
+            .fold((0u64, 0u128), |(n, s), c| (n + 1, s + c as u128));
+        if n == 0 {
+            0.0
+        } else {
+            as_secs((s / n as u128) as Time)
+        }
+    }
+
+    /// A 64-bit FNV-1a digest of every integer the run recorded (flows, connections, link
+    /// counters, samples, injections). Equal reports have equal fingerprints on every
+    /// platform and Rust version.
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = Fnv64::default();
+        self.seed.hash(&mut h);
+        self.end.hash(&mut h);
+        self.flows.hash(&mut h);
+        self.conns.hash(&mut h);
+        self.bottleneck.hash(&mut h);
+        self.reverse_bottleneck.hash(&mut h);
+        self.active_samples.hash(&mut h);
+        self.max_active.hash(&mut h);
+        self.injections.hash(&mut h);
+        self.events.hash(&mut h);
+        h.finish()
+    }
+
+    /// A few human-readable lines.
+    pub fn summary(&self) -> String {
+        format!(
+            "flows arrived {} completed {} mean completion {:.4} s\n\
+             bottleneck: {} packets forwarded ({} data), {} drops ({} data), max queue {}\n\
+             connections: mean active {:.2}, max {}\n\
+             events {}",
+            self.flows.len(),
+            self.completed(),
+            self.mean_completion_s(),
+            self.bottleneck.tx_packets,
+            self.bottleneck.tx_data_packets,
+            self.bottleneck.drops,
+            self.bottleneck.data_drops,
+            self.bottleneck.max_queue_packets,
+            self.mean_active,
+            self.max_active,
+            self.events,
+        )
+    }
+}
+
+/// FNV-1a, 64-bit: a stable hash (std's `DefaultHasher` is not guaranteed stable).
+#[derive(Debug, Clone, Copy)]
+pub struct Fnv64(u64);
+
+impl Default for Fnv64 {
+    fn default() -> Self {
+        Fnv64(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv64 {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! TCP parameters.
+
+use crate::time::{millis, Time};
+use serde::{Deserialize, Serialize};
+
+/// Parameters of every simulated TCP connection. Times are given in milliseconds in
+/// scenario files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TcpConfig {
+    /// Maximum segment size: payload bytes of a full segment (SMSS of RFC 5681).
+    pub mss: u32,
+    /// Header bytes added on the wire to every packet (IP + TCP). ACKs are this big.
+    pub header_bytes: u32,
+    /// Initial congestion window in segments (RFC 5681 §3.1; RFC 6928 allows 10).
+    pub initial_window: u32,
+    /// Maximum window in segments: caps cwnd growth and the data in flight, as a fixed
+    /// receiver window would (the "maximum window" of ns-2/ns-3 setups). `None`: no cap.
+    pub max_window: Option<u32>,
+    /// Send-buffer size in bytes: the application (driver) may have at most this many
+    /// bytes written but not yet acknowledged. `None`: unbounded.
+    pub send_buffer: Option<u64>,
+    /// Perform the three-way handshake before sending data.
+    pub handshake: bool,
+    /// Delayed ACKs (RFC 5681 §4.2): ACK every second full segment, or after this many
+    /// milliseconds. `None`: ACK every segment.
+    pub delayed_ack_ms: Option<f64>,
+    /// Minimum RTO (RFC 6298 §2.4 says 1 s; Linux uses 200 ms).
+    pub min_rto_ms: f64,
+    /// Maximum RTO after back-off (RFC 6298 §2.5 allows ≥ 60 s).
+    pub max_rto_ms: f64,
+    /// RTO before any RTT sample (RFC 6298 §2.1: 1 s).
+    pub initial_rto_ms: f64,
+    /// Clock granularity G of RFC 6298 §2.3.
+    pub clock_granularity_ms: f64,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2: 3).
+    pub dupack_threshold: u32,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1460,
+            header_bytes: 40,
+            initial_window: 3,
+            max_window: None,
+            send_buffer: None,
+            handshake: false,
+            delayed_ack_ms: None,
+            min_rto_ms: 200.0,
+            max_rto_ms: 60_000.0,
+            initial_rto_ms: 1_000.0,
+            clock_granularity_ms: 1.0,
+            dupack_threshold: 3,
+        }
+    }
+}
+
+/// [`TcpConfig`] with times converted to [`Time`], as the state machines use it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TcpParams {
+    /// See [`TcpConfig::mss`].
+    pub mss: u64,
+    /// See [`TcpConfig::header_bytes`].
+    pub header_bytes: u32,
+    /// Initial window in bytes.
+    pub initial_window: u64,
+    /// Maximum window in bytes (`u64::MAX` if none).
+    pub max_window: u64,
+    /// Send buffer in bytes (`u64::MAX` if none).
+    pub send_buffer: u64,
+    /// See [`TcpConfig::handshake`].
+    pub handshake: bool,
+    /// Delayed-ACK timeout, if delayed ACKs are on.
+    pub delayed_ack: Option<Time>,
+    /// Minimum RTO.
+    pub min_rto: Time,
+    /// Maximum RTO.
+    pub max_rto: Time,
+    /// Initial RTO.
+    pub initial_rto: Time,
+    /// Clock granularity.
+    pub granularity: Time,
+    /// Duplicate-ACK threshold.
+    pub dupack_threshold: u32,
+}
+
+impl TcpConfig {
+    /// Checks the values and converts them.
+    pub fn params(&self) -> Result<TcpParams, String> {
+        if self.mss == 0 {
+            return Err("tcp.mss must be positive".into());
+        }
+        if self.initial_window == 0 {
+            return Err("tcp.initial_window must be at least 1 segment".into());
+        }
+        if self.max_window == Some(0) {
+            return Err("tcp.max_window must be at least 1 segment".into());
+        }
+        if self.send_buffer == Some(0) {
+            return Err("tcp.send_buffer must be positive".into());
+        }
+        if self.dupack_threshold == 0 {
+            return Err("tcp.dupack_threshold must be positive".into());
+        }
+        let ms = |name: &str, v: f64| -> Result<Time, String> {
+            if v.is_finite() && v >= 0.0 {
+                Ok(millis(v))
+            } else {
+                Err(format!("tcp.{name} must be a finite non-negative number, got {v}"))
+            }
+        };
+        let delayed_ack = match self.delayed_ack_ms {
+            Some(v) => Some(ms("delayed_ack_ms", v)?),
+            None => None,
+        };
+        let p = TcpParams {
+            mss: self.mss as u64,
+            header_bytes: self.header_bytes,
+            initial_window: self.initial_window as u64 * self.mss as u64,
+            max_window: self.max_window.map_or(u64::MAX, |w| w as u64 * self.mss as u64),
+            send_buffer: self.send_buffer.unwrap_or(u64::MAX),
+            handshake: self.handshake,
+            delayed_ack,
+            min_rto: ms("min_rto_ms", self.min_rto_ms)?,
+            max_rto: ms("max_rto_ms", self.max_rto_ms)?,
+            initial_rto: ms("initial_rto_ms", self.initial_rto_ms)?,
+            granularity: ms("clock_granularity_ms", self.clock_granularity_ms)?,
+            dupack_threshold: self.dupack_threshold,
+        };
+        if p.max_rto < p.min_rto {
+            return Err("tcp.max_rto_ms must be >= tcp.min_rto_ms".into());
+        }
+        if p.initial_rto == 0 {
+            return Err("tcp.initial_rto_ms must be positive".into());
+        }
+        Ok(p)
+    }
+}
