@@ -115,3 +115,16 @@ impl Hasher for Fnv64 {
         }
     }
 }
+
+/// Cumulative payload bytes injected per connection over time, from an injection log:
+/// `conn → [(time, bytes injected up to and including time)]`, one point per segment.
+/// Two runs inject identically (Proposition 1 of paper 000) iff these maps are equal.
+pub fn injected_series(log: &[Injection]) -> std::collections::BTreeMap<u32, Vec<(Time, u64)>> {
+    let mut out: std::collections::BTreeMap<u32, Vec<(Time, u64)>> = Default::default();
+    for i in log {
+        let s = out.entry(i.conn).or_default();
+        let total = s.last().map_or(0, |&(_, b)| b) + i.len as u64;
+        s.push((i.time, total));
+    }
+    out
+}
