@@ -16,8 +16,10 @@
 //! The `tcp` driver ([`TcpDriver`]) is the baseline: one connection per flow, each
 //! connection carrying only its own flow's bytes.
 
+mod arrivals;
 mod tcp;
 
+pub use arrivals::{Arrivals, ARRIVAL_TOKEN};
 pub use tcp::{FlowRecord, TcpDriver};
 
 use crate::packet::{ConnId, Packet, PayloadTag};

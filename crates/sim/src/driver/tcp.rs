@@ -1,10 +1,10 @@
 //! The `tcp` driver: every flow on its own connection, carrying only its own bytes.
 
-use super::Driver;
+use super::{Arrivals, Driver};
 use crate::packet::{ConnId, NodeId, PayloadTag};
 use crate::tcp::Segment;
 use crate::time::Time;
-use crate::workload::{FlowSource, FlowSpec};
+use crate::workload::FlowSource;
 use crate::world::World;
 use serde::Serialize;
 
@@ -37,9 +37,8 @@ impl FlowRecord {
 /// appears); the flow completes, and the connection closes, when its last byte is ACKed.
 /// Each segment's payload tag is the flow id.
 pub struct TcpDriver<S> {
-    source: S,
+    arrivals: Arrivals<S>,
     endpoints: Vec<(NodeId, NodeId)>,
-    next: Option<FlowSpec>,
     flows: Vec<FlowRecord>,
     /// Flows whose source index had no endpoint (skipped).
     pub skipped: u64,
@@ -49,9 +48,8 @@ impl<S: FlowSource> TcpDriver<S> {
     /// Flows from `source`; source index `i` runs from `endpoints[i].0` to `endpoints[i].1`.
     pub fn new(source: S, endpoints: Vec<(NodeId, NodeId)>) -> Self {
         TcpDriver {
-            source,
+            arrivals: Arrivals::new(source),
             endpoints,
-            next: None,
             flows: Vec::new(),
             skipped: 0,
         }
@@ -67,13 +65,6 @@ impl<S: FlowSource> TcpDriver<S> {
         std::mem::take(&mut self.flows)
     }
 
-    fn pull(&mut self, w: &mut World) {
-        self.next = self.source.next_flow();
-        if let Some(f) = self.next {
-            w.schedule(f.arrival, 0);
-        }
-    }
-
     fn fill(&mut self, w: &mut World, conn: ConnId, flow: usize) {
         let f = &self.flows[flow];
         let written = w.sender(conn).map_or(f.size, |s| s.written());
@@ -85,11 +76,11 @@ impl<S: FlowSource> TcpDriver<S> {
 
 impl<S: FlowSource> Driver for TcpDriver<S> {
     fn on_start(&mut self, w: &mut World) {
-        self.pull(w);
+        self.arrivals.start(w);
     }
 
-    fn on_timer(&mut self, w: &mut World, _token: u64) {
-        let Some(f) = self.next.take() else { return };
+    fn on_timer(&mut self, w: &mut World, token: u64) {
+        let Some((_, f)) = self.arrivals.on_timer(w, token) else { return };
         match self.endpoints.get(f.source as usize) {
             Some(&(src, dst)) => {
                 let id = self.flows.len() as u64;
@@ -106,7 +97,6 @@ impl<S: FlowSource> Driver for TcpDriver<S> {
             }
             None => self.skipped += 1,
         }
-        self.pull(w);
     }
 
     #[inline]
