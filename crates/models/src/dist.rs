@@ -40,10 +40,23 @@ pub struct SizeDist {
 
 #[derive(Debug, Clone, PartialEq)]
 enum Kind {
-    Exponential { mean: f64 },
-    Pareto { k: f64, alpha: f64 },
-    BoundedPareto { k: f64, p: f64, alpha: f64, norm: f64 },
-    Lomax { c: f64, alpha: f64 },
+    Exponential {
+        mean: f64,
+    },
+    Pareto {
+        k: f64,
+        alpha: f64,
+    },
+    BoundedPareto {
+        k: f64,
+        p: f64,
+        alpha: f64,
+        norm: f64,
+    },
+    Lomax {
+        c: f64,
+        alpha: f64,
+    },
     Mixture(Vec<(f64, SizeDist)>),
 }
 
@@ -254,7 +267,9 @@ impl SizeDist {
             return 0.0;
         }
         match &self.kind {
-            Kind::Exponential { mean } => mean.powi(n as i32) * num::lower_gamma_int(n + 1, x / mean),
+            Kind::Exponential { mean } => {
+                mean.powi(n as i32) * num::lower_gamma_int(n + 1, x / mean)
+            }
             Kind::Pareto { k, alpha } => pareto_partial(n, *k, *alpha, x),
             Kind::BoundedPareto { k, p, alpha, norm } => {
                 pareto_partial(n, *k, *alpha, x.min(*p)) / norm
@@ -282,7 +297,11 @@ impl SizeDist {
 
     fn moment(&self, n: u32) -> Result<f64> {
         let nf = n as f64;
-        let what = if n == 1 { "the mean" } else { "the second moment" };
+        let what = if n == 1 {
+            "the mean"
+        } else {
+            "the second moment"
+        };
         let infinite = || ModelError::InfiniteMoment {
             what,
             dist: self.to_string(),
@@ -389,10 +408,7 @@ impl SizeDist {
                     }
                 }
                 // Rounding: fall back to the last component.
-                parts
-                    .last()
-                    .map(|(_, d)| d.sample(0.0, q))
-                    .unwrap_or(0.0)
+                parts.last().map(|(_, d)| d.sample(0.0, q)).unwrap_or(0.0)
             }
             _ => self.quantile_sf(q),
         }
@@ -437,7 +453,11 @@ impl SizeDist {
     }
 
     /// `∫_0^{sup} h(x) dx` over the support's hull `[0, upper]`, split at break points.
-    pub fn integrate_support<H: FnMut(f64) -> f64>(&self, h: H, extra_breaks: &[f64]) -> Result<f64> {
+    pub fn integrate_support<H: FnMut(f64) -> f64>(
+        &self,
+        h: H,
+        extra_breaks: &[f64],
+    ) -> Result<f64> {
         self.integrate_pieces(h, extra_breaks, false)
     }
 
@@ -594,7 +614,11 @@ mod tests {
     fn moments_near_zero_behave_like_powers() {
         for d in families() {
             let x = d.lower_bound().max(1e-300) * 1e-12 + 1e-12 * d.scale().min(1.0);
-            let x = if d.lower_bound() > 0.0 { d.lower_bound() * 1e-12 } else { x };
+            let x = if d.lower_bound() > 0.0 {
+                d.lower_bound() * 1e-12
+            } else {
+                x
+            };
             let t1 = d.truncated_moment(1, x).unwrap();
             let t2 = d.truncated_moment(2, x).unwrap();
             assert!((t1 / x - 1.0).abs() < 1e-9, "{d}: {t1} vs {x}");
@@ -631,9 +655,7 @@ mod tests {
         let lomax = SizeDist::lomax(1e-7, 3.0).unwrap();
         assert!((lomax.mean().unwrap() - 5e6).abs() < 1e-6);
         // The mean equals ∫F̄, computed independently.
-        let by_sf = lomax
-            .integrate_support(|x| lomax.sf(x), &[])
-            .unwrap();
+        let by_sf = lomax.integrate_support(|x| lomax.sf(x), &[]).unwrap();
         assert!((by_sf / 5e6 - 1.0).abs() < 1e-8, "{by_sf}");
         assert!(SizeDist::pareto(1.0, 1.0).unwrap().mean().is_err());
         assert!(SizeDist::lomax(1.0, 2.0).unwrap().second_moment().is_err());
@@ -644,8 +666,12 @@ mod tests {
         for d in families() {
             if let (Ok(m1), Ok(m2)) = (d.mean(), d.second_moment()) {
                 let e1 = d.expect(|x| x, &[]).unwrap_or_else(|e| panic!("{d}: {e}"));
-                let e2 = d.expect(|x| x * x, &[]).unwrap_or_else(|e| panic!("{d}: {e}"));
-                let e0 = d.expect(|_| 1.0, &[]).unwrap_or_else(|e| panic!("{d}: {e}"));
+                let e2 = d
+                    .expect(|x| x * x, &[])
+                    .unwrap_or_else(|e| panic!("{d}: {e}"));
+                let e0 = d
+                    .expect(|_| 1.0, &[])
+                    .unwrap_or_else(|e| panic!("{d}: {e}"));
                 assert!((e0 - 1.0).abs() < 1e-9, "{d}: {e0}");
                 assert!((e1 / m1 - 1.0).abs() < 1e-8, "{d}: {e1} vs {m1}");
                 assert!((e2 / m2 - 1.0).abs() < 1e-7, "{d}: {e2} vs {m2}");

@@ -345,7 +345,10 @@ mod tests {
             let g2 = 1.0 - (-t as f64).exp() * (1.0 + t);
             let v = lower_gamma_int(2, t);
             if t > 1e-3 {
-                assert!((v - g2).abs() <= 1e-12 * g2.max(1e-300), "t={t}: {v} vs {g2}");
+                assert!(
+                    (v - g2).abs() <= 1e-12 * g2.max(1e-300),
+                    "t={t}: {v} vs {g2}"
+                );
             } else {
                 // Leading term t²/2.
                 assert!((v / (t * t / 2.0) - 1.0).abs() < 1e-2);

@@ -41,7 +41,10 @@ const ENGSET_REF: &[(u64, u64, f64, f64)] = &[
 fn erlang_b_matches_high_precision_references() {
     for &(k, a, b) in ERLANG_REF {
         let v = erlang::erlang_b(k, a).unwrap();
-        assert!(((v - b) / b).abs() <= 1e-12, "B({k}, {a}) = {v:e}, reference {b:e}");
+        assert!(
+            ((v - b) / b).abs() <= 1e-12,
+            "B({k}, {a}) = {v:e}, reference {b:e}"
+        );
     }
     // Far below f64's range the recursion underflows to 0 cleanly (reference 1.7e-9506).
     let tiny = erlang::erlang_b(3000, 0.75).unwrap();
@@ -52,7 +55,10 @@ fn erlang_b_matches_high_precision_references() {
 fn engset_matches_high_precision_references() {
     for &(m, q, r, e) in ENGSET_REF {
         let v = erlang::engset(m, q, r).unwrap();
-        assert!(((v - e) / e).abs() <= 1e-12, "E({m}, {q}, {r}) = {v:e}, reference {e:e}");
+        assert!(
+            ((v - e) / e).abs() <= 1e-12,
+            "E({m}, {q}, {r}) = {v:e}, reference {e:e}"
+        );
     }
 }
 
@@ -70,13 +76,25 @@ fn engset_tends_to_erlang_b() {
 /// Lemma 1 (eq. (28)) sums to one and its mean is eq. (13), for several thresholds.
 #[test]
 fn lemma1_distribution_and_theorem2_mean_agree() {
-    for &(k, rho, n0) in &[(1u32, 0.5, 0u64), (10, 0.7, 5), (3, 0.9, 40), (10, 0.95, 300)] {
+    for &(k, rho, n0) in &[
+        (1u32, 0.5, 0u64),
+        (10, 0.7, 5),
+        (3, 0.9, 40),
+        (10, 0.95, 300),
+    ] {
         let pi = threshold::lemma1_distribution(k, rho, n0, 1e-15).unwrap();
         let total: f64 = pi.iter().sum();
-        let mean: f64 = pi.iter().enumerate().map(|(i, p)| (n0 + i as u64) as f64 * p).sum();
+        let mean: f64 = pi
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (n0 + i as u64) as f64 * p)
+            .sum();
         let n13 = threshold::threshold_mean(k, rho, n0).unwrap();
         assert!((total - 1.0).abs() < 1e-12, "sum {total}");
-        assert!((mean / n13 - 1.0).abs() < 1e-10, "k={k} rho={rho} n0={n0}: {mean} vs {n13}");
+        assert!(
+            (mean / n13 - 1.0).abs() < 1e-10,
+            "k={k} rho={rho} n0={n0}: {mean} vs {n13}"
+        );
         // Independent route: a generic birth–death solver with the CBF taking the link in
         // states ≤ n0.
         let chain = solve_chain(k, rho, |n| if n <= n0 { 1.0 } else { 0.0 }).unwrap();
@@ -214,7 +232,9 @@ fn theorem5_limits_and_bounds() {
     // And the finite-ρ ratio approaches the limit.
     let f = 2.0 - 2f64.sqrt();
     let nw = wtcp::mean_short(1, f, 0.9999).unwrap();
-    let ns = threshold::OptimalPolicy::new(1, f, 0.9999).unwrap().mean_short;
+    let ns = threshold::OptimalPolicy::new(1, f, 0.9999)
+        .unwrap()
+        .mean_short;
     assert!(((nw - ns) / ns - v_max).abs() < 5e-3);
 }
 

@@ -71,9 +71,15 @@ fn theorem1_slowdown_limit() {
         let sol = psps::PsPs::solve(&q, 1.0, &opts()).unwrap();
         let x = 1e7 * d.mean().unwrap();
         let s = sol.slowdown(x).unwrap();
-        assert!((s / limit - 1.0).abs() < 1e-3, "{d}: PS+PS slowdown {s} vs {limit}");
+        assert!(
+            (s / limit - 1.0).abs() < 1e-3,
+            "{d}: PS+PS slowdown {s} vs {limit}"
+        );
         let s_las = las::slowdown(&q, x).unwrap();
-        assert!((s_las / limit - 1.0).abs() < 1e-3, "{d}: LAS slowdown {s_las}");
+        assert!(
+            (s_las / limit - 1.0).abs() < 1e-3,
+            "{d}: LAS slowdown {s_las}"
+        );
         // And α'(x) → (1−ρ_th)/(1−ρ) (Appendix A).
         let (_, a) = sol.alpha_prime();
         let last = a[a.len() - 1];

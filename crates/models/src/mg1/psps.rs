@@ -256,7 +256,11 @@ impl PsPs {
         if z >= y_max {
             return self.cum[n - 1] + self.a_inf * (z - y_max);
         }
-        let j = self.grid.partition_point(|&y| y <= z).saturating_sub(1).min(n - 2);
+        let j = self
+            .grid
+            .partition_point(|&y| y <= z)
+            .saturating_sub(1)
+            .min(n - 2);
         let h = self.grid[j + 1] - self.grid[j];
         let t = z - self.grid[j];
         self.cum[j] + self.a[j] * t + (self.a[j + 1] - self.a[j]) * t * t / (2.0 * h)
@@ -389,9 +393,7 @@ fn build_grid(d: &SizeDist, th: f64, sf_th: f64, opts: &SolverOptions) -> Result
     g.sort_by(f64::total_cmp);
     let mut out: Vec<f64> = Vec::with_capacity(g.len());
     for v in g {
-        if v <= y_max
-            && out.last().is_none_or(|&l: &f64| v - l > y_max * 1e-15)
-        {
+        if v <= y_max && out.last().is_none_or(|&l: &f64| v - l > y_max * 1e-15) {
             out.push(v);
         }
     }
