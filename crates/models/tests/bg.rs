@@ -1,3 +1,7 @@
+// The reference values are printed with 20 significant digits by the mpmath script on
+// purpose: the literal is rounded to the nearest f64 by the compiler.
+#![allow(clippy::excessive_precision)]
+
 //! Paper 004's models checked against independent routes: high-precision reference values,
 //! brute-force stationary distributions, the limits and bounds the paper proves.
 
