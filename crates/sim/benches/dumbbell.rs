@@ -9,7 +9,11 @@ use sim::scenario::Scenario;
 
 fn bench(c: &mut Criterion) {
     let sc = Scenario::speed_benchmark(60.0);
-    let packets = sc.run().expect("benchmark scenario runs").bottleneck.tx_packets;
+    let packets = sc
+        .run()
+        .expect("benchmark scenario runs")
+        .bottleneck
+        .tx_packets;
     let mut g = c.benchmark_group("dumbbell_s1_d1");
     g.sample_size(10);
     g.throughput(Throughput::Elements(packets));

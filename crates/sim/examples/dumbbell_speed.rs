@@ -36,7 +36,10 @@ fn main() {
     let fwd = report.bottleneck.tx_packets;
     let both = fwd + report.reverse_bottleneck.tx_packets;
     println!("{}", report.summary());
-    println!("simulated {secs} s in {wall:.3} s wall ({:.0}x real time)", secs / wall);
+    println!(
+        "simulated {secs} s in {wall:.3} s wall ({:.0}x real time)",
+        secs / wall
+    );
     println!(
         "bottleneck packets/s (wall): {:.0} forward (data), {:.0} both directions; events/s: {:.0}",
         fwd as f64 / wall,

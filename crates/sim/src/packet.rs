@@ -160,11 +160,20 @@ mod tests {
     #[test]
     fn pool_reuses_slots() {
         let mut p = PacketPool::with_capacity(2);
-        let a = p.alloc(Packet { seq: 1, ..Packet::EMPTY });
-        let b = p.alloc(Packet { seq: 2, ..Packet::EMPTY });
+        let a = p.alloc(Packet {
+            seq: 1,
+            ..Packet::EMPTY
+        });
+        let b = p.alloc(Packet {
+            seq: 2,
+            ..Packet::EMPTY
+        });
         assert_eq!(p.live(), 2);
         p.free(a);
-        let c = p.alloc(Packet { seq: 3, ..Packet::EMPTY });
+        let c = p.alloc(Packet {
+            seq: 3,
+            ..Packet::EMPTY
+        });
         assert_eq!(c, a);
         assert_eq!(p.get(c).seq, 3);
         assert_eq!(p.get(b).seq, 2);

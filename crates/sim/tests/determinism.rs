@@ -14,7 +14,11 @@ fn scenario(seed: u64) -> Scenario {
 fn same_seed_identical_results() {
     let a = scenario(11).run().unwrap();
     let b = scenario(11).run().unwrap();
-    assert!(a.flows.len() > 500, "a real workload ran: {}", a.flows.len());
+    assert!(
+        a.flows.len() > 500,
+        "a real workload ran: {}",
+        a.flows.len()
+    );
     assert!(a.bottleneck.drops > 0, "with losses");
     assert_eq!(a, b);
     assert_eq!(a.fingerprint(), b.fingerprint());
@@ -36,14 +40,20 @@ fn injection_log_adds_up() {
     let inj = r.injections.as_ref().unwrap();
     // Every closed connection's injected bytes equal the sum of its logged segments.
     for c in r.conns.iter().take(200) {
-        let logged: u64 = inj.iter().filter(|i| i.conn == c.conn).map(|i| i.len as u64).sum();
+        let logged: u64 = inj
+            .iter()
+            .filter(|i| i.conn == c.conn)
+            .map(|i| i.len as u64)
+            .sum();
         assert_eq!(logged, c.injected_bytes);
         assert_eq!(c.acked, c.written);
         assert!(c.injected_bytes >= c.written);
     }
     // Per-connection cumulative series are non-decreasing in time.
     let series = sim::stats::injected_series(inj);
-    assert!(series.values().all(|s| s.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 < w[1].1)));
+    assert!(series
+        .values()
+        .all(|s| s.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 < w[1].1)));
     // Completed flows: completion = last ACK − arrival > 0.
     assert!(r.flows.iter().filter_map(|f| f.completion()).all(|c| c > 0));
     assert!(r.mean_active > 0.0 && r.max_active as f64 >= r.mean_active);

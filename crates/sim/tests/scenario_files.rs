@@ -58,7 +58,10 @@ fn bad_scenarios_are_reported() {
     assert!(err(&format!("{base}load = 0.5\nrate_per_s = 3.0\n")).contains("not both"));
     assert!(err(&format!("{base}load = -1.0\n")).contains("positive"));
     assert!(err(&format!("bogus = 1\n{base}load = 0.5\n")).contains("bogus"));
-    assert!(err(&base.replace("duration_s = 1.0", "duration_s = -1.0").replace("unit", "load = 0.5\nunit")).contains("duration_s"));
+    assert!(err(&base
+        .replace("duration_s = 1.0", "duration_s = -1.0")
+        .replace("unit", "load = 0.5\nunit"))
+    .contains("duration_s"));
     assert!(err(&format!("{base}load = 0.5\n[tcp]\nmss = 0\n")).contains("mss"));
     assert!(err("seed = 1\n").contains("scenario file"));
 }
@@ -68,7 +71,11 @@ fn trace_workload_runs_and_checks_sources() {
     let dir = std::env::temp_dir().join(format!("sim-trace-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let good = dir.join("good.csv");
-    std::fs::write(&good, "arrival,size,source\n0.0,14600,0\n0.1,1460,1\n0.2,100000\n").unwrap();
+    std::fs::write(
+        &good,
+        "arrival,size,source\n0.0,14600,0\n0.1,1460,1\n0.2,100000\n",
+    )
+    .unwrap();
     let text = format!(
         "seed = 1\nduration_s = 1.0\ndrain_s = 5.0\n[topology]\npairs = 2\n[workload]\nkind = \"trace\"\npath = {:?}\n",
         good.display().to_string()
@@ -80,17 +87,23 @@ fn trace_workload_runs_and_checks_sources() {
 
     let bad_src = dir.join("bad_src.csv");
     std::fs::write(&bad_src, "0.0,100,5\n").unwrap();
-    let e = Scenario::from_toml(&text.replace("good.csv", "bad_src.csv")).unwrap().run();
+    let e = Scenario::from_toml(&text.replace("good.csv", "bad_src.csv"))
+        .unwrap()
+        .run();
     assert!(matches!(e, Err(ScenarioError::Invalid(m)) if m.contains("source 5")));
 
     let bad_row = dir.join("bad_row.csv");
     std::fs::write(&bad_row, "0.0,100\n0.5,abc\n").unwrap();
-    let e = Scenario::from_toml(&text.replace("good.csv", "bad_row.csv")).unwrap().run();
+    let e = Scenario::from_toml(&text.replace("good.csv", "bad_row.csv"))
+        .unwrap()
+        .run();
     match e {
         Err(ScenarioError::Trace(t)) => assert!(t.to_string().contains("line 2"), "{t}"),
         other => panic!("{other:?}"),
     }
-    let missing = Scenario::from_toml(&text.replace("good.csv", "missing.csv")).unwrap().run();
+    let missing = Scenario::from_toml(&text.replace("good.csv", "missing.csv"))
+        .unwrap()
+        .run();
     assert!(matches!(missing, Err(ScenarioError::Trace(_))));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -11,12 +11,18 @@ use sim::time::millis;
 fn slow_start_doubles_per_rtt() {
     let r = one_flow(&tcp(), 126, vec![]);
     // IW = 2, one ACK per segment, no loss: 2, 4, 8, 16, 32, 64 segments per round trip.
-    assert_eq!(rounds(&r.injections, millis(10.0)), vec![2, 4, 8, 16, 32, 64]);
+    assert_eq!(
+        rounds(&r.injections, millis(10.0)),
+        vec![2, 4, 8, 16, 32, 64]
+    );
     assert!(r.injections.iter().all(|i| !i.retx));
     assert_eq!(r.conns[0].retransmits, 0);
     // Six rounds of ~24.2 ms RTT (+ serialisation): the flow takes about 6 RTTs.
     let c = r.flows[0].completion().unwrap();
-    assert!(c > millis(6.0 * 24.0) && c < millis(6.0 * 24.0 + 20.0), "completion {c}");
+    assert!(
+        c > millis(6.0 * 24.0) && c < millis(6.0 * 24.0 + 20.0),
+        "completion {c}"
+    );
 }
 
 #[test]
@@ -46,7 +52,11 @@ fn single_drop_recovered_by_fast_retransmit() {
     assert!(r.flows[0].finished.is_some());
     // The retransmission left about one RTT after the original (three dupacks), far sooner
     // than any RTO.
-    let orig = r.injections.iter().find(|i| i.seq == lost && !i.retx).unwrap();
+    let orig = r
+        .injections
+        .iter()
+        .find(|i| i.seq == lost && !i.retx)
+        .unwrap();
     let gap = retx[0].time - orig.time;
     assert!(gap > millis(24.0) && gap < millis(30.0), "gap {gap}");
 }
@@ -68,8 +78,17 @@ fn two_drops_in_one_window_partial_ack() {
     let r = one_flow(&cfg, 100, drops);
     let c = &r.conns[0];
     // NewReno: one fast recovery, the second hole repaired on the partial ACK, no timeout.
-    assert_eq!((c.fast_retransmits, c.timeouts, c.retransmits), (1, 0, 2), "{c:?}");
-    let retx: Vec<_> = r.injections.iter().filter(|i| i.retx).map(|i| i.seq).collect();
+    assert_eq!(
+        (c.fast_retransmits, c.timeouts, c.retransmits),
+        (1, 0, 2),
+        "{c:?}"
+    );
+    let retx: Vec<_> = r
+        .injections
+        .iter()
+        .filter(|i| i.retx)
+        .map(|i| i.seq)
+        .collect();
     assert_eq!(retx, vec![a, b]);
 }
 
@@ -88,11 +107,18 @@ fn tail_drop_recovered_by_rto() {
         }],
     );
     let c = &r.conns[0];
-    assert_eq!((c.timeouts, c.fast_retransmits, c.retransmits), (1, 0, 1), "{c:?}");
+    assert_eq!(
+        (c.timeouts, c.fast_retransmits, c.retransmits),
+        (1, 0, 1),
+        "{c:?}"
+    );
     // No duplicate ACK can follow the last segment: the loss costs one RTO (the 200 ms
     // minimum here, as the RTT is ~24 ms), minus the RTT already elapsed when it fires.
     let extra = r.flows[0].completion().unwrap() - baseline;
-    assert!(extra > millis(170.0) && extra < millis(230.0), "extra {extra}");
+    assert!(
+        extra > millis(170.0) && extra < millis(230.0),
+        "extra {extra}"
+    );
 }
 
 #[test]
@@ -107,7 +133,12 @@ fn repeated_timeouts_back_off_exponentially() {
         })
         .collect();
     let r = one_flow(&cfg, 10, drops);
-    let times: Vec<_> = r.injections.iter().filter(|i| i.seq == last).map(|i| i.time).collect();
+    let times: Vec<_> = r
+        .injections
+        .iter()
+        .filter(|i| i.seq == last)
+        .map(|i| i.time)
+        .collect();
     assert_eq!(times.len(), 4);
     let g1 = times[2] - times[1];
     let g2 = times[3] - times[2];
@@ -169,7 +200,10 @@ fn handshake_costs_one_rtt_and_lost_syn_costs_initial_rto() {
     };
     let hs = one_flow(&hs_cfg, 10, vec![]);
     let extra = hs.flows[0].completion().unwrap() - base;
-    assert!(extra > millis(23.0) && extra < millis(26.0), "handshake extra {extra}");
+    assert!(
+        extra > millis(23.0) && extra < millis(26.0),
+        "handshake extra {extra}"
+    );
     // Drop the very first packet (the SYN): retransmitted after the 1 s initial RTO, then
     // the initial window is one segment (RFC 5681 §3.1).
     let lost = one_flow(&hs_cfg, 10, vec![DropRule::Nth(0)]);

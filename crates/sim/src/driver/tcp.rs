@@ -80,7 +80,9 @@ impl<S: FlowSource> Driver for TcpDriver<S> {
     }
 
     fn on_timer(&mut self, w: &mut World, token: u64) {
-        let Some((_, f)) = self.arrivals.on_timer(w, token) else { return };
+        let Some((_, f)) = self.arrivals.on_timer(w, token) else {
+            return;
+        };
         match self.endpoints.get(f.source as usize) {
             Some(&(src, dst)) => {
                 let id = self.flows.len() as u64;

@@ -49,7 +49,13 @@ pub struct Link {
 
 impl Link {
     /// A link from `from` to `to`.
-    pub fn new(from: NodeId, to: NodeId, rate_bps: u64, delay: Time, queue: Box<dyn Queue>) -> Self {
+    pub fn new(
+        from: NodeId,
+        to: NodeId,
+        rate_bps: u64,
+        delay: Time,
+        queue: Box<dyn Queue>,
+    ) -> Self {
         Link {
             from,
             to,

@@ -53,7 +53,9 @@ impl QueueConfig {
     /// Builds the queue.
     pub fn build(&self) -> Box<dyn Queue> {
         match *self {
-            QueueConfig::DropTailPackets { limit } => Box::new(DropTail::new(Limit::Packets(limit))),
+            QueueConfig::DropTailPackets { limit } => {
+                Box::new(DropTail::new(Limit::Packets(limit)))
+            }
             QueueConfig::DropTailBytes { limit } => Box::new(DropTail::new(Limit::Bytes(limit))),
             QueueConfig::Unlimited => Box::new(DropTail::new(Limit::Unlimited)),
         }

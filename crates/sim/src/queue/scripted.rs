@@ -48,7 +48,10 @@ impl<Q: Queue> ScriptedDrops<Q> {
     fn matches(&mut self, pkt: &Packet) -> bool {
         let n = self.offered;
         self.offered += 1;
-        let mut hit = self.rules.iter().any(|r| matches!(r, DropRule::Nth(k) if *k == n));
+        let mut hit = self
+            .rules
+            .iter()
+            .any(|r| matches!(r, DropRule::Nth(k) if *k == n));
         if pkt.kind == PacketKind::Data {
             let watched = self
                 .rules

@@ -29,7 +29,8 @@ use crate::tcp::TcpConfig;
 use crate::time::secs;
 use crate::topology::DumbbellConfig;
 use crate::workload::{
-    load_trace, Component, FlowList, FlowSource, Poisson, SizeDist, SizeUnit, SourcePick, TraceError, WorkloadConfig,
+    load_trace, Component, FlowList, FlowSource, Poisson, SizeDist, SizeUnit, SourcePick,
+    TraceError, WorkloadConfig,
 };
 use crate::world::{Sim, World};
 use serde::{Deserialize, Serialize};
@@ -128,16 +129,24 @@ impl Scenario {
     pub fn validate(&self) -> Result<(), ScenarioError> {
         let inv = ScenarioError::Invalid;
         if !self.duration_s.is_finite() || self.duration_s <= 0.0 {
-            return Err(inv(format!("duration_s must be positive, got {}", self.duration_s)));
+            return Err(inv(format!(
+                "duration_s must be positive, got {}",
+                self.duration_s
+            )));
         }
         if !self.drain_s.is_finite() || self.drain_s < 0.0 {
-            return Err(inv(format!("drain_s must be non-negative, got {}", self.drain_s)));
+            return Err(inv(format!(
+                "drain_s must be non-negative, got {}",
+                self.drain_s
+            )));
         }
         self.topology.validate().map_err(inv)?;
         self.tcp.params().map_err(inv)?;
         if let Some(p) = self.record.active_sample_period_s {
             if !p.is_finite() || p <= 0.0 {
-                return Err(inv(format!("record.active_sample_period_s must be positive, got {p}")));
+                return Err(inv(format!(
+                    "record.active_sample_period_s must be positive, got {p}"
+                )));
             }
         }
         if let WorkloadConfig::Poisson { .. } = self.workload {
@@ -197,7 +206,11 @@ impl Scenario {
     pub fn flow_source(&self) -> Result<Box<dyn FlowSource>, ScenarioError> {
         match &self.workload {
             WorkloadConfig::Poisson {
-                size, unit, sources, max_flows, ..
+                size,
+                unit,
+                sources,
+                max_flows,
+                ..
             } => {
                 let rate = self
                     .workload
@@ -229,17 +242,26 @@ impl Scenario {
                     )));
                 }
                 let stop = secs(self.duration_s);
-                Ok(Box::new(FlowList::new(flows.into_iter().filter(|f| f.arrival < stop).collect())))
+                Ok(Box::new(FlowList::new(
+                    flows.into_iter().filter(|f| f.arrival < stop).collect(),
+                )))
             }
         }
     }
 
     /// Builds the `tcp`-driver simulation (not started). Also returns the bottleneck ids.
-    pub fn build_tcp(&self) -> Result<(TcpSim, crate::packet::LinkId, crate::packet::LinkId), ScenarioError> {
+    pub fn build_tcp(
+        &self,
+    ) -> Result<(TcpSim, crate::packet::LinkId, crate::packet::LinkId), ScenarioError> {
         self.validate()?;
         let params = self.tcp.params().map_err(ScenarioError::Invalid)?;
         let d = self.topology.build();
-        let endpoints = d.senders.iter().copied().zip(d.receivers.iter().copied()).collect();
+        let endpoints = d
+            .senders
+            .iter()
+            .copied()
+            .zip(d.receivers.iter().copied())
+            .collect();
         let mut world = World::new(d.net, params);
         world.record_injections(self.record.injections);
         if let Some(p) = self.record.active_sample_period_s {
@@ -262,7 +284,12 @@ impl Scenario {
     }
 }
 
-fn report(seed: u64, sim: &mut TcpSim, fwd: crate::packet::LinkId, rev: crate::packet::LinkId) -> Report {
+fn report(
+    seed: u64,
+    sim: &mut TcpSim,
+    fwd: crate::packet::LinkId,
+    rev: crate::packet::LinkId,
+) -> Report {
     let w = &mut sim.world;
     let end = w.now();
     Report {

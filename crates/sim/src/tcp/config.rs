@@ -107,7 +107,9 @@ impl TcpConfig {
             if v.is_finite() && v >= 0.0 {
                 Ok(millis(v))
             } else {
-                Err(format!("tcp.{name} must be a finite non-negative number, got {v}"))
+                Err(format!(
+                    "tcp.{name} must be a finite non-negative number, got {v}"
+                ))
             }
         };
         let delayed_ack = match self.delayed_ack_ms {
@@ -118,7 +120,9 @@ impl TcpConfig {
             mss: self.mss as u64,
             header_bytes: self.header_bytes,
             initial_window: self.initial_window as u64 * self.mss as u64,
-            max_window: self.max_window.map_or(u64::MAX, |w| w as u64 * self.mss as u64),
+            max_window: self
+                .max_window
+                .map_or(u64::MAX, |w| w as u64 * self.mss as u64),
             send_buffer: self.send_buffer.unwrap_or(u64::MAX),
             handshake: self.handshake,
             delayed_ack,

@@ -62,7 +62,9 @@ impl RttEstimator {
     /// The current RTO, back-off included.
     pub fn rto(&self) -> Time {
         let shift = self.backoff.min(32);
-        self.base_rto.saturating_mul(1u64 << shift).min(self.max_rto)
+        self.base_rto
+            .saturating_mul(1u64 << shift)
+            .min(self.max_rto)
     }
 
     /// The smoothed RTT, once a sample exists.

@@ -141,7 +141,9 @@ impl Sender {
 
     /// Free room in the send buffer: capacity minus bytes written and not yet ACKed.
     pub fn send_buffer_space(&self) -> u64 {
-        self.p.send_buffer.saturating_sub(self.app_end - self.snd_una)
+        self.p
+            .send_buffer
+            .saturating_sub(self.app_end - self.snd_una)
     }
 
     /// Appends up to `bytes` to the send buffer; returns how many were accepted.
@@ -475,7 +477,14 @@ mod tests {
         assert_eq!(s.write(10_000), 10_000);
         let segs = drain(&mut s, 0);
         assert_eq!(segs.len(), 2);
-        assert_eq!(segs[1], Segment { seq: 100, len: 100, retx: false });
+        assert_eq!(
+            segs[1],
+            Segment {
+                seq: 100,
+                len: 100,
+                retx: false
+            }
+        );
         assert_eq!(s.on_ack(100, 10), AckEvent::NewData { bytes: 100 });
         assert_eq!(s.cwnd(), 300);
         assert_eq!(drain(&mut s, 10).len(), 2);
@@ -490,21 +499,45 @@ mod tests {
         });
         s.write(2_000);
         assert_eq!(drain(&mut s, 0).len(), 10); // 0..1000 in flight
-        // Segment 0 lost twice over: dupacks for 0.
+                                                // Segment 0 lost twice over: dupacks for 0.
         for _ in 0..2 {
-            assert_eq!(s.on_ack(0, 1), AckEvent::Duplicate { entered_recovery: false });
+            assert_eq!(
+                s.on_ack(0, 1),
+                AckEvent::Duplicate {
+                    entered_recovery: false
+                }
+            );
         }
-        assert_eq!(s.on_ack(0, 1), AckEvent::Duplicate { entered_recovery: true });
+        assert_eq!(
+            s.on_ack(0, 1),
+            AckEvent::Duplicate {
+                entered_recovery: true
+            }
+        );
         assert_eq!(s.ssthresh(), 500);
         assert_eq!(s.cwnd(), 800);
         let r = drain(&mut s, 1);
-        assert_eq!(r[0], Segment { seq: 0, len: 100, retx: true });
+        assert_eq!(
+            r[0],
+            Segment {
+                seq: 0,
+                len: 100,
+                retx: true
+            }
+        );
         // Partial ACK up to 300 (segment 300 also lost).
         assert_eq!(s.on_ack(300, 2), AckEvent::NewData { bytes: 300 });
         assert!(s.in_recovery());
         assert_eq!(s.cwnd(), 800 - 300 + 100);
         let r = drain(&mut s, 2);
-        assert_eq!(r[0], Segment { seq: 300, len: 100, retx: true });
+        assert_eq!(
+            r[0],
+            Segment {
+                seq: 300,
+                len: 100,
+                retx: true
+            }
+        );
         // Full ACK.
         s.on_ack(1000, 3);
         assert!(!s.in_recovery());
@@ -525,7 +558,14 @@ mod tests {
         assert_eq!(s.cwnd(), 100);
         assert_eq!(s.ssthresh(), 200);
         let r = drain(&mut s, 1_000_000_000);
-        assert_eq!(r, vec![Segment { seq: 0, len: 100, retx: true }]);
+        assert_eq!(
+            r,
+            vec![Segment {
+                seq: 0,
+                len: 100,
+                retx: true
+            }]
+        );
         // The timer restarted with the backed-off RTO (2 s).
         assert_eq!(s.timer(), Some(3_000_000_000));
         // Second timeout: ssthresh held.

@@ -81,7 +81,9 @@ impl DumbbellConfig {
             ("bottleneck_delay_ms", self.bottleneck_delay_ms),
         ] {
             if !d.is_finite() || d < 0.0 {
-                return Err(format!("{name} must be a finite non-negative number, got {d}"));
+                return Err(format!(
+                    "{name} must be a finite non-negative number, got {d}"
+                ));
             }
         }
         Ok(())
@@ -106,7 +108,13 @@ impl DumbbellConfig {
             millis(self.receiver_delay_ms),
             millis(self.bottleneck_delay_ms),
         );
-        let bottleneck = b.add_link(router_a, router_b, self.bottleneck_rate_bps, bd, bottleneck_queue);
+        let bottleneck = b.add_link(
+            router_a,
+            router_b,
+            self.bottleneck_rate_bps,
+            bd,
+            bottleneck_queue,
+        );
         let reverse_bottleneck = b.add_link(router_b, router_a, self.bottleneck_rate_bps, bd, q());
         for &s in &senders {
             b.add_link(s, router_a, self.access_rate_bps, ad, q());
@@ -150,10 +158,15 @@ mod tests {
         let s = toml::to_string(&c).unwrap();
         let back: DumbbellConfig = toml::from_str(&s).unwrap();
         assert_eq!(c, back);
-        let partial: DumbbellConfig =
-            toml::from_str("pairs = 2\nbottleneck_queue = { kind = \"drop_tail_bytes\", limit = 15000 }").unwrap();
+        let partial: DumbbellConfig = toml::from_str(
+            "pairs = 2\nbottleneck_queue = { kind = \"drop_tail_bytes\", limit = 15000 }",
+        )
+        .unwrap();
         assert_eq!(partial.pairs, 2);
-        assert_eq!(partial.bottleneck_queue, QueueConfig::DropTailBytes { limit: 15000 });
+        assert_eq!(
+            partial.bottleneck_queue,
+            QueueConfig::DropTailBytes { limit: 15000 }
+        );
         assert!(toml::from_str::<DumbbellConfig>("pairs = 2\nbogus = 1").is_err());
     }
 }

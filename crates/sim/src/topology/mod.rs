@@ -65,8 +65,18 @@ impl NetworkBuilder {
 
     /// Adds a unidirectional link `from → to` of `rate_bps` bits/s and propagation `delay`,
     /// with `queue` at its head.
-    pub fn add_link(&mut self, from: NodeId, to: NodeId, rate_bps: u64, delay: Time, queue: Box<dyn Queue>) -> LinkId {
-        assert!(from < self.nodes && to < self.nodes, "link endpoints must be existing nodes");
+    pub fn add_link(
+        &mut self,
+        from: NodeId,
+        to: NodeId,
+        rate_bps: u64,
+        delay: Time,
+        queue: Box<dyn Queue>,
+    ) -> LinkId {
+        assert!(
+            from < self.nodes && to < self.nodes,
+            "link endpoints must be existing nodes"
+        );
         self.links.push(Link::new(from, to, rate_bps, delay, queue));
         (self.links.len() - 1) as LinkId
     }

@@ -115,7 +115,11 @@ impl SizeDist {
             }
             SizeDist::Mixture { components } => {
                 let w: f64 = components.iter().map(|c| c.weight).sum();
-                components.iter().map(|c| c.weight * c.dist.mean()).sum::<f64>() / w
+                components
+                    .iter()
+                    .map(|c| c.weight * c.dist.mean())
+                    .sum::<f64>()
+                    / w
             }
         }
     }
@@ -149,7 +153,11 @@ impl SizeDist {
             }
             SizeDist::Mixture { components } => {
                 let w: f64 = components.iter().map(|c| c.weight).sum();
-                components.iter().map(|c| c.weight * c.dist.sf(x)).sum::<f64>() / w
+                components
+                    .iter()
+                    .map(|c| c.weight * c.dist.sf(x))
+                    .sum::<f64>()
+                    / w
             }
         }
     }
@@ -169,7 +177,11 @@ impl SizeDist {
             }
             SizeDist::Mixture { components } => {
                 let w: f64 = components.iter().map(|c| c.weight).sum();
-                components.iter().map(|c| c.weight * c.dist.mean_ceil()).sum::<f64>() / w
+                components
+                    .iter()
+                    .map(|c| c.weight * c.dist.mean_ceil())
+                    .sum::<f64>()
+                    / w
             }
             other => other.mean() + 0.5,
         }
@@ -230,7 +242,10 @@ mod tests {
     #[test]
     fn paper_means() {
         // Paper 000 §6.2: α = 3, c = 1e-7 gives E[S] = 5 MB.
-        let p = SizeDist::Pareto { alpha: 3.0, c: 1e-7 };
+        let p = SizeDist::Pareto {
+            alpha: 3.0,
+            c: 1e-7,
+        };
         assert!((p.mean() - 5e6).abs() < 1e-3);
         // Paper 003 §II: BP(13, 5000, 1.1) has mean ≈ 64 packets.
         let bp = SizeDist::BoundedPareto {
@@ -275,7 +290,10 @@ mod tests {
 
     #[test]
     fn survival_matches_samples() {
-        let d = SizeDist::Pareto { alpha: 3.0, c: 1e-7 };
+        let d = SizeDist::Pareto {
+            alpha: 3.0,
+            c: 1e-7,
+        };
         let mut r = rng_stream(1, 0);
         let n = 200_000;
         let x = 5e6;
@@ -296,7 +314,11 @@ mod tests {
             alpha: 1.1,
         };
         let m = (0..n).map(|_| bp.sample_units(&mut r)).sum::<u64>() as f64 / n as f64;
-        assert!((m - bp.mean_ceil()).abs() / bp.mean_ceil() < 0.03, "{m} vs {}", bp.mean_ceil());
+        assert!(
+            (m - bp.mean_ceil()).abs() / bp.mean_ceil() < 0.03,
+            "{m} vs {}",
+            bp.mean_ceil()
+        );
         assert_eq!(SizeDist::Constant { value: 4.0 }.mean_ceil(), 4.0);
     }
 
@@ -311,6 +333,11 @@ mod tests {
         .validate()
         .is_err());
         assert!(SizeDist::Mixture { components: vec![] }.validate().is_err());
-        assert!(SizeDist::Pareto { alpha: 3.0, c: f64::NAN }.validate().is_err());
+        assert!(SizeDist::Pareto {
+            alpha: 3.0,
+            c: f64::NAN
+        }
+        .validate()
+        .is_err());
     }
 }

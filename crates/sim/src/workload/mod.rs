@@ -126,7 +126,7 @@ impl Poisson {
 
 impl FlowSource for Poisson {
     fn next_flow(&mut self) -> Option<FlowSpec> {
-        if self.left == 0 || !(self.rate > 0.0) {
+        if self.left == 0 || self.rate.is_nan() || self.rate <= 0.0 {
             return None;
         }
         let u = 1.0 - self.rng.random::<f64>();
@@ -136,7 +136,10 @@ impl FlowSource for Poisson {
             return None;
         }
         self.left -= 1;
-        let size = self.size.sample_units(&mut self.rng).saturating_mul(self.unit_bytes);
+        let size = self
+            .size
+            .sample_units(&mut self.rng)
+            .saturating_mul(self.unit_bytes);
         let source = match self.pick {
             SourcePick::Random => self.rng.random_range(0..self.sources),
             SourcePick::RoundRobin => {
@@ -212,7 +215,9 @@ impl WorkloadConfig {
                 }
                 Ok(l * capacity_bps as f64 / 8.0 / mean_bytes)
             }
-            (Some(_), Some(_)) => Err("give either workload.rate_per_s or workload.load, not both".into()),
+            (Some(_), Some(_)) => {
+                Err("give either workload.rate_per_s or workload.load, not both".into())
+            }
             (None, None) => Err("a Poisson workload needs rate_per_s or load".into()),
             _ => Err("workload rate/load must be a finite positive number".into()),
         }
@@ -241,9 +246,15 @@ mod tests {
         let mut p = poisson(5, SourcePick::Random);
         let flows: Vec<_> = std::iter::from_fn(|| p.next_flow()).collect();
         // 100/s over 1000 s: 100 000 ± a few hundred.
-        assert!((flows.len() as f64 - 100_000.0).abs() < 1_500.0, "{}", flows.len());
+        assert!(
+            (flows.len() as f64 - 100_000.0).abs() < 1_500.0,
+            "{}",
+            flows.len()
+        );
         assert!(flows.windows(2).all(|w| w[0].arrival <= w[1].arrival));
-        assert!(flows.iter().all(|f| f.size % 1000 == 0 && f.size >= 1000 && f.source < 4));
+        assert!(flows
+            .iter()
+            .all(|f| f.size % 1000 == 0 && f.size >= 1000 && f.source < 4));
         let mean = flows.iter().map(|f| f.size as f64).sum::<f64>() / flows.len() as f64;
         let expect = SizeDist::Exponential { mean: 4.0 }.mean_ceil() * 1000.0;
         assert!((mean - expect).abs() / expect < 0.02, "{mean} vs {expect}");

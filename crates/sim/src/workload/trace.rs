@@ -41,7 +41,8 @@ impl std::error::Error for TraceError {}
 
 /// Reads and parses the trace at `path`.
 pub fn load_trace(path: &Path) -> Result<Vec<FlowSpec>, TraceError> {
-    let text = std::fs::read_to_string(path).map_err(|e| TraceError::Io(format!("{}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| TraceError::Io(format!("{}: {e}", path.display())))?;
     parse_trace(&text)
 }
 
@@ -72,15 +73,22 @@ pub fn parse_trace(text: &str) -> Result<Vec<FlowSpec>, TraceError> {
             .parse()
             .map_err(|_| err(format!("arrival time {:?} is not a number", fields[0])))?;
         if !t.is_finite() || t < 0.0 {
-            return Err(err(format!("arrival time {t} must be finite and non-negative")));
+            return Err(err(format!(
+                "arrival time {t} must be finite and non-negative"
+            )));
         }
         if t < last {
-            return Err(err(format!("arrival time {t} is before the previous one ({last}); sort the trace")));
+            return Err(err(format!(
+                "arrival time {t} is before the previous one ({last}); sort the trace"
+            )));
         }
         last = t;
-        let size: u64 = fields[1]
-            .parse()
-            .map_err(|_| err(format!("size {:?} is not a non-negative integer number of bytes", fields[1])))?;
+        let size: u64 = fields[1].parse().map_err(|_| {
+            err(format!(
+                "size {:?} is not a non-negative integer number of bytes",
+                fields[1]
+            ))
+        })?;
         if size == 0 {
             return Err(err("size must be at least 1 byte".into()));
         }
@@ -143,7 +151,9 @@ mod tests {
         assert!(line_err("0,10\nNaN,1\n").1.contains("finite"));
         assert!(line_err("-1,10\n").1.contains("non-negative"));
         assert!(line_err("0,10,src\n").1.contains("source"));
-        assert!(line_err("0,10\n1,99999999999999999999999\n").1.contains("size"));
+        assert!(line_err("0,10\n1,99999999999999999999999\n")
+            .1
+            .contains("size"));
     }
 
     #[test]

@@ -73,7 +73,16 @@ pub(super) struct Conn {
 
 impl Conn {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(serial: u32, slot: u32, src: NodeId, dst: NodeId, user: u64, sender: Sender, delack: bool, now: Time) -> Self {
+    pub fn new(
+        serial: u32,
+        slot: u32,
+        src: NodeId,
+        dst: NodeId,
+        user: u64,
+        sender: Sender,
+        delack: bool,
+        now: Time,
+    ) -> Self {
         Conn {
             id: ConnId { slot, serial },
             alive: true,
@@ -97,7 +106,16 @@ impl Conn {
     /// Re-initialises a closed slot for a new connection, keeping the timer generations
     /// (so events of the previous occupant stay stale) and the receiver's capacity.
     #[allow(clippy::too_many_arguments)]
-    pub fn reuse(&mut self, serial: u32, src: NodeId, dst: NodeId, user: u64, sender: Sender, delack: bool, now: Time) {
+    pub fn reuse(
+        &mut self,
+        serial: u32,
+        src: NodeId,
+        dst: NodeId,
+        user: u64,
+        sender: Sender,
+        delack: bool,
+        now: Time,
+    ) {
         self.id.serial = serial;
         self.alive = true;
         self.src = src;

@@ -147,7 +147,10 @@ impl World {
     /// value. With the handshake on, the SYN leaves at the next flush.
     pub fn open(&mut self, src: NodeId, dst: NodeId, user: u64) -> ConnId {
         let serial = self.next_serial;
-        self.next_serial = self.next_serial.checked_add(1).expect("more than 2^32 connections");
+        self.next_serial = self
+            .next_serial
+            .checked_add(1)
+            .expect("more than 2^32 connections");
         let sender = Sender::new(self.params, self.now);
         let delack = self.params.delayed_ack.is_some();
         let slot = match self.free_slots.pop() {
@@ -156,8 +159,16 @@ impl World {
                 s
             }
             None => {
-                self.conns
-                    .push(Conn::new(serial, (self.conns.len()) as u32, src, dst, user, sender, delack, self.now));
+                self.conns.push(Conn::new(
+                    serial,
+                    (self.conns.len()) as u32,
+                    src,
+                    dst,
+                    user,
+                    sender,
+                    delack,
+                    self.now,
+                ));
                 (self.conns.len() - 1) as u32
             }
         };
@@ -173,7 +184,9 @@ impl World {
     /// Closes `conn` (it vanishes at once: packets still in flight for it are discarded on
     /// arrival) and records it in [`World::conn_records`].
     pub fn close(&mut self, conn: ConnId) {
-        let Some(slot) = self.lookup(conn) else { return };
+        let Some(slot) = self.lookup(conn) else {
+            return;
+        };
         let c = &mut self.conns[slot];
         c.alive = false;
         self.conn_records.push(c.record(self.now));
@@ -214,7 +227,9 @@ impl World {
     /// Writes up to `bytes` into `conn`'s send buffer; returns the bytes accepted. The
     /// connection sends at the next flush.
     pub fn write(&mut self, conn: ConnId, bytes: u64) -> u64 {
-        let Some(slot) = self.lookup(conn) else { return 0 };
+        let Some(slot) = self.lookup(conn) else {
+            return 0;
+        };
         let n = self.conns[slot].sender.write(bytes);
         if n > 0 {
             self.mark_pending(conn);
@@ -259,7 +274,9 @@ impl World {
             Some(t) if t <= end => {}
             _ => return false,
         }
-        let Some((t, ev)) = self.events.pop() else { return false };
+        let Some((t, ev)) = self.events.pop() else {
+            return false;
+        };
         self.now = t;
         self.stats.events += 1;
         match ev {
@@ -285,7 +302,9 @@ impl World {
         while i < self.pending.len() {
             let id = self.pending[i];
             i += 1;
-            let Some(slot) = self.lookup(id) else { continue };
+            let Some(slot) = self.lookup(id) else {
+                continue;
+            };
             if !self.conns[slot].pending {
                 continue;
             }

@@ -22,7 +22,8 @@ impl World {
     fn enqueue(&mut self, l: LinkId, id: PacketId) {
         let now = self.now;
         let link = &mut self.net.links[l as usize];
-        link.queue.enqueue(id, self.pkts.get(id), now, &mut self.drop_buf);
+        link.queue
+            .enqueue(id, self.pkts.get(id), now, &mut self.drop_buf);
         for d in self.drop_buf.drain(..) {
             link.count_drop(self.pkts.get(d));
             self.pkts.free(d);
@@ -48,9 +49,12 @@ impl World {
     fn transmit_next(&mut self, l: LinkId) {
         let now = self.now;
         let link = &mut self.net.links[l as usize];
-        let Some(id) = link.queue.dequeue(now) else { return };
+        let Some(id) = link.queue.dequeue(now) else {
+            return;
+        };
         let arrival = link.start_tx(self.pkts.get(id), now);
-        self.events.push(arrival, Event::Arrive { link: l, pkt: id.0 });
+        self.events
+            .push(arrival, Event::Arrive { link: l, pkt: id.0 });
         if link.queue.len_packets() > 0 {
             link.txdone_pending = true;
             self.events.push(link.busy_until, Event::TxDone { link: l });

@@ -40,10 +40,20 @@ pub struct Run {
     pub sim: Sim<TcpDriver<FlowList>>,
 }
 
-pub fn build(cfg: &TcpConfig, topo: &DumbbellConfig, flows: Vec<FlowSpec>, drops: Vec<DropRule>) -> Sim<TcpDriver<FlowList>> {
+pub fn build(
+    cfg: &TcpConfig,
+    topo: &DumbbellConfig,
+    flows: Vec<FlowSpec>,
+    drops: Vec<DropRule>,
+) -> Sim<TcpDriver<FlowList>> {
     let q = ScriptedDrops::new(DropTail::new(Limit::Packets(1000)), drops);
     let d = topo.build_with(Box::new(q));
-    let endpoints = d.senders.iter().copied().zip(d.receivers.iter().copied()).collect();
+    let endpoints = d
+        .senders
+        .iter()
+        .copied()
+        .zip(d.receivers.iter().copied())
+        .collect();
     let mut w = World::new(d.net, cfg.params().expect("valid tcp config"));
     w.record_injections(true);
     Sim::new(w, TcpDriver::new(FlowList::new(flows), endpoints))
