@@ -36,6 +36,14 @@ fn main() {
     let fwd = report.bottleneck.tx_packets;
     let both = fwd + report.reverse_bottleneck.tx_packets;
     println!("{}", report.summary());
+    let offered: u64 = report.flows.iter().map(|f| f.size).sum();
+    let retx: u64 = report.conns.iter().map(|c| c.retransmits).sum();
+    let rate = sc.topology.bottleneck_rate_bps as f64;
+    println!(
+        "offered payload load {:.3}, bottleneck utilisation (wire) {:.3}, retransmitted segments {retx}",
+        offered as f64 * 8.0 / secs / rate,
+        report.bottleneck.tx_bytes as f64 * 8.0 / secs / rate,
+    );
     println!(
         "simulated {secs} s in {wall:.3} s wall ({:.0}x real time)",
         secs / wall

@@ -278,35 +278,9 @@ impl Scenario {
                 let (mut sim, fwd, rev) = self.build_tcp()?;
                 let end = secs(self.duration_s + self.drain_s);
                 sim.run_until(end);
-                Ok(report(self.seed, &mut sim, fwd, rev))
+                let flows = sim.driver.take_flows();
+                Ok(Report::collect(self.seed, &mut sim.world, flows, fwd, rev))
             }
         }
-    }
-}
-
-fn report(
-    seed: u64,
-    sim: &mut TcpSim,
-    fwd: crate::packet::LinkId,
-    rev: crate::packet::LinkId,
-) -> Report {
-    let w = &mut sim.world;
-    let end = w.now();
-    Report {
-        seed,
-        end,
-        flows: sim.driver.take_flows(),
-        conns: w.conn_records().to_vec(),
-        bottleneck: w.net.link(fwd).stats.clone(),
-        reverse_bottleneck: w.net.link(rev).stats.clone(),
-        active_samples: w.stats.active_samples.clone(),
-        mean_active: if end == 0 {
-            0.0
-        } else {
-            w.stats.active_area as f64 / end as f64
-        },
-        max_active: w.stats.max_active,
-        injections: w.take_injections(),
-        events: w.stats.events,
     }
 }

@@ -2,8 +2,9 @@
 
 use crate::driver::FlowRecord;
 use crate::link::LinkStats;
+use crate::packet::LinkId;
 use crate::time::{as_secs, Time};
-use crate::world::{ConnRecord, Injection};
+use crate::world::{ConnRecord, Injection, World};
 use serde::Serialize;
 use std::hash::{Hash, Hasher};
 
@@ -35,6 +36,37 @@ pub struct Report {
 }
 
 impl Report {
+    /// Gathers a report from a finished run: `flows` from the driver, counters of links
+    /// `fwd` / `rev` (the bottleneck pair), connection records, samples and the injection log
+    /// from the world (the log is moved out).
+    pub fn collect(
+        seed: u64,
+        w: &mut World,
+        flows: Vec<FlowRecord>,
+        fwd: LinkId,
+        rev: LinkId,
+    ) -> Report {
+        let end = w.now();
+        w.settle_active_area();
+        Report {
+            seed,
+            end,
+            flows,
+            conns: w.conn_records().to_vec(),
+            bottleneck: w.net.link(fwd).stats.clone(),
+            reverse_bottleneck: w.net.link(rev).stats.clone(),
+            active_samples: w.stats.active_samples.clone(),
+            mean_active: if end == 0 {
+                0.0
+            } else {
+                w.stats.active_area as f64 / end as f64
+            },
+            max_active: w.stats.max_active,
+            injections: w.take_injections(),
+            events: w.stats.events,
+        }
+    }
+
     /// Flows completed.
     pub fn completed(&self) -> usize {
         self.flows.iter().filter(|f| f.finished.is_some()).count()

@@ -67,6 +67,16 @@ impl RttEstimator {
             .min(self.max_rto)
     }
 
+    /// RFC 6298 §5.7: after the SYN timed out, data transmission starts with an RTO of at
+    /// least 3 s (no back-off) until a sample is taken.
+    pub fn after_syn_timeout(&mut self) {
+        self.base_rto = self
+            .base_rto
+            .max(3 * crate::time::NS_PER_SEC)
+            .min(self.max_rto);
+        self.backoff = 0;
+    }
+
     /// The smoothed RTT, once a sample exists.
     pub fn srtt(&self) -> Option<Time> {
         self.srtt

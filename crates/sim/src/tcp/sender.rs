@@ -184,7 +184,7 @@ impl Sender {
 
     /// SYN-ACK received at `now`: the connection is established. The SYN's RTT is sampled
     /// if it was sent once (Karn); if it had to be retransmitted the initial window is one
-    /// segment (RFC 5681 §3.1).
+    /// segment (RFC 5681 §3.1) and the RTO restarts at 3 s (RFC 6298 §5.7).
     pub fn on_syn_ack(&mut self, now: Time) {
         if self.state != SenderState::SynSent {
             return;
@@ -196,6 +196,7 @@ impl Sender {
             self.rtt.sample(now - self.syn_sent_at);
         } else {
             self.cwnd = self.p.mss.min(self.p.max_window);
+            self.rtt.after_syn_timeout();
         }
     }
 
