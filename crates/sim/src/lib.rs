@@ -20,7 +20,18 @@
 //! - [`scenario`]: TOML scenario files and a one-call runner.
 //!
 //! Time is integer nanoseconds ([`time::Time`]); the same scenario and seed give the same
-//! bytes out.
+//! bytes out ([`stats::Report::fingerprint`]).
+//!
+//! Running a scenario from code:
+//!
+//! ```
+//! let report = sim::Scenario::speed_benchmark(2.0).run().expect("valid scenario");
+//! assert!(report.bottleneck.tx_packets > 0);
+//! ```
+//!
+//! Speed: `cargo run --release -p sim --example dumbbell_speed` (300 simulated seconds of
+//! paper 003's S1/D1 dumbbell, prints bottleneck packets per wall second) and
+//! `cargo bench -p sim --bench dumbbell`. Writing a new driver: see `DRIVERS.md`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -59,3 +59,23 @@ fn injection_log_adds_up() {
     assert!(r.mean_active > 0.0 && r.max_active as f64 >= r.mean_active);
     assert_eq!(r.active_samples.len(), 40);
 }
+
+#[test]
+fn active_connection_integral_matches_lifetimes() {
+    // Arrivals stop at 5 s; 60 s of drain lets every flow finish.
+    let mut s = Scenario::speed_benchmark(5.0);
+    s.drain_s = 60.0;
+    let r = s.run().unwrap();
+    assert_eq!(r.completed(), r.flows.len());
+    assert_eq!(r.conns.len(), r.flows.len());
+    let lifetimes: u128 = r.conns.iter().map(|c| (c.closed - c.opened) as u128).sum();
+    let area = (r.mean_active * r.end as f64) as u128;
+    let rel = (area as f64 - lifetimes as f64).abs() / lifetimes as f64;
+    assert!(rel < 1e-9, "area {area} vs lifetimes {lifetimes}");
+    // Each flow's completion is its connection's lifetime (one connection per flow).
+    for f in &r.flows {
+        let c = r.conns.iter().find(|c| c.conn == f.conn).unwrap();
+        assert_eq!(f.completion(), Some(c.closed - c.opened));
+        assert_eq!(c.written, f.size);
+    }
+}
