@@ -1,1 +1,119 @@
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
+//! The schedtcp experiments framework.
+//!
+//! Every table and figure of the papers is a named experiment ([`experiments`]) with a
+//! scenario file (TOML, embedded, overridable by a path) holding every parameter, a progress
+//! bar, raw results as CSV/JSON, SVG plots and a `summary.md` that places the paper's numbers
+//! beside ours. [`run`] executes one; outputs go to `results/<name>/` at the repository root
+//! unless [`RunOptions::out_dir`] says otherwise.
+//!
+//! Adding an experiment: a module under `src/experiments/`, a scenario under `scenarios/`,
+//! and one line in `src/registry.rs`.
+
+mod context;
+mod experiments;
+pub mod fluid;
+pub mod plot;
+mod registry;
+pub mod scenario;
+
+pub use context::Context;
+
+use anyhow::Context as _;
+use std::path::PathBuf;
+
+/// How to run an experiment.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Scenario file replacing the embedded default.
+    pub scenario: Option<PathBuf>,
+    /// Output directory (default `results/<name>/` at the repository root).
+    pub out_dir: Option<PathBuf>,
+    /// Use the scenario's `[quick]` overrides (small and fast, for tests).
+    pub quick: bool,
+    /// Seed replacing the scenario's.
+    pub seed: Option<u64>,
+    /// Show a progress bar (only drawn when stderr is a terminal).
+    pub progress: bool,
+}
+
+/// A registered experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExperimentInfo {
+    /// Name used on the command line.
+    pub name: &'static str,
+    /// One-line description.
+    pub description: &'static str,
+}
+
+/// What a run produced.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// Where the outputs were written.
+    pub out_dir: PathBuf,
+    /// The markdown summary (also written to `summary.md`).
+    pub summary_markdown: String,
+}
+
+/// All registered experiments, in registry order.
+pub fn experiments() -> Vec<ExperimentInfo> {
+    registry::ENTRIES
+        .iter()
+        .map(|e| ExperimentInfo {
+            name: e.name,
+            description: e.description,
+        })
+        .collect()
+}
+
+/// The embedded default scenario (TOML text) of an experiment.
+pub fn default_scenario(name: &str) -> Option<&'static str> {
+    registry::find(name).map(|e| e.scenario)
+}
+
+/// Default output directory of an experiment: `results/<name>` at the repository root.
+pub fn default_out_dir(name: &str) -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("..");
+    let base = if root.join("Cargo.toml").is_file() {
+        root.join("results")
+    } else {
+        PathBuf::from("results")
+    };
+    base.join(name)
+}
+
+/// Run experiment `name`.
+pub fn run(name: &str, opts: &RunOptions) -> anyhow::Result<Report> {
+    let entry = registry::find(name).with_context(|| {
+        let known: Vec<&str> = registry::ENTRIES.iter().map(|e| e.name).collect();
+        format!(
+            "unknown experiment `{name}`; known experiments: {}",
+            known.join(", ")
+        )
+    })?;
+    let (text, source) = match &opts.scenario {
+        Some(p) => (
+            std::fs::read_to_string(p)
+                .with_context(|| format!("reading scenario file {}", p.display()))?,
+            p.display().to_string(),
+        ),
+        None => (
+            entry.scenario.to_string(),
+            format!("embedded default scenario of {name}"),
+        ),
+    };
+    let out_dir = opts
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| default_out_dir(name));
+    let ctx = Context::new(name, &text, &source, out_dir.clone(), opts)?;
+    let summary = (entry.run)(&ctx).with_context(|| format!("experiment `{name}` failed"))?;
+    ctx.write_text("summary.md", &summary)?;
+    Ok(Report {
+        out_dir,
+        summary_markdown: summary,
+    })
+}

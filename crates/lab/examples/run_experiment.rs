@@ -1,0 +1,45 @@
+//! Run experiments without the `schedtcp` CLI:
+//! `cargo run --release -p lab --example run_experiment -- NAME [NAME…] [--quick] [--seed N]
+//! [--out DIR] [--scenario FILE]`; `all` runs every registered experiment.
+
+use std::path::PathBuf;
+
+fn main() -> anyhow::Result<()> {
+    let mut names = Vec::new();
+    let mut opts = lab::RunOptions {
+        progress: true,
+        ..Default::default()
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--quick" => opts.quick = true,
+            "--seed" => {
+                let v = args
+                    .next()
+                    .ok_or_else(|| anyhow::anyhow!("--seed needs a value"))?;
+                opts.seed = Some(v.parse()?);
+            }
+            "--out" => opts.out_dir = args.next().map(PathBuf::from),
+            "--scenario" => opts.scenario = args.next().map(PathBuf::from),
+            "all" => names.extend(lab::experiments().iter().map(|e| e.name.to_string())),
+            _ => names.push(a),
+        }
+    }
+    if names.is_empty() {
+        for e in lab::experiments() {
+            println!("{:14} {}", e.name, e.description);
+        }
+        return Ok(());
+    }
+    for n in names {
+        let t = std::time::Instant::now();
+        let r = lab::run(&n, &opts)?;
+        eprintln!(
+            "{n}: {} ({:.1} s)",
+            r.out_dir.display(),
+            t.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,119 @@
+//! What an experiment gets: its parsed scenario, an output directory, progress bars.
+
+use crate::scenario;
+use crate::RunOptions;
+use anyhow::Context as _;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+/// The run context handed to an experiment.
+pub struct Context {
+    name: String,
+    text: String,
+    source: String,
+    out_dir: PathBuf,
+    quick: bool,
+    seed: Option<u64>,
+    progress: bool,
+}
+
+impl Context {
+    pub(crate) fn new(
+        name: &str,
+        text: &str,
+        source: &str,
+        out_dir: PathBuf,
+        opts: &RunOptions,
+    ) -> anyhow::Result<Self> {
+        std::fs::create_dir_all(&out_dir)
+            .with_context(|| format!("creating output directory {}", out_dir.display()))?;
+        let ctx = Self {
+            name: name.to_string(),
+            text: text.to_string(),
+            source: source.to_string(),
+            out_dir,
+            quick: opts.quick,
+            seed: opts.seed,
+            progress: opts.progress,
+        };
+        ctx.write_text("scenario.toml", text)?;
+        Ok(ctx)
+    }
+
+    /// The experiment's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Parse the scenario (applying `[quick]` overrides in quick mode).
+    pub fn params<P: DeserializeOwned>(&self) -> anyhow::Result<P> {
+        scenario::parse(&self.text, &self.source, self.quick)
+    }
+
+    /// Whether this is a quick run.
+    pub fn quick(&self) -> bool {
+        self.quick
+    }
+
+    /// The seed: the command line's if given, else the scenario's.
+    pub fn seed(&self, scenario_seed: u64) -> u64 {
+        self.seed.unwrap_or(scenario_seed)
+    }
+
+    /// The output directory.
+    pub fn out_dir(&self) -> &Path {
+        &self.out_dir
+    }
+
+    /// Path of an output file.
+    pub fn path(&self, file: &str) -> PathBuf {
+        self.out_dir.join(file)
+    }
+
+    /// A progress bar of `len` steps (hidden unless requested and stderr is a terminal).
+    pub fn progress(&self, len: u64, what: &str) -> ProgressBar {
+        let pb = ProgressBar::new(len);
+        if self.progress && std::io::stderr().is_terminal() {
+            pb.set_draw_target(ProgressDrawTarget::stderr());
+            if let Ok(style) = ProgressStyle::with_template(
+                "{prefix} {msg:24} [{bar:30}] {pos}/{len} ({elapsed}, eta {eta})",
+            ) {
+                pb.set_style(style.progress_chars("=> "));
+            }
+        } else {
+            pb.set_draw_target(ProgressDrawTarget::hidden());
+        }
+        pb.set_prefix(self.name.clone());
+        pb.set_message(what.to_string());
+        pb
+    }
+
+    /// Write a text file.
+    pub fn write_text(&self, file: &str, text: &str) -> anyhow::Result<()> {
+        let p = self.path(file);
+        std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))
+    }
+
+    /// Write rows as CSV (header from the struct's field names).
+    pub fn write_csv<R: Serialize>(&self, file: &str, rows: &[R]) -> anyhow::Result<()> {
+        let p = self.path(file);
+        let mut w =
+            csv::Writer::from_path(&p).with_context(|| format!("creating {}", p.display()))?;
+        for r in rows {
+            w.serialize(r)
+                .with_context(|| format!("writing {}", p.display()))?;
+        }
+        w.flush()
+            .with_context(|| format!("writing {}", p.display()))?;
+        Ok(())
+    }
+
+    /// Write a value as pretty JSON.
+    pub fn write_json<V: Serialize>(&self, file: &str, value: &V) -> anyhow::Result<()> {
+        let text = serde_json::to_string_pretty(value).context("serialising JSON")?;
+        self.write_text(file, &text)
+    }
+}

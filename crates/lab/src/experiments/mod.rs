@@ -1,0 +1,45 @@
+//! The experiments of issue 4 (analytical models and flow-level simulation). Each module
+//! exposes `NAME`, `DESCRIPTION`, `SCENARIO` (its embedded TOML) and `run`.
+
+pub mod bg_fig2;
+pub mod bg_fig3;
+pub mod bg_fig4;
+pub mod bg_theorem5;
+pub mod fluid_table2;
+pub mod run2c_fig1;
+pub mod run2c_fig2;
+
+/// A markdown table.
+pub(crate) fn md_table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut s = String::new();
+    s.push_str(&format!("| {} |\n", headers.join(" | ")));
+    s.push_str(&format!(
+        "|{}\n",
+        headers.iter().map(|_| "---|").collect::<String>()
+    ));
+    for r in rows {
+        s.push_str(&format!("| {} |\n", r.join(" | ")));
+    }
+    s
+}
+
+/// `x` as a percentage with `d` decimals.
+pub(crate) fn pct(x: f64, d: usize) -> String {
+    format!("{:.*}%", d, 100.0 * x)
+}
+
+/// Evenly spaced points on `[a, b]` (inclusive), `n ≥ 2`.
+pub(crate) fn linspace(a: f64, b: f64, n: usize) -> Vec<f64> {
+    let n = n.max(2);
+    (0..n)
+        .map(|i| a + (b - a) * i as f64 / (n - 1) as f64)
+        .collect()
+}
+
+/// Log-spaced points on `[a, b]` (inclusive), `n ≥ 2`, `0 < a < b`.
+pub(crate) fn logspace(a: f64, b: f64, n: usize) -> Vec<f64> {
+    linspace(a.ln(), b.ln(), n)
+        .into_iter()
+        .map(f64::exp)
+        .collect()
+}

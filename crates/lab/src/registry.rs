@@ -1,0 +1,38 @@
+//! The experiment registry: one line per experiment.
+
+use crate::experiments as x;
+use crate::Context;
+
+/// A registered experiment: its name, description, embedded scenario and runner.
+pub(crate) struct Entry {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub scenario: &'static str,
+    pub run: fn(&Context) -> anyhow::Result<String>,
+}
+
+macro_rules! entry {
+    ($m:ident) => {
+        Entry {
+            name: x::$m::NAME,
+            description: x::$m::DESCRIPTION,
+            scenario: x::$m::SCENARIO,
+            run: x::$m::run,
+        }
+    };
+}
+
+/// Every experiment. Add new ones here (one line each).
+pub(crate) const ENTRIES: &[Entry] = &[
+    entry!(run2c_fig1),
+    entry!(run2c_fig2),
+    entry!(bg_fig2),
+    entry!(bg_fig3),
+    entry!(bg_fig4),
+    entry!(bg_theorem5),
+    entry!(fluid_table2),
+];
+
+pub(crate) fn find(name: &str) -> Option<&'static Entry> {
+    ENTRIES.iter().find(|e| e.name == name)
+}
