@@ -34,7 +34,9 @@ pub fn parse<P: DeserializeOwned>(text: &str, source: &str, quick: bool) -> anyh
 #[macro_export]
 macro_rules! check_param {
     ($cond:expr, $($msg:tt)+) => {
-        if !$cond {
+        // NaN fails every comparison, so a NaN parameter is rejected too.
+        let ok: bool = $cond;
+        if !ok {
             return Err(anyhow::anyhow!("invalid scenario parameter: {}", format!($($msg)+)));
         }
     };

@@ -29,7 +29,7 @@ fn quick(name: &str) -> (PathBuf, String) {
     (dir, r.summary_markdown)
 }
 
-fn has(dir: &PathBuf, files: &[&str]) {
+fn has(dir: &std::path::Path, files: &[&str]) {
     for f in files {
         let p = dir.join(f);
         assert!(p.is_file(), "missing {}", p.display());
