@@ -30,18 +30,20 @@ use std::sync::Arc;
 pub enum MLimit {
     /// A constant `M ≥ 1`.
     Fixed(u32),
-    /// Adapted every `period` time units so that the background sending rate tracks its
-    /// arrival load (Section IV-A): both are smoothed by an EWMA of weight `ewma_weight`;
-    /// while micro-flows are waiting and the smoothed sending rate is below the smoothed
-    /// load, `M` grows by one; when nobody waits, `M` shrinks by one (down to 1). This keeps
-    /// the micro-flow queue long but not unstable, i.e. `M` near the critical value (27).
+    /// Adapted slowly so that the micro-flow queue stays long but stable, which is how
+    /// paper 004 (after Theorem 7, and Section IV-A) makes eq. (27) hold approximately:
+    /// every `period` time units the time-average number of *waiting* micro-flows over the
+    /// period is compared with `target_backlog`; above it `M` grows by one (the sending rate
+    /// is below the arrival load), below it `M` shrinks by one (down to 1). `M` then dithers
+    /// between the integers around the critical value, its time average tracks the critical
+    /// value, and the background sending rate equals its arrival load.
     Adaptive {
         /// Starting limit.
         initial: u32,
-        /// Adaptation period (time units).
+        /// Adaptation period (time units); should be long compared with micro-flow lifetimes.
         period: f64,
-        /// EWMA weight in `(0, 1]`.
-        ewma_weight: f64,
+        /// Backlog of waiting micro-flows the controller keeps (> 0).
+        target_backlog: f64,
     },
 }
 
@@ -176,17 +178,11 @@ pub fn simulate(cfg: &BgConfig) -> Result<BgStats> {
         BgControl::AccessControl(MLimit::Adaptive {
             initial,
             period,
-            ewma_weight,
+            target_backlog,
         }) => {
             positive("period", period)?;
-            if !(ewma_weight > 0.0 && ewma_weight <= 1.0) {
-                return Err(SimError::InvalidParameter {
-                    name: "ewma_weight",
-                    value: ewma_weight,
-                    reason: "must be in (0, 1]",
-                });
-            }
-            (initial.max(1) as u64, Some((period, ewma_weight)))
+            positive("target_backlog", target_backlog)?;
+            (initial.max(1) as u64, Some((period, target_backlog)))
         }
         BgControl::Vanilla => (u64::MAX, None),
         BgControl::WTcp { w } => {
@@ -255,9 +251,7 @@ pub fn simulate(cfg: &BgConfig) -> Result<BgStats> {
         .as_ref()
         .map_or(f64::INFINITY, |m| exp(&mut rng_micro, m.lambda));
     let mut next_epoch = adaptive.map_or(f64::INFINITY, |(p, _)| p);
-    let (mut sent_epoch, mut arrived_epoch) = (0.0f64, 0.0f64);
-    let (mut ewma_sent, mut ewma_arrived) = (0.0f64, 0.0f64);
-    let mut first_epoch = true;
+    let mut waiting_epoch = 0.0f64;
 
     // Accumulators over [warmup, horizon).
     let (mut int_n, mut int_active, mut int_wait, mut int_cbf, mut int_limit) =
@@ -296,7 +290,7 @@ pub fn simulate(cfg: &BgConfig) -> Result<BgStats> {
                 int_limit += limit as f64 * span;
             }
         }
-        sent_epoch += a as f64 * x * dt;
+        waiting_epoch += waiting.len() as f64 * dt;
         t = t_next;
         if t >= cfg.horizon {
             break;
@@ -338,7 +332,6 @@ pub fn simulate(cfg: &BgConfig) -> Result<BgStats> {
             } else if t == next_micro {
                 if let Some(m) = &micro {
                     let size = draw(&mut rng_micro, &m.size);
-                    arrived_epoch += size;
                     if (active.len() as u64) < limit {
                         active.push(Reverse(Key(v + size, 0)));
                     } else {
@@ -347,19 +340,11 @@ pub fn simulate(cfg: &BgConfig) -> Result<BgStats> {
                     next_micro = t + exp(&mut rng_micro, m.lambda);
                 }
             } else if t == next_epoch {
-                if let Some((period, w)) = adaptive {
-                    let (s, l) = (sent_epoch / period, arrived_epoch / period);
-                    if first_epoch {
-                        ewma_sent = s;
-                        ewma_arrived = l;
-                        first_epoch = false;
-                    } else {
-                        ewma_sent += w * (s - ewma_sent);
-                        ewma_arrived += w * (l - ewma_arrived);
-                    }
-                    if !waiting.is_empty() && ewma_sent < ewma_arrived {
+                if let Some((period, target)) = adaptive {
+                    let backlog = waiting_epoch / period;
+                    if backlog > target {
                         limit += 1;
-                    } else if waiting.is_empty() && limit > 1 {
+                    } else if backlog < target && limit > 1 {
                         limit -= 1;
                     }
                     while (active.len() as u64) < limit {
@@ -368,8 +353,7 @@ pub fn simulate(cfg: &BgConfig) -> Result<BgStats> {
                         };
                         active.push(Reverse(Key(v + size, 0)));
                     }
-                    sent_epoch = 0.0;
-                    arrived_epoch = 0.0;
+                    waiting_epoch = 0.0;
                     next_epoch = t + period;
                 }
             }

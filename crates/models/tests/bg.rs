@@ -290,3 +290,48 @@ fn invalid_inputs_are_typed_errors() {
     assert!(erlang::erlang_b_inverse(0, 0.5).is_err());
     assert!(ImplementablePolicy::new(0, 0.5, 0.5).is_err());
 }
+
+/// Theorem 3 by brute force: random non-increasing (implementable) policies
+/// `x_n = min(C/(k+n), a (1+n)^{−β})`, with `a` tuned to the same target f, never beat M_*.
+#[test]
+fn implementable_optimum_beats_random_implementable_policies() {
+    for &(k, rho, f) in &[(1u32, 0.5, 0.66), (2, 0.7, 0.4), (1, 0.9, 0.5)] {
+        let best = ImplementablePolicy::new(k, f, rho).unwrap().mean_short;
+        let kf = k as f64;
+        // β ≤ 0.45 and a ≥ 0.05 keep the cap above C/(k+n) beyond a few hundred flows, so
+        // every chain is positive recurrent.
+        let mut tried = 0;
+        for i in 0..10 {
+            let beta = 0.05 * i as f64;
+            // CBF share 1 − (k+n) x_n / C with x_n = min(1/(k+n), a (1+n)^−β), C = 1.
+            let share = |a: f64, n: u64| {
+                let x = (1.0 / (kf + n as f64)).min(a * (1.0 + n as f64).powf(-beta));
+                1.0 - (kf + n as f64) * x
+            };
+            let frac = |a: f64| solve_chain(k, rho, |n| share(a, n)).unwrap().cbf_fraction;
+            // Larger a → TCP gets more → less for the CBF.
+            let (mut lo, mut hi) = (0.05, 10.0);
+            if frac(lo) < f {
+                continue;
+            }
+            tried += 1;
+            for _ in 0..100 {
+                let mid = (lo * hi).sqrt();
+                if frac(mid) > f {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            let m = solve_chain(k, rho, |n| share(lo, n)).unwrap().mean_short;
+            assert!(
+                m >= best * (1.0 - 1e-6),
+                "k={k} rho={rho} f={f} beta={beta}: {m} < {best}"
+            );
+        }
+        assert!(
+            tried >= 3,
+            "too few policies reached the target for k={k} rho={rho} f={f}"
+        );
+    }
+}

@@ -209,7 +209,7 @@ approximation's relative error is small for ρ ≥ 0.5 and shrinks as ρ → 1 (
 sit near f → 1 where both diverge, and at small f, where for low ρ the optimal policy is in \
 the low-priority regime `(1−ρ)^k > f` and the curve is flat at k+1).\n\n\
 ## Simulation check (exact flow-level simulation of the optimal policy)\n\n{sim_table}\n\
-Horizon {h} time units (mean short-flow size 1, capacity 1), 1% warm-up.\n",
+Horizon {h} time units (mean short-flow size 1, capacity 1), 1% warm-up. The background share converges slowly (it is carried by one or two states of a slowly mixing chain): shorter horizons show several percent of noise on it.\n",
         k = p.k,
         gap = md_table(
             &[

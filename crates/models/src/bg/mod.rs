@@ -66,7 +66,7 @@ pub fn solve_chain<S: Fn(u64) -> f64>(k: u32, rho: f64, cbf_share: S) -> Result<
     let mut start = 0u64;
     let mut n = 0u64;
     let mut max_lw: f64 = 0.0;
-    let limit = 50_000_000u64;
+    let limit = 20_000_000u64;
     loop {
         n += 1;
         let s = cbf_share(n).clamp(0.0, 1.0);
