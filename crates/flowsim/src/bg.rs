@@ -30,19 +30,23 @@ use std::sync::Arc;
 pub enum MLimit {
     /// A constant `M ≥ 1`.
     Fixed(u32),
-    /// Adapted slowly so that the micro-flow queue stays long but stable, which is how
-    /// paper 004 (after Theorem 7, and Section IV-A) makes eq. (27) hold approximately:
-    /// every `period` time units the time-average number of *waiting* micro-flows over the
-    /// period is compared with `target_backlog`; above it `M` grows by one (the sending rate
-    /// is below the arrival load), below it `M` shrinks by one (down to 1). `M` then dithers
-    /// between the integers around the critical value, its time average tracks the critical
-    /// value, and the background sending rate equals its arrival load.
+    /// Adapted slowly so that the background sending rate tracks its arrival load
+    /// (paper 004, Section IV-A). Every `period` time units the controller measures the
+    /// arrival load `L` (work per time) and the rate `x̄` an active micro-flow obtained, both
+    /// smoothed by an EWMA of weight `ewma_weight`, and sets the fractional target
+    /// `M* = (L / x̄) · (1 + 0.1 · clamp((q̄ − B)/B, −1, 1))`, where `q̄` is the period's mean
+    /// number of waiting micro-flows and `B = target_backlog` (a gentle correction that keeps
+    /// the queue long but stable, as after Theorem 7). The integer limit realises `M*` on
+    /// average by error diffusion (`M = ⌊M* + carry⌋`, possibly 0 for a period), so the
+    /// time-average `M` tracks the critical value of eq. (27).
     Adaptive {
         /// Starting limit.
         initial: u32,
-        /// Adaptation period (time units); should be long compared with micro-flow lifetimes.
+        /// Adaptation period (time units); long compared with micro-flow lifetimes.
         period: f64,
-        /// Backlog of waiting micro-flows the controller keeps (> 0).
+        /// EWMA weight in `(0, 1]` for the load and rate estimates.
+        ewma_weight: f64,
+        /// Backlog of waiting micro-flows the controller aims at (> 0).
         target_backlog: f64,
     },
 }
@@ -178,11 +182,19 @@ pub fn simulate(cfg: &BgConfig) -> Result<BgStats> {
         BgControl::AccessControl(MLimit::Adaptive {
             initial,
             period,
+            ewma_weight,
             target_backlog,
         }) => {
             positive("period", period)?;
             positive("target_backlog", target_backlog)?;
-            (initial.max(1) as u64, Some((period, target_backlog)))
+            if !(ewma_weight > 0.0 && ewma_weight <= 1.0) {
+                return Err(SimError::InvalidParameter {
+                    name: "ewma_weight",
+                    value: ewma_weight,
+                    reason: "must be in (0, 1]",
+                });
+            }
+            (initial as u64, Some((period, ewma_weight, target_backlog)))
         }
         BgControl::Vanilla => (u64::MAX, None),
         BgControl::WTcp { w } => {
@@ -250,8 +262,12 @@ pub fn simulate(cfg: &BgConfig) -> Result<BgStats> {
     let mut next_micro = micro
         .as_ref()
         .map_or(f64::INFINITY, |m| exp(&mut rng_micro, m.lambda));
-    let mut next_epoch = adaptive.map_or(f64::INFINITY, |(p, _)| p);
-    let mut waiting_epoch = 0.0f64;
+    let mut next_epoch = adaptive.map_or(f64::INFINITY, |(p, _, _)| p);
+    // Adaptive-M measurements over the current period, and the controller's state.
+    let (mut waiting_epoch, mut sent_epoch, mut active_epoch, mut arrived_epoch) =
+        (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let (mut ewma_load, mut ewma_rate, mut carry) = (0.0f64, 0.0f64, 0.0f64);
+    let mut first_epoch = true;
 
     // Accumulators over [warmup, horizon).
     let (mut int_n, mut int_active, mut int_wait, mut int_cbf, mut int_limit) =
@@ -291,6 +307,8 @@ pub fn simulate(cfg: &BgConfig) -> Result<BgStats> {
             }
         }
         waiting_epoch += waiting.len() as f64 * dt;
+        sent_epoch += a as f64 * x * dt;
+        active_epoch += a as f64 * dt;
         t = t_next;
         if t >= cfg.horizon {
             break;
@@ -332,6 +350,7 @@ pub fn simulate(cfg: &BgConfig) -> Result<BgStats> {
             } else if t == next_micro {
                 if let Some(m) = &micro {
                     let size = draw(&mut rng_micro, &m.size);
+                    arrived_epoch += size;
                     if (active.len() as u64) < limit {
                         active.push(Reverse(Key(v + size, 0)));
                     } else {
@@ -340,13 +359,33 @@ pub fn simulate(cfg: &BgConfig) -> Result<BgStats> {
                     next_micro = t + exp(&mut rng_micro, m.lambda);
                 }
             } else if t == next_epoch {
-                if let Some((period, target)) = adaptive {
-                    let backlog = waiting_epoch / period;
-                    if backlog > target {
-                        limit += 1;
-                    } else if backlog < target && limit > 1 {
-                        limit -= 1;
+                if let Some((period, w, target)) = adaptive {
+                    let load = arrived_epoch / period;
+                    // Rate of one active micro-flow; if none was active, the TCP fair share
+                    // a new one would get now.
+                    let rate = if active_epoch > 0.0 {
+                        sent_epoch / active_epoch
+                    } else {
+                        cap / (kf + short.len() as f64 + active.len() as f64 + 1.0)
+                    };
+                    if first_epoch {
+                        ewma_load = load;
+                        ewma_rate = rate;
+                        first_epoch = false;
+                    } else {
+                        ewma_load += w * (load - ewma_load);
+                        ewma_rate += w * (rate - ewma_rate);
                     }
+                    let backlog = waiting_epoch / period;
+                    let correction = 1.0 + 0.1 * ((backlog - target) / target).clamp(-1.0, 1.0);
+                    let m_star = if ewma_rate > 0.0 {
+                        ewma_load / ewma_rate * correction
+                    } else {
+                        limit as f64
+                    };
+                    let m_int = (m_star + carry).floor().max(0.0);
+                    carry += m_star - m_int;
+                    limit = m_int as u64;
                     while (active.len() as u64) < limit {
                         let Some(size) = waiting.pop_front() else {
                             break;
@@ -354,6 +393,9 @@ pub fn simulate(cfg: &BgConfig) -> Result<BgStats> {
                         active.push(Reverse(Key(v + size, 0)));
                     }
                     waiting_epoch = 0.0;
+                    sent_epoch = 0.0;
+                    active_epoch = 0.0;
+                    arrived_epoch = 0.0;
                     next_epoch = t + period;
                 }
             }

@@ -185,6 +185,7 @@ fn access_control_and_vanilla() {
         BgControl::AccessControl(MLimit::Adaptive {
             initial: 5,
             period: 50.0,
+            ewma_weight: 0.05,
             target_backlog: 20.0,
         }),
         rho,

@@ -27,6 +27,7 @@ struct Params {
     sim_f: Vec<f64>,
     sim_horizon: f64,
     adapt_period: f64,
+    adapt_ewma: f64,
     adapt_target_backlog: f64,
 }
 
@@ -60,6 +61,10 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     check_param!(p.f_points >= 2, "f_points must be >= 2");
     check_param!(p.sim_horizon > 0.0, "sim_horizon must be > 0");
     check_param!(p.adapt_period > 0.0, "adapt_period must be > 0");
+    check_param!(
+        p.adapt_target_backlog > 0.0,
+        "adapt_target_backlog must be > 0"
+    );
     check_param!(
         p.adapt_ewma > 0.0 && p.adapt_ewma <= 1.0,
         "adapt_ewma must be in (0, 1]"
@@ -134,6 +139,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                     BgControl::AccessControl(MLimit::Adaptive {
                         initial: 1,
                         period: p.adapt_period,
+                        ewma_weight: p.adapt_ewma,
                         target_backlog: p.adapt_target_backlog,
                     }),
                     Some(micro.clone()),
@@ -301,13 +307,15 @@ random non-increasing policies, which are never better); the paper read its numb
 figure and does not give its computation, so we cannot tell where the 3 points differ.\n\n\
 ## Simulation check (exact flow-level simulation)\n\n{sim_table}\n\
 Access control uses an adaptive `M` (`flowsim::bg::MLimit::Adaptive`): every \
-{period} time units `M` moves by one towards keeping {backlog} micro-flows waiting, so the \
-queue stays long and `M` dithers between the integers around the critical value of \
-eq. (27) (\"mean M\" column). Its delay is close to `N_w` but not equal: `N_w` assumes \
-the exact (fractional) critical `M` and an infinitely long queue; `M` cannot go below 1, \
-which exceeds the critical value when it is below 1 (f < 1/(k+1)). Its background \
-throughput equals the offered load. Simulations at total load close to 1 (vanilla at \
-ρ = 0.9, large f) mix slowly; their differences shrink with longer horizons.\n",
+{period} time units `M` is set from smoothed estimates of the background load and of the rate \
+of one active micro-flow, nudged to keep about {backlog} micro-flows waiting; an integer `M` \
+realises the fractional critical value of eq. (27) on average by alternating between the \
+neighbouring integers (\"mean M\" column). Its delay is close to `N_w` but not equal: `N_w` \
+assumes a constant critical `M` and an infinitely long queue. When the critical `M` is below 1 \
+(f < 1/(k+1)) the limit alternates between 0 and 1 — an on–off background, which paper 004 \
+(end of Section II-D) shows to be worse than a constant share — hence the larger excess at \
+small f. Its background throughput equals the offered load. Simulations at total load close \
+to 1 (vanilla at ρ = 0.9, large f) mix slowly; their differences shrink with longer horizons.\n",
         k = p.k,
         period = p.adapt_period,
         backlog = p.adapt_target_backlog,
