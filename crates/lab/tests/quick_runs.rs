@@ -29,6 +29,25 @@ fn quick(name: &str) -> (PathBuf, String) {
     (dir, r.summary_markdown)
 }
 
+/// Replace the value of the top-level key `key` in a scenario text.
+fn set_line(text: &str, key: &str, value: &str) -> String {
+    let prefix = format!("{key} = ");
+    let mut replaced = false;
+    let out: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if !replaced && l.starts_with(&prefix) {
+                replaced = true;
+                format!("{key} = {value}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    assert!(replaced, "scenario has no `{key}` line");
+    out.join("\n")
+}
+
 fn has(dir: &std::path::Path, files: &[&str]) {
     for f in files {
         let p = dir.join(f);
@@ -184,9 +203,7 @@ fn errors_are_clear_not_panics() {
     .unwrap_err();
     assert!(format!("{e:#}").contains("not valid TOML"), "{e:#}");
 
-    let text = default_scenario("run2c-fig1")
-        .unwrap()
-        .replace("load = 0.9", "load = 1.2");
+    let text = set_line(default_scenario("run2c-fig1").unwrap(), "load", "1.2");
     std::fs::write(&bad, text).unwrap();
     let e = run(
         "run2c-fig1",
