@@ -1,1 +1,27 @@
+//! # tunnel — schedtcp's real driver of the gtcp core
+//!
+//! Two roles of one engine, symmetric (each side is the sender of what it reads):
+//!
+//! * [`server`] accepts pool connections, authenticates each (HMAC-SHA-256 challenge–response
+//!   over a pre-shared key), and for each opened flow connects to the target its own
+//!   configuration names for the route — never anywhere else.
+//! * [`client`] listens on one local address per route; every accepted application connection
+//!   is one flow with its own pool connection, as plain TCP would have it.
+//!
+//! Pool sockets use `TCP_NOTSENT_LOWAT` so the scheduling decision is made close to the wire.
+//! Observability: an opt-in Prometheus text endpoint ([`metrics`]) and `tracing` logs.
+
 #![forbid(unsafe_code)]
+
+pub mod auth;
+pub mod client;
+pub mod config;
+pub mod engine;
+pub mod loadgen;
+pub mod metrics;
+pub mod net;
+pub mod server;
+
+pub use client::ClientHandle;
+pub use config::{ClientConfig, ServerConfig};
+pub use server::ServerHandle;

@@ -42,6 +42,13 @@ pub(crate) struct Flow {
     pub owner: Option<ConnId>,
     /// Bytes of this flow's own connection's virtual queue it has carried (for FAIR).
     pub virtual_sent: u64,
+    /// Bytes handed over before the flow's first connection existed.
+    pub awaiting_owner: u64,
+    /// The flow's connection died (bytes it hands over now are orphan debt until a
+    /// replacement arrives).
+    pub lost_owner: bool,
+    /// The flow's connection closed after both sides said Done.
+    pub owner_closed_clean: bool,
     /// Round-robin ticket (for PS+PS).
     pub turn: u64,
     /// Current key in the schedule, when the flow is ready.
@@ -78,6 +85,9 @@ impl Flow {
             recv: RecvStream::new(window),
             owner: None,
             virtual_sent: 0,
+            awaiting_owner: 0,
+            lost_owner: false,
+            owner_closed_clean: false,
             turn: 0,
             key: None,
             open: Delivery::Idle,

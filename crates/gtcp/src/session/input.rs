@@ -174,16 +174,15 @@ impl Session {
                     flow: d.flow,
                     source,
                 })?;
-        if advanced {
-            if f.route.is_some() {
-                self.events.push_back(Event::FlowReadable(d.flow));
-            }
-            if !f.ack_queued {
-                f.ack_queued = true;
-                self.ctrl.push_back(d.flow);
-            }
-            self.wake_ctrl();
+        if advanced && f.route.is_some() {
+            self.events.push_back(Event::FlowReadable(d.flow));
         }
+        // Acknowledge even a duplicate: its sender believes it lost, and waits for word.
+        if !f.ack_queued {
+            f.ack_queued = true;
+            self.ctrl.push_back(d.flow);
+        }
+        self.wake_ctrl();
         Ok(())
     }
 

@@ -62,8 +62,12 @@ pub struct Session {
     starved: BTreeSet<ConnId>,
     /// Bytes handed over and not sent (new or to be sent again): Σ over flows.
     total_unsent: u64,
-    /// Σ q_v over live connections. `total_unsent − sum_vq` is the orphan debt.
+    /// Σ q_v over live connections.
     sum_vq: u64,
+    /// Bytes handed over by flows whose first connection is not established yet: they join
+    /// that connection's virtual queue when it arrives. The orphan debt is
+    /// `total_unsent − sum_vq − unowned`.
+    unowned: u64,
     next_flow: u64,
     arrivals: u64,
     turn: u64,
@@ -95,6 +99,7 @@ impl Session {
             starved: BTreeSet::new(),
             total_unsent: 0,
             sum_vq: 0,
+            unowned: 0,
             next_flow: 1,
             arrivals: 0,
             turn: 0,
@@ -168,6 +173,12 @@ impl Session {
             if flow.open == Delivery::Queued {
                 c.open_queue.push(flow.id);
             }
+            // What the flow handed over before its connection existed is this connection's.
+            let waiting = std::mem::take(&mut flow.awaiting_owner);
+            c.counters.virtual_queue += waiting;
+            c.counters.owner_bytes += waiting;
+            self.sum_vq += waiting;
+            self.unowned -= waiting;
         }
         self.conns.insert(conn, c);
         self.counters.active_conns = self.conns.len() as u64;
@@ -207,7 +218,7 @@ impl Session {
             if flow.open == Delivery::SentOn(conn) {
                 flow.open = Delivery::Queued;
             }
-            if !clean && !flow.recv_done() {
+            if !clean && (flow.recv.received > 0 || flow.recv.final_size.is_some()) {
                 // Our acknowledgements may have died with it.
                 flow.ack_queued = true;
                 requeue = true;
@@ -217,8 +228,16 @@ impl Session {
             }
             if flow.owner == Some(conn) {
                 flow.owner = None;
-                if self.role == Role::Opener && !flow.closed {
-                    self.events.push_back(Event::ConnNeeded { owner: id });
+                if clean {
+                    flow.owner_closed_clean = true;
+                } else {
+                    flow.lost_owner = true;
+                    // Even a closed flow needs a connection again: the peer may still wait
+                    // for acknowledgements that died with this one, and only a connection
+                    // that closes cleanly proves it does not.
+                    if self.role == Role::Opener {
+                        self.events.push_back(Event::ConnNeeded { owner: id });
+                    }
                 }
             }
             self.refresh(id);
@@ -286,29 +305,28 @@ impl Session {
         Ok(id)
     }
 
-    /// How many bytes [`write`](Self::write) would take now.
-    pub fn send_capacity(&self, flow: FlowId) -> usize {
-        self.flows.get(&flow).map_or(0, |f| {
-            if f.no_more_writes() {
-                0
-            } else {
-                self.config.send_buffer.saturating_sub(f.send.buffered()) as usize
-            }
-        })
+    /// How many bytes [`write`](Self::write) would take now; an error once the flow takes no
+    /// more (finished, reset or gone).
+    pub fn send_capacity(&self, flow: FlowId) -> Result<usize, SessionError> {
+        let f = self
+            .flows
+            .get(&flow)
+            .ok_or(SessionError::UnknownFlow(flow))?;
+        if f.no_more_writes() {
+            return Err(SessionError::Finished(flow));
+        }
+        Ok(self.config.send_buffer.saturating_sub(f.send.buffered()) as usize)
     }
 
     /// The application handed bytes over (Algorithm 1, `on_wri`): they join the flow's buffer
     /// and its connection's virtual queue. Takes at most [`send_capacity`](Self::send_capacity)
     /// bytes and returns how many it took.
     pub fn write(&mut self, flow: FlowId, data: &[u8]) -> Result<usize, SessionError> {
-        let cap = self.send_capacity(flow);
+        let cap = self.send_capacity(flow)?;
         let f = self
             .flows
             .get_mut(&flow)
             .ok_or(SessionError::UnknownFlow(flow))?;
-        if f.no_more_writes() {
-            return Err(SessionError::Finished(flow));
-        }
         let n = data.len().min(cap);
         if n == 0 {
             return Ok(0);
@@ -317,6 +335,11 @@ impl Session {
         let owner = f.owner;
         self.total_unsent += n as u64;
         self.counters.bytes_handed += n as u64;
+        let never_owned = owner.is_none() && f.virtual_sent == 0 && !f.lost_owner;
+        if never_owned {
+            f.awaiting_owner += n as u64;
+            self.unowned += n as u64;
+        }
         if let Some(c) = owner.and_then(|c| self.conns.get_mut(&c)) {
             c.counters.virtual_queue += n as u64;
             c.counters.owner_bytes += n as u64;
@@ -325,6 +348,8 @@ impl Session {
         self.refresh(flow);
         match owner.filter(|c| self.conns.contains_key(c)) {
             Some(c) => self.wake(c),
+            // Waiting for its own connection: others may still carry it under the policy.
+            None if never_owned => {}
             // Nobody owes these bytes: every live connection may carry them.
             None => self.wake_all(),
         }
@@ -456,7 +481,7 @@ impl Session {
 
     /// Bytes owed by no live connection.
     pub fn orphan(&self) -> u64 {
-        self.total_unsent.saturating_sub(self.sum_vq)
+        self.total_unsent.saturating_sub(self.sum_vq + self.unowned)
     }
 
     /// Whether nothing is left: no flow, no connection, nothing queued.
@@ -537,6 +562,7 @@ impl Session {
             f.fin = Delivery::Idle;
         }
         let owner = f.owner;
+        self.unowned -= std::mem::take(&mut f.awaiting_owner);
         self.total_unsent -= dropped;
         self.counters.flows_reset += 1;
         self.refresh(id);
@@ -548,7 +574,7 @@ impl Session {
     /// Keeps Σ q_v ≤ bytes unsent after bytes were dropped: the owner's queue shrinks first,
     /// as plain TCP would discard the reset connection's buffer.
     pub(crate) fn clamp_virtual_queues(&mut self, first: Option<ConnId>) {
-        let mut excess = self.sum_vq.saturating_sub(self.total_unsent);
+        let mut excess = (self.sum_vq + self.unowned).saturating_sub(self.total_unsent);
         if excess == 0 {
             return;
         }
@@ -602,10 +628,21 @@ impl Session {
     pub(crate) fn try_retire(&mut self, _now: Duration, id: FlowId) {
         let Some(f) = self.flows.get(&id) else { return };
         let waiting = |d: Delivery| matches!(d, Delivery::Queued | Delivery::SentOn(_));
-        if !f.closed || f.ack_queued || waiting(f.fin) || waiting(f.reset) || waiting(f.open) {
+        if !f.closed {
             return;
         }
-        if self.role == Role::Opener && f.owner.is_some_and(|c| self.conns.contains_key(&c)) {
+        // While a connection lives, what the peer still needs from us goes first. With none
+        // left, the peer asks again (re-sending on a new connection) if it must, and frames
+        // about a forgotten flow are answered from the frames themselves.
+        let pending = f.ack_queued || waiting(f.fin) || waiting(f.reset) || waiting(f.open);
+        if pending && !self.conns.is_empty() {
+            return;
+        }
+        // The opener keeps a flow until the flow's connection closed cleanly (both sides said
+        // Done), or it never had one.
+        if self.role == Role::Opener
+            && !(f.owner_closed_clean || (f.owner.is_none() && !f.lost_owner))
+        {
             return;
         }
         if let Some(k) = f.key {
@@ -634,6 +671,12 @@ impl Session {
     pub(crate) fn acceptor_flow(&mut self, id: FlowId) -> Result<(), ProtocolError> {
         if self.flows.contains_key(&id) {
             return Ok(());
+        }
+        if self.highest_seen == 0 && self.retired_below == 1 && self.retired_above.is_empty() {
+            // A fresh session of a client that had flows before (the server forgot an idle
+            // session): its ids start near wherever it is. Flows opened concurrently are at
+            // most `max_flows` apart, so none of them is taken for an old one.
+            self.retired_below = id.0.saturating_sub(self.config.max_flows as u64).max(1);
         }
         let horizon = self.highest_seen.max(self.retired_below) + 2 * self.config.max_flows as u64;
         if id.0 > horizon {

@@ -1,0 +1,274 @@
+//! `schedtcp client`: a local listener per route; every accepted application connection is one
+//! flow with its own pool connection to the server, as plain TCP would have it.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use gtcp::wire::handshake::SessionId;
+use gtcp::{ConnId, FlowId, Role as CoreRole, Session};
+use rand::RngCore;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{watch, Notify};
+use tokio::task::JoinHandle;
+use tracing::{info, warn};
+
+use crate::auth::HmacKey;
+use crate::config::{ClientConfig, ClientRoute};
+use crate::engine::{codes, Engine, Role};
+use crate::metrics::Registry;
+use crate::net;
+
+/// Attempts to establish a pool connection before the flow it is for is reset.
+const CONNECT_ATTEMPTS: u32 = 4;
+
+struct Params {
+    cfg: ClientConfig,
+    key: HmacKey,
+    session: SessionId,
+    next_conn: AtomicU64,
+    /// Established, authenticated, never-used connections.
+    warm: Mutex<Vec<ConnId>>,
+    warm_taken: Notify,
+}
+
+struct ClientRole(Arc<Params>);
+
+impl Role for ClientRole {
+    fn flow_opened(&self, _: &Arc<Engine>, _: FlowId, _: String) {}
+
+    fn conn_needed(&self, engine: &Arc<Engine>, owner: FlowId) {
+        tokio::spawn(open_conn(engine.clone(), self.0.clone(), Some(owner)));
+    }
+}
+
+/// Establishes and authenticates one pool connection and hands it to the engine.
+async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -> Option<ConnId> {
+    let t = &p.cfg.tuning;
+    for attempt in 0..CONNECT_ATTEMPTS {
+        let conn = ConnId(p.next_conn.fetch_add(1, Ordering::Relaxed));
+        let result = async {
+            let mut stream =
+                tokio::time::timeout(t.handshake_timeout(), TcpStream::connect(p.cfg.server))
+                    .await
+                    .context("connect timed out")?
+                    .with_context(|| format!("connecting to {}", p.cfg.server))?;
+            net::tune(&stream, t.notsent_lowat)?;
+            let leftover = net::client_handshake(
+                &mut stream,
+                &p.key,
+                p.session,
+                conn,
+                owner,
+                t.handshake_timeout(),
+            )
+            .await?;
+            anyhow::Ok((stream, leftover))
+        }
+        .await;
+        match result {
+            Ok((stream, leftover)) => {
+                if let Err(e) = engine.with(|s, _| s.add_connection(conn, owner)) {
+                    warn!(%conn, "pool connection not needed any more: {e}");
+                    return None;
+                }
+                tokio::spawn(engine.clone().run_connection(conn, stream, leftover));
+                return Some(conn);
+            }
+            Err(e) => {
+                warn!(%conn, attempt, "pool connection failed: {e:#}");
+                tokio::time::sleep(Duration::from_millis(50 << attempt)).await;
+            }
+        }
+    }
+    if let Some(f) = owner {
+        let _ = engine.with(|s, now| s.reset(now, f, codes::NO_CONNECTION));
+    }
+    None
+}
+
+/// A running client.
+pub struct ClientHandle {
+    /// Where each route listens (useful with port 0).
+    pub routes: Vec<(String, SocketAddr)>,
+    pub engine: Arc<Engine>,
+    pub metrics: Option<SocketAddr>,
+    stop: watch::Sender<bool>,
+    task: JoinHandle<()>,
+    grace: Duration,
+}
+
+impl ClientHandle {
+    /// Graceful shutdown: stop accepting, let in-flight flows finish within the grace period,
+    /// reset what is left.
+    pub async fn shutdown(self) {
+        let _ = self.stop.send(true);
+        let _ = self.task.await;
+        self.engine.go_away();
+        drain(&self.engine, self.grace).await;
+    }
+}
+
+/// Waits until the engine has no flow left or `grace` passed; then resets the rest.
+pub(crate) async fn drain(engine: &Arc<Engine>, grace: Duration) {
+    let deadline = tokio::time::Instant::now() + grace;
+    while engine.active_flows() > 0 {
+        let idle = engine.idle.notified();
+        if tokio::time::timeout_at(deadline, idle).await.is_err() {
+            let left = engine.active_flows();
+            if left > 0 {
+                warn!(
+                    flows = left,
+                    "shutdown grace period over: resetting the remaining flows"
+                );
+                engine.reset_all(codes::SHUTDOWN);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            break;
+        }
+    }
+}
+
+/// Binds every route's listener and starts the client.
+pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
+    let core = cfg.tuning.core(cfg.policy)?;
+    let mut session_id = [0u8; 16];
+    rand::rng().fill_bytes(&mut session_id);
+    let label: String = session_id[..4].iter().map(|b| format!("{b:02x}")).collect();
+    let p = Arc::new(Params {
+        key: HmacKey::new(key),
+        session: session_id,
+        next_conn: AtomicU64::new(1),
+        warm: Mutex::new(Vec::new()),
+        warm_taken: Notify::new(),
+        cfg,
+    });
+    let session = Session::new(CoreRole::Opener, core)?;
+    let engine = Engine::new(session, Box::new(ClientRole(p.clone())), label);
+    let mut listeners = Vec::new();
+    let mut routes = Vec::new();
+    for r in &p.cfg.routes {
+        let l = TcpListener::bind(r.listen)
+            .await
+            .with_context(|| format!("route {}: binding {}", r.name, r.listen))?;
+        routes.push((r.name.clone(), l.local_addr()?));
+        info!(route = %r.name, listen = %l.local_addr()?, server = %p.cfg.server, policy = %p.cfg.policy, "client route");
+        listeners.push((l, r.clone()));
+    }
+    let registry = Registry::default();
+    registry.add(&engine);
+    let metrics = match p.cfg.metrics {
+        Some(addr) => {
+            let l = TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("binding metrics {addr}"))?;
+            let a = l.local_addr()?;
+            drop(l);
+            tokio::spawn(registry.clone().serve(a));
+            Some(a)
+        }
+        None => None,
+    };
+    let (stop, stopped) = watch::channel(false);
+    let mut tasks = Vec::new();
+    for (l, r) in listeners {
+        tasks.push(tokio::spawn(accept_loop(
+            engine.clone(),
+            p.clone(),
+            l,
+            r,
+            stopped.clone(),
+        )));
+    }
+    if p.cfg.warm_pool > 0 {
+        tasks.push(tokio::spawn(keep_warm(
+            engine.clone(),
+            p.clone(),
+            stopped.clone(),
+        )));
+    }
+    let task = tokio::spawn(async move {
+        for t in tasks {
+            let _ = t.await;
+        }
+    });
+    let grace = p.cfg.tuning.grace();
+    Ok(ClientHandle {
+        routes,
+        engine,
+        metrics,
+        stop,
+        task,
+        grace,
+    })
+}
+
+async fn accept_loop(
+    engine: Arc<Engine>,
+    p: Arc<Params>,
+    l: TcpListener,
+    route: ClientRoute,
+    mut stop: watch::Receiver<bool>,
+) {
+    loop {
+        let (app, peer) = tokio::select! {
+            r = l.accept() => match r {
+                Ok(x) => x,
+                Err(e) => { warn!(route = %route.name, "accept failed: {e}"); continue; }
+            },
+            _ = stop.changed() => return,
+        };
+        let warm = p.warm.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let opened = engine.with(|s, now| {
+            s.open_flow(now, warm, &route.name, route.class, None)
+                .or_else(|_| {
+                    s.open_flow(now, None, &route.name, route.class, None)
+                        .map(|f| (f, true))
+                        .map(|(f, _)| f)
+                })
+        });
+        match opened {
+            Ok(flow) => {
+                let used_warm = warm.is_some() && engine.owner_connection(flow) == warm;
+                tracing::debug!(route = %route.name, %peer, %flow, used_warm, "flow opened");
+                engine.register_flow(flow);
+                tokio::spawn(engine.clone().run_flow(flow, app, None));
+                if used_warm {
+                    p.warm_taken.notify_one();
+                } else {
+                    tokio::spawn(open_conn(engine.clone(), p.clone(), Some(flow)));
+                }
+            }
+            Err(e) => {
+                warn!(route = %route.name, %peer, "refusing application connection: {e}");
+                let _ = socket2::SockRef::from(&app).set_linger(Some(Duration::ZERO));
+            }
+        }
+    }
+}
+
+/// Keeps `warm_pool` fresh, authenticated, unused connections ready.
+async fn keep_warm(engine: Arc<Engine>, p: Arc<Params>, mut stop: watch::Receiver<bool>) {
+    loop {
+        let have = {
+            let mut w = p.warm.lock().unwrap_or_else(|e| e.into_inner());
+            let live: Vec<ConnId> = engine.inspect(|s| s.connections().map(|(c, _)| c).collect());
+            w.retain(|c| live.contains(c));
+            w.len()
+        };
+        if have < p.cfg.warm_pool {
+            match open_conn(engine.clone(), p.clone(), None).await {
+                Some(c) => p.warm.lock().unwrap_or_else(|e| e.into_inner()).push(c),
+                None => tokio::time::sleep(Duration::from_secs(1)).await,
+            }
+            continue;
+        }
+        tokio::select! {
+            _ = p.warm_taken.notified() => {}
+            _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+            _ = stop.changed() => return,
+        }
+    }
+}

@@ -1,0 +1,418 @@
+//! The driver of one gtcp [`Session`] on tokio: the pool connections' reader and writer tasks,
+//! the flows' application sockets, and the dispatch of the core's events.
+//!
+//! The session sits behind one mutex held only for the core's short, non-blocking calls; every
+//! wait (sockets, credit, data) happens outside it, woken by the core's events through
+//! per-connection and per-flow [`Notify`]s (a `Notify` keeps one permit, so no wake-up is lost
+//! between a check and a wait).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use bytes::{Buf, BytesMut};
+use gtcp::size::HttpResponseSizer;
+use gtcp::{ConnId, Event, FlowId, ReadOutcome, Session};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::Notify;
+use tracing::{debug, warn};
+
+use crate::metrics::Histogram;
+
+/// Reset codes this driver sends.
+pub mod codes {
+    /// The application aborted its connection.
+    pub const APP_ABORT: u32 = 1;
+    /// The target refused the connection or could not be reached.
+    pub const TARGET_UNREACHABLE: u32 = 2;
+    /// The route is not in the server's configuration.
+    pub const UNKNOWN_ROUTE: u32 = 3;
+    /// No pool connection could be established for the flow.
+    pub const NO_CONNECTION: u32 = 4;
+    /// The tunnel is shutting down.
+    pub const SHUTDOWN: u32 = 5;
+}
+
+/// Bytes read from a socket at once (and the most one application write hands over).
+const READ_CHUNK: usize = 64 * 1024;
+
+/// What the role (client or server) does on the events only it can handle.
+pub trait Role: Send + Sync + 'static {
+    /// The peer opened a flow (server): connect to its target.
+    fn flow_opened(&self, engine: &Arc<Engine>, flow: FlowId, route: String);
+    /// A flow lost its pool connection (client): open a replacement.
+    fn conn_needed(&self, engine: &Arc<Engine>, owner: FlowId);
+}
+
+struct ConnIo {
+    ready: Notify,
+    closing: AtomicBool,
+    stream: Arc<TcpStream>,
+}
+
+#[derive(Default)]
+pub(crate) struct FlowIo {
+    readable: Notify,
+    writable: Notify,
+    abort: Notify,
+}
+
+/// The invariant, checked on every pool connection that closed cleanly: the payload it carried
+/// equals the bytes its own flow handed over (plus bytes adopted from dead connections).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InvariantTally {
+    /// Connections checked.
+    pub checked: u64,
+    /// Connections whose payload differed from their flow's bytes.
+    pub violated: u64,
+    /// Payload bytes those connections carried.
+    pub payload_bytes: u64,
+    /// Framing bytes they carried.
+    pub header_bytes: u64,
+    /// Payload adopted from dead connections.
+    pub adopted_bytes: u64,
+}
+
+/// One session end and everything that drives it.
+pub struct Engine {
+    session: Mutex<Session>,
+    epoch: Instant,
+    conns: Mutex<HashMap<ConnId, Arc<ConnIo>>>,
+    flows: Mutex<HashMap<FlowId, Arc<FlowIo>>>,
+    role: Box<dyn Role>,
+    /// Largest `poll_transmit` (one chunk plus room for control frames).
+    poll_max: usize,
+    pub(crate) completion: Mutex<Histogram>,
+    pub label: String,
+    pub(crate) idle: Notify,
+    invariant: Mutex<InvariantTally>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding the lock is a bug already reported; keep serving.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Engine {
+    pub fn new(session: Session, role: Box<dyn Role>, label: String) -> Arc<Self> {
+        let poll_max = session.config().chunk as usize + gtcp::wire::DATA_HEADER_LEN + 2048;
+        Arc::new(Self {
+            session: Mutex::new(session),
+            epoch: Instant::now(),
+            conns: Mutex::new(HashMap::new()),
+            flows: Mutex::new(HashMap::new()),
+            role,
+            poll_max,
+            completion: Mutex::new(Histogram::default()),
+            label,
+            idle: Notify::new(),
+            invariant: Mutex::new(InvariantTally::default()),
+        })
+    }
+
+    /// Runs `f` on the session, then acts on the events it produced.
+    pub fn with<R>(self: &Arc<Self>, f: impl FnOnce(&mut Session, Duration) -> R) -> R {
+        let mut events = Vec::new();
+        let r = {
+            let mut s = lock(&self.session);
+            let now = self.epoch.elapsed();
+            let r = f(&mut s, now);
+            while let Some(e) = s.poll_event() {
+                events.push(e);
+            }
+            r
+        };
+        for e in events {
+            self.dispatch(e);
+        }
+        r
+    }
+
+    /// Read-only look at the session (metrics).
+    pub fn inspect<R>(&self, f: impl FnOnce(&Session) -> R) -> R {
+        f(&lock(&self.session))
+    }
+
+    fn dispatch(self: &Arc<Self>, e: Event) {
+        match e {
+            Event::ConnReady(c) => {
+                if let Some(io) = lock(&self.conns).get(&c) {
+                    io.ready.notify_one();
+                }
+            }
+            Event::FlowReadable(f) => {
+                if let Some(io) = lock(&self.flows).get(&f) {
+                    io.readable.notify_one();
+                }
+            }
+            Event::FlowWritable(f) => {
+                if let Some(io) = lock(&self.flows).get(&f) {
+                    io.writable.notify_one();
+                }
+            }
+            Event::FlowOpened { flow, route, .. } => self.role.flow_opened(self, flow, route),
+            Event::FlowClosed(summary) => {
+                debug!(session = %self.label, flow = %summary.flow, ms = summary.completion_time().as_millis() as u64,
+                    sent = summary.bytes_sent, received = summary.bytes_received, reset = ?summary.reset, "flow closed");
+                lock(&self.completion).observe(summary.completion_time().as_secs_f64());
+                self.idle.notify_waiters();
+            }
+            Event::ConnDone(c) => {
+                if let Some(io) = lock(&self.conns).get(&c) {
+                    io.closing.store(true, Ordering::Release);
+                    io.ready.notify_one();
+                }
+            }
+            Event::ConnNeeded { owner } => self.role.conn_needed(self, owner),
+        }
+    }
+
+    /// The invariant checks so far.
+    pub fn invariant(&self) -> InvariantTally {
+        *lock(&self.invariant)
+    }
+
+    /// Registers a flow's wake-ups before its tasks start.
+    pub(crate) fn register_flow(&self, flow: FlowId) -> Arc<FlowIo> {
+        lock(&self.flows).entry(flow).or_default().clone()
+    }
+
+    pub fn active_flows(&self) -> usize {
+        self.inspect(|s| s.flow_ids().count())
+    }
+
+    /// Every flow id currently tracked.
+    pub fn flow_ids(&self) -> Vec<FlowId> {
+        self.inspect(|s| s.flow_ids().collect())
+    }
+
+    // ----- pool connections -------------------------------------------------------------
+
+    /// Drives an authenticated pool connection until it closes or dies. The core must already
+    /// know it (`add_connection`).
+    pub async fn run_connection(
+        self: Arc<Self>,
+        conn: ConnId,
+        stream: TcpStream,
+        mut leftover: BytesMut,
+    ) {
+        let stream = Arc::new(stream);
+        let io = Arc::new(ConnIo {
+            ready: Notify::new(),
+            closing: AtomicBool::new(false),
+            stream: stream.clone(),
+        });
+        lock(&self.conns).insert(conn, io.clone());
+        io.ready.notify_one();
+        let writer = tokio::spawn(self.clone().write_loop(conn, io.clone()));
+        let reason = self.read_loop(conn, &stream, &mut leftover).await;
+        let clean = io.closing.load(Ordering::Acquire);
+        match &reason {
+            Ok(()) if clean => debug!(session = %self.label, %conn, "pool connection closed"),
+            Ok(()) => {
+                warn!(session = %self.label, %conn, "pool connection closed by the peer mid-session")
+            }
+            Err(e) => warn!(session = %self.label, %conn, "pool connection closed: {e}"),
+        }
+        io.closing.store(true, Ordering::Release);
+        io.ready.notify_one();
+        let _ = writer.await;
+        lock(&self.conns).remove(&conn);
+        if clean {
+            if let Some(c) = self.inspect(|s| s.connection_counters(conn)) {
+                let mut t = lock(&self.invariant);
+                t.checked += 1;
+                t.payload_bytes += c.payload_bytes;
+                t.header_bytes += c.header_bytes;
+                t.adopted_bytes += c.adopted_bytes;
+                if c.payload_bytes != c.owner_bytes + c.adopted_bytes || c.virtual_queue != 0 {
+                    t.violated += 1;
+                    tracing::error!(session = %self.label, %conn, ?c, "invariant violated");
+                }
+            }
+        }
+        self.with(|s, now| s.connection_closed(now, conn));
+        self.idle.notify_waiters();
+    }
+
+    async fn read_loop(
+        self: &Arc<Self>,
+        conn: ConnId,
+        stream: &TcpStream,
+        buf: &mut BytesMut,
+    ) -> anyhow::Result<()> {
+        loop {
+            if !buf.is_empty() {
+                self.with(|s, now| s.handle_input(now, conn, buf))
+                    .map_err(|e| anyhow::anyhow!("protocol violation: {e}"))?;
+            }
+            buf.reserve(READ_CHUNK);
+            stream.readable().await?;
+            match stream.try_read_buf(buf) {
+                Ok(0) => return Ok(()),
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    async fn write_loop(self: Arc<Self>, conn: ConnId, io: Arc<ConnIo>) {
+        let stream = &io.stream;
+        let mut pending = BytesMut::new();
+        let mut idle = false;
+        loop {
+            if idle {
+                if io.closing.load(Ordering::Acquire) {
+                    break;
+                }
+                io.ready.notified().await;
+                idle = false;
+            }
+            if pending.is_empty() {
+                // Decide only when the kernel can take bytes (TCP_NOTSENT_LOWAT makes this
+                // "when little is left unsent"), so the choice is made close to the wire.
+                if stream.writable().await.is_err() {
+                    break;
+                }
+                let n = self.with(|s, now| s.poll_transmit(now, conn, &mut pending, self.poll_max));
+                if n == 0 {
+                    idle = true;
+                    continue;
+                }
+            }
+            match stream.try_write(&pending) {
+                Ok(n) => pending.advance(n),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if stream.writable().await.is_err() {
+                        break;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        // Both sides said Done (or the connection died): half-close; the reader sees the end.
+        let _ = socket2::SockRef::from(stream.as_ref()).shutdown(std::net::Shutdown::Write);
+    }
+
+    // ----- flows ---------------------------------------------------------------------------
+
+    /// Relays between an application socket (client: the accepted connection; server: the
+    /// target) and its flow until both directions are over.
+    pub async fn run_flow(
+        self: Arc<Self>,
+        flow: FlowId,
+        app: TcpStream,
+        sizer: Option<HttpResponseSizer>,
+    ) {
+        let io = self.register_flow(flow);
+        let _ = app.set_nodelay(true);
+        let (mut rd, mut wr) = app.into_split();
+        let up = async {
+            let mut sizer = sizer;
+            let mut buf = BytesMut::with_capacity(READ_CHUNK);
+            loop {
+                let Ok(cap) = self.inspect(|s| s.send_capacity(flow)) else {
+                    break;
+                };
+                if cap == 0 {
+                    tokio::select! {
+                        _ = io.writable.notified() => continue,
+                        _ = io.abort.notified() => break,
+                    }
+                }
+                buf.clear();
+                let mut limited = (&mut rd).take(cap.min(READ_CHUNK) as u64);
+                let read = tokio::select! {
+                    r = limited.read_buf(&mut buf) => r,
+                    _ = io.abort.notified() => break,
+                };
+                match read {
+                    Ok(0) => {
+                        let _ = self.with(|s, _| s.finish(flow));
+                        break;
+                    }
+                    Ok(n) => {
+                        let end = sizer.as_mut().and_then(|z| z.feed(&buf[..n]));
+                        let ok = self.with(|s, _| {
+                            if sizer.is_some() {
+                                let _ = s.set_known_end(flow, end);
+                            }
+                            s.write(flow, &buf[..n])
+                        });
+                        if ok.is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        debug!(session = %self.label, %flow, "application read failed: {e}");
+                        let _ = self.with(|s, now| s.reset(now, flow, codes::APP_ABORT));
+                        break;
+                    }
+                }
+            }
+        };
+        let down = async {
+            loop {
+                match self.with(|s, now| s.read(now, flow, READ_CHUNK)) {
+                    Ok(ReadOutcome::Data(b)) => {
+                        if let Err(e) = wr.write_all(&b).await {
+                            debug!(session = %self.label, %flow, "application write failed: {e}");
+                            let _ = self.with(|s, now| s.reset(now, flow, codes::APP_ABORT));
+                            io.abort.notify_one();
+                            return;
+                        }
+                    }
+                    Ok(ReadOutcome::End) => {
+                        let _ = wr.shutdown().await;
+                        return;
+                    }
+                    Ok(ReadOutcome::Reset(code)) => {
+                        debug!(session = %self.label, %flow, code, "flow reset");
+                        // Abort the application's connection so it sees a reset, not a hang.
+                        let _ =
+                            socket2::SockRef::from(wr.as_ref()).set_linger(Some(Duration::ZERO));
+                        io.abort.notify_one();
+                        return;
+                    }
+                    Ok(ReadOutcome::Blocked) => io.readable.notified().await,
+                    Err(_) => return,
+                }
+            }
+        };
+        tokio::join!(up, down);
+        drop(wr);
+        drop(rd);
+        lock(&self.flows).remove(&flow);
+    }
+
+    /// Resets every flow (end of the shutdown grace period).
+    pub fn reset_all(self: &Arc<Self>, code: u32) {
+        for f in self.flow_ids() {
+            let _ = self.with(|s, now| s.reset(now, f, code));
+        }
+    }
+
+    /// Stops taking new flows.
+    pub fn go_away(self: &Arc<Self>) {
+        self.with(|s, _| s.go_away());
+    }
+
+    /// Drops the pool connection now (protocol violation decided by the driver, e.g. an
+    /// unknown route).
+    pub fn kill_connection(&self, conn: ConnId) {
+        if let Some(io) = lock(&self.conns).get(&conn) {
+            let _ = socket2::SockRef::from(io.stream.as_ref()).shutdown(std::net::Shutdown::Both);
+        }
+    }
+
+    pub fn owner_connection(&self, flow: FlowId) -> Option<ConnId> {
+        self.inspect(|s| {
+            s.connections()
+                .find(|(_, o)| *o == Some(flow))
+                .map(|(c, _)| c)
+        })
+    }
+}

@@ -1,0 +1,283 @@
+//! The Prometheus text endpoint (opt-in): per-session and per-connection byte counters (the
+//! invariant), active flows and connections, and a per-flow completion-time histogram.
+//!
+//! The exposition format is plain text (Prometheus text format 0.0.4); the endpoint answers
+//! every HTTP request on its address with the current values.
+
+use std::fmt::Write as _;
+use std::net::SocketAddr;
+use std::sync::{Arc, Weak};
+
+use anyhow::Context;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+use tracing::{info, warn};
+
+use crate::engine::Engine;
+
+/// Upper bounds of the completion-time buckets, seconds.
+const BUCKETS: [f64; 14] = [
+    0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
+];
+
+/// A cumulative histogram of flow completion times.
+#[derive(Debug, Clone, Default)]
+pub struct Histogram {
+    counts: [u64; BUCKETS.len()],
+    count: u64,
+    sum: f64,
+}
+
+impl Histogram {
+    pub fn observe(&mut self, secs: f64) {
+        for (i, b) in BUCKETS.iter().enumerate() {
+            if secs <= *b {
+                self.counts[i] += 1;
+            }
+        }
+        self.count += 1;
+        self.sum += secs;
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+}
+
+/// The engines (sessions) a process serves, for the endpoint to read.
+#[derive(Default, Clone)]
+pub struct Registry {
+    engines: Arc<std::sync::Mutex<Vec<Weak<Engine>>>>,
+}
+
+impl Registry {
+    pub fn add(&self, e: &Arc<Engine>) {
+        let mut v = self.engines.lock().unwrap_or_else(|p| p.into_inner());
+        v.retain(|w| w.strong_count() > 0);
+        v.push(Arc::downgrade(e));
+    }
+
+    fn live(&self) -> Vec<Arc<Engine>> {
+        let v = self.engines.lock().unwrap_or_else(|p| p.into_inner());
+        v.iter().filter_map(Weak::upgrade).collect()
+    }
+
+    /// The current values in Prometheus text format.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let engines = self.live();
+        let mut counter = |name: &str, help: &str, kind: &str, rows: Vec<(String, f64)>| {
+            let _ = writeln!(
+                out,
+                "# HELP schedtcp_{name} {help}\n# TYPE schedtcp_{name} {kind}"
+            );
+            for (labels, v) in rows {
+                let _ = writeln!(out, "schedtcp_{name}{{{labels}}} {v}");
+            }
+        };
+        let sessions: Vec<_> = engines
+            .iter()
+            .map(|e| (e.label.clone(), e.inspect(|s| s.counters())))
+            .collect();
+        let per = |f: fn(&gtcp::SessionCounters) -> u64| {
+            sessions
+                .iter()
+                .map(|(l, c)| (format!("session=\"{l}\""), f(c) as f64))
+                .collect::<Vec<_>>()
+        };
+        counter(
+            "active_flows",
+            "Flows tracked by the session.",
+            "gauge",
+            per(|c| c.active_flows),
+        );
+        counter(
+            "active_connections",
+            "Live pool connections.",
+            "gauge",
+            per(|c| c.active_conns),
+        );
+        counter(
+            "flows_opened_total",
+            "Flows opened.",
+            "counter",
+            per(|c| c.flows_opened),
+        );
+        counter(
+            "flows_closed_total",
+            "Flows closed.",
+            "counter",
+            per(|c| c.flows_closed),
+        );
+        counter(
+            "flows_reset_total",
+            "Flows reset.",
+            "counter",
+            per(|c| c.flows_reset),
+        );
+        counter(
+            "connections_lost_total",
+            "Pool connections that died before both sides were done.",
+            "counter",
+            per(|c| c.conns_lost),
+        );
+        counter(
+            "bytes_handed_total",
+            "Bytes applications on this side handed over.",
+            "counter",
+            per(|c| c.bytes_handed),
+        );
+        counter(
+            "payload_sent_total",
+            "Payload bytes sent on pool connections, re-sends included.",
+            "counter",
+            per(|c| c.payload_sent),
+        );
+        counter(
+            "resent_bytes_total",
+            "Payload bytes sent again after their connection died.",
+            "counter",
+            per(|c| c.resent_bytes),
+        );
+        counter(
+            "header_sent_total",
+            "Framing bytes sent.",
+            "counter",
+            per(|c| c.header_sent),
+        );
+        counter(
+            "bytes_delivered_total",
+            "Bytes delivered to applications on this side.",
+            "counter",
+            per(|c| c.bytes_delivered),
+        );
+        counter(
+            "orphan_bytes",
+            "Bytes owed by no live connection.",
+            "gauge",
+            per(|c| c.orphan_bytes),
+        );
+        let mut conn_rows: Vec<(&str, &str, Vec<(String, f64)>)> = vec![
+            (
+                "connection_owner_bytes",
+                "Bytes the owning flow handed over (the invariant's right side).",
+                Vec::new(),
+            ),
+            (
+                "connection_payload_bytes",
+                "Payload bytes the connection carried (the invariant's left side).",
+                Vec::new(),
+            ),
+            (
+                "connection_header_bytes",
+                "Framing bytes the connection carried.",
+                Vec::new(),
+            ),
+            (
+                "connection_adopted_bytes",
+                "Payload carried for connections that died.",
+                Vec::new(),
+            ),
+            (
+                "connection_virtual_queue_bytes",
+                "Bytes the connection still owes (q_v).",
+                Vec::new(),
+            ),
+        ];
+        for e in &engines {
+            e.inspect(|s| {
+                for (conn, owner) in s.connections() {
+                    let Some(c) = s.connection_counters(conn) else {
+                        continue;
+                    };
+                    let owner = owner.map_or(0, |f| f.0);
+                    let labels = format!(
+                        "session=\"{}\",conn=\"{}\",flow=\"{}\"",
+                        e.label, conn.0, owner
+                    );
+                    let vals = [
+                        c.owner_bytes,
+                        c.payload_bytes,
+                        c.header_bytes,
+                        c.adopted_bytes,
+                        c.virtual_queue,
+                    ];
+                    for (row, v) in conn_rows.iter_mut().zip(vals) {
+                        row.2.push((labels.clone(), v as f64));
+                    }
+                }
+            });
+        }
+        for (name, help, rows) in conn_rows {
+            counter(name, help, "gauge", rows);
+        }
+        let _ = writeln!(
+            out,
+            "# HELP schedtcp_flow_completion_seconds Time from a flow's opening to its close."
+        );
+        let _ = writeln!(out, "# TYPE schedtcp_flow_completion_seconds histogram");
+        for e in &engines {
+            let h = e
+                .completion
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone();
+            for (b, c) in BUCKETS.iter().zip(h.counts) {
+                let _ = writeln!(
+                    out,
+                    "schedtcp_flow_completion_seconds_bucket{{session=\"{}\",le=\"{b}\"}} {c}",
+                    e.label
+                );
+            }
+            let _ = writeln!(
+                out,
+                "schedtcp_flow_completion_seconds_bucket{{session=\"{}\",le=\"+Inf\"}} {}",
+                e.label, h.count
+            );
+            let _ = writeln!(
+                out,
+                "schedtcp_flow_completion_seconds_sum{{session=\"{}\"}} {}",
+                e.label, h.sum
+            );
+            let _ = writeln!(
+                out,
+                "schedtcp_flow_completion_seconds_count{{session=\"{}\"}} {}",
+                e.label, h.count
+            );
+        }
+        out
+    }
+
+    /// Serves the endpoint on `addr` until the task is dropped.
+    pub async fn serve(self, addr: SocketAddr) -> anyhow::Result<()> {
+        let listener = TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("binding metrics endpoint {addr}"))?;
+        info!("metrics on http://{}/metrics", listener.local_addr()?);
+        loop {
+            let (mut sock, _) = listener.accept().await?;
+            let reg = self.clone();
+            tokio::spawn(async move {
+                // Read (and ignore) the request head, at most 8 KiB.
+                let mut buf = vec![0u8; 8192];
+                let _ =
+                    tokio::time::timeout(std::time::Duration::from_secs(2), sock.read(&mut buf))
+                        .await;
+                let body = reg.render();
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                if let Err(e) = async {
+                    sock.write_all(head.as_bytes()).await?;
+                    sock.write_all(body.as_bytes()).await?;
+                    sock.shutdown().await
+                }
+                .await
+                {
+                    warn!("metrics client: {e}");
+                }
+            });
+        }
+    }
+}

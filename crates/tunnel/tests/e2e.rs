@@ -1,0 +1,260 @@
+//! End to end over loopback: real `schedtcp client` and `server` engines (tokio tasks), a real
+//! target, real TCP.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use tunnel::loadgen::{self, FlowSpec};
+use tunnel::{client, server, ClientConfig, ServerConfig};
+
+const KEY: &str = "end-to-end-test-key-0123456789";
+
+fn server_cfg(policy: &str, target: SocketAddr, key: &str) -> ServerConfig {
+    ServerConfig::from_toml(&format!(
+        "listen = \"127.0.0.1:0\"\nkey = \"{key}\"\npolicy = \"{policy}\"\n[tuning]\nshutdown_grace_secs = 2\n[[route]]\nname = \"t\"\ntarget = \"{target}\"\n"
+    ))
+    .unwrap()
+}
+
+fn client_cfg(policy: &str, server: SocketAddr, key: &str, warm: usize) -> ClientConfig {
+    ClientConfig::from_toml(&format!(
+        "server = \"{server}\"\nkey = \"{key}\"\npolicy = \"{policy}\"\nwarm_pool = {warm}\n[tuning]\nshutdown_grace_secs = 2\n[[route]]\nname = \"t\"\nlisten = \"127.0.0.1:0\"\n[[route]]\nname = \"nowhere\"\nlisten = \"127.0.0.1:0\"\n"
+    ))
+    .unwrap()
+}
+
+/// A mix of sizes: empty, one byte, exactly one chunk, a few MB, in both directions.
+fn mix(n: usize, seed: u64) -> Vec<FlowSpec> {
+    let sizes = [
+        0u64,
+        1,
+        16 * 1024,
+        100_000,
+        3_000_000,
+        7,
+        16 * 1024 + 1,
+        1_500_000,
+    ];
+    (0..n)
+        .map(|i| {
+            let a = sizes[(i as u64 * 7 + seed) as usize % sizes.len()];
+            let b = sizes[(i as u64 * 3 + seed + 1) as usize % sizes.len()];
+            FlowSpec {
+                download: a,
+                upload: b / 2,
+            }
+        })
+        .collect()
+}
+
+async fn run_all(
+    addr: SocketAddr,
+    specs: &[FlowSpec],
+) -> Vec<anyhow::Result<loadgen::FlowOutcome>> {
+    let tasks: Vec<_> = specs
+        .iter()
+        .map(|&s| tokio::spawn(loadgen::run_flow(addr, s)))
+        .collect();
+    let mut out = Vec::new();
+    for t in tasks {
+        out.push(t.await.expect("task"));
+    }
+    out
+}
+
+async fn wait_idle(engine: &std::sync::Arc<tunnel::engine::Engine>) {
+    for _ in 0..200 {
+        if engine.inspect(|s| s.is_idle()) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_policy_delivers_every_flow_intact_and_keeps_the_invariant() {
+    let (target, _t) = loadgen::start_target("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    for (i, policy) in ["tcp", "srpt", "las", "fair", "psps", "priority:las"]
+        .into_iter()
+        .enumerate()
+    {
+        let srv = server::start(server_cfg(policy, target, KEY), KEY.as_bytes())
+            .await
+            .unwrap();
+        let cli = client::start(client_cfg(policy, srv.addr, KEY, i % 2), KEY.as_bytes())
+            .await
+            .unwrap();
+        let route = cli.routes[0].1;
+        let specs = mix(30, i as u64);
+        let results = run_all(route, &specs).await;
+        for (spec, r) in specs.iter().zip(&results) {
+            if let Err(e) = r {
+                panic!("{policy}: flow {spec:?} failed: {e:#}");
+            }
+        }
+        // Every pool connection closes once its flow is done, and each carried exactly its own
+        // flow's bytes.
+        wait_idle(&cli.engine).await;
+        let c = cli.engine.invariant();
+        assert_eq!(c.violated, 0, "{policy}: {c:?}");
+        assert_eq!(
+            c.adopted_bytes, 0,
+            "{policy}: nothing to adopt without failures"
+        );
+        let up: u64 = specs.iter().map(|s| s.upload + 16).sum();
+        assert_eq!(
+            c.payload_bytes, up,
+            "{policy}: client connections carried exactly the uploads"
+        );
+        let sessions = srv.sessions();
+        let s_inv: u64 = sessions.iter().map(|e| e.invariant().payload_bytes).sum();
+        let down: u64 = specs.iter().map(|s| s.download + 32).sum();
+        assert!(s_inv <= down);
+        cli.shutdown().await;
+        srv.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_key_gets_nothing_through() {
+    let (target, _t) = loadgen::start_target("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let srv = server::start(server_cfg("fair", target, KEY), KEY.as_bytes())
+        .await
+        .unwrap();
+    let wrong = "another-key-entirely-0123456789";
+    let cli = client::start(client_cfg("fair", srv.addr, wrong, 0), wrong.as_bytes())
+        .await
+        .unwrap();
+    let r = tokio::time::timeout(
+        Duration::from_secs(20),
+        loadgen::run_flow(
+            cli.routes[0].1,
+            FlowSpec {
+                download: 10,
+                upload: 10,
+            },
+        ),
+    )
+    .await
+    .expect("the application sees a failure, not a hang");
+    assert!(r.is_err(), "nothing may get through with a wrong key");
+    assert!(
+        srv.sessions().is_empty(),
+        "the server made no session for an unauthenticated peer"
+    );
+    cli.shutdown().await;
+    srv.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_target_and_unknown_route_reset_only_their_flow() {
+    let (target, _t) = loadgen::start_target("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    // The server's "t" route points at a port nobody listens on; "nowhere" is not configured.
+    let dead = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let srv = server::start(server_cfg("srpt", dead, KEY), KEY.as_bytes())
+        .await
+        .unwrap();
+    let cli = client::start(client_cfg("srpt", srv.addr, KEY, 0), KEY.as_bytes())
+        .await
+        .unwrap();
+    for (name, addr) in &cli.routes {
+        let r = tokio::time::timeout(
+            Duration::from_secs(20),
+            loadgen::run_flow(
+                *addr,
+                FlowSpec {
+                    download: 100,
+                    upload: 100,
+                },
+            ),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("route {name}: the application must see a reset, not a hang"));
+        assert!(r.is_err(), "route {name}");
+    }
+    cli.shutdown().await;
+    srv.shutdown().await;
+    // A working pair afterwards is unaffected (fresh processes, same target).
+    let srv = server::start(server_cfg("srpt", target, KEY), KEY.as_bytes())
+        .await
+        .unwrap();
+    let cli = client::start(client_cfg("srpt", srv.addr, KEY, 0), KEY.as_bytes())
+        .await
+        .unwrap();
+    loadgen::run_flow(
+        cli.routes[0].1,
+        FlowSpec {
+            download: 1000,
+            upload: 1000,
+        },
+    )
+    .await
+    .unwrap();
+    cli.shutdown().await;
+    srv.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pool_connection_killed_mid_transfer_loses_nothing() {
+    let (target, _t) = loadgen::start_target("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let srv = server::start(server_cfg("srpt", target, KEY), KEY.as_bytes())
+        .await
+        .unwrap();
+    let cli = client::start(client_cfg("srpt", srv.addr, KEY, 0), KEY.as_bytes())
+        .await
+        .unwrap();
+    let route = cli.routes[0].1;
+    let specs: Vec<FlowSpec> = (0..6)
+        .map(|i| FlowSpec {
+            download: 8_000_000 + i,
+            upload: 4_000_000,
+        })
+        .collect();
+    let flows = tokio::spawn({
+        let specs = specs.clone();
+        async move { run_all(route, &specs).await }
+    });
+    // Once data is moving, kill pool connections abruptly.
+    let mut killed = 0;
+    for _ in 0..400 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        let conns: Vec<_> = cli.engine.inspect(|s| {
+            s.connections()
+                .filter(|(c, _)| {
+                    s.connection_counters(*c)
+                        .is_some_and(|k| k.payload_bytes > 100_000)
+                })
+                .map(|(c, _)| c)
+                .collect()
+        });
+        if let Some(c) = conns.first() {
+            cli.engine.kill_connection(*c);
+            killed += 1;
+            if killed == 2 {
+                break;
+            }
+        }
+    }
+    assert!(
+        killed > 0,
+        "the transfer was too quick to kill a connection"
+    );
+    for r in flows.await.unwrap() {
+        r.expect("every flow completes intact on the other connections");
+    }
+    let lost = cli.engine.inspect(|s| s.counters().conns_lost);
+    assert!(lost >= 1);
+    cli.shutdown().await;
+    srv.shutdown().await;
+}
