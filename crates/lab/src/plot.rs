@@ -166,6 +166,7 @@ macro_rules! draw_with {
                         && y.is_finite()
                         && (!plot.log_x || *x > 0.0)
                         && (!plot.log_y || *y > 0.0)
+                        && plot.y_range.is_none_or(|(lo, hi)| *y >= lo && *y <= hi)
                 })
                 .collect();
             let style = ShapeStyle::from(&color).stroke_width(2);
@@ -182,13 +183,14 @@ macro_rules! draw_with {
                     .draw_series(LineSeries::new(pts, style))
                     .map_err(|e| anyhow!("{e}"))?
             };
-            let markers = s.markers;
+            // Legend sample: a circle for marker series, a line otherwise (the unused part
+            // is drawn fully transparent so both cases have one element type).
+            let hidden = ShapeStyle::from(&WHITE.mix(0.0));
+            let (radius, line) = if s.markers { (4, hidden) } else { (0, style) };
             anno.label(s.name.clone()).legend(move |(x, y)| {
-                if markers {
-                    PathElement::new(vec![(x + 8, y), (x + 9, y)], style)
-                } else {
-                    PathElement::new(vec![(x, y), (x + 18, y)], style)
-                }
+                EmptyElement::at((x, y))
+                    + Circle::new((9, 0), radius, style)
+                    + PathElement::new(vec![(0, 0), (18, 0)], line)
             });
         }
         chart

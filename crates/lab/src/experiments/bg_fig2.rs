@@ -134,7 +134,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     ));
     let y_cap = rows
         .iter()
-        .filter(|r| r.f <= 0.95)
+        .filter(|r| r.f <= 0.99)
         .map(|r| r.erlang_approximation.max(r.normalised))
         .fold(0.0, f64::max);
     render_svg(
@@ -143,7 +143,8 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             x_label: "f (fraction of excess capacity used by background)".into(),
             y_label: "N_*(1−ρ)/ρ (delay / delay without long & background flows)".into(),
             series,
-            y_range: Some((0.0, y_cap * 1.05)),
+            log_y: true,
+            y_range: Some((p.k as f64, y_cap * 1.05)),
             ..Default::default()
         },
         &ctx.path("fig2.svg"),
