@@ -8,8 +8,16 @@
 //! beside ours. [`run`] executes one; outputs go to `results/<name>/` at the repository root
 //! unless [`RunOptions::out_dir`] says otherwise.
 //!
-//! Adding an experiment: a module under `src/experiments/`, a scenario under `scenarios/`,
-//! and one line in `src/registry.rs`.
+//! Adding an experiment: a module under `src/experiments/` exposing `NAME`, `DESCRIPTION`,
+//! `SCENARIO` (`include_str!` of a file under `scenarios/`) and `run(&Context) ->
+//! anyhow::Result<String>` (the markdown summary), and one line in `src/registry.rs`.
+//! A scenario's `[quick]` table overrides top-level keys in quick mode (used by tests).
+//!
+//! Without the `schedtcp` CLI: `cargo run --release -p lab --example run_experiment -- all`
+//! (or a list of names; `--quick`, `--seed N`, `--out DIR`, `--scenario FILE`).
+//!
+//! [`fluid::fluid_ideal`] gives the flow-level ideal of every scheduling policy for a
+//! Table-2-like workload, for comparison with testbed measurements.
 
 mod context;
 mod experiments;
