@@ -383,8 +383,11 @@ impl Engine {
             }
         };
         tokio::join!(up, down);
-        drop(wr);
-        drop(rd);
+        // Close as one socket: dropping the write half alone would send a FIN before the
+        // reset an aborted flow must show.
+        if let Ok(stream) = rd.reunite(wr) {
+            drop(stream);
+        }
         lock(&self.flows).remove(&flow);
     }
 

@@ -34,12 +34,11 @@ struct ServerRole(Arc<Params>);
 impl Role for ServerRole {
     fn flow_opened(&self, engine: &Arc<Engine>, flow: FlowId, route: String) {
         let Some(r) = self.0.cfg.route(&route).cloned() else {
-            warn!(session = %engine.label, %flow, route = %route, "unknown route: resetting the flow and closing the connection that opened it");
-            let conn = engine.owner_connection(flow);
+            // The flow is reset, and the connection that opened it closes as soon as the reset
+            // is through (it owes nothing more). Cutting it at once would lose the reset, and
+            // the client would open the flow again and again.
+            warn!(session = %engine.label, %flow, route = %route, "unknown route: resetting the flow; its connection closes");
             let _ = engine.with(|s, now| s.reset(now, flow, codes::UNKNOWN_ROUTE));
-            if let Some(c) = conn {
-                engine.kill_connection(c);
-            }
             return;
         };
         let engine = engine.clone();
