@@ -10,7 +10,8 @@
 //!   `poll_transmit` call is timed; between calls (untimed) the served flow is acknowledged and
 //!   handed exactly the bytes it just sent, so every flow stays ready and the session's memory
 //!   stays constant, and the next connection polled is one whose virtual queue holds at least a
-//!   chunk (some always does: Σ q_v = Σ unsent ≥ n chunks).
+//!   chunk (some always does: Σ q_v = Σ unsent ≥ n chunks). `poll_transmit_1k/...`: the same
+//!   with a session configured for 1 KiB chunks.
 //!
 //! Run: `cargo bench -p gtcp --bench policy -- --warm-up-time 1 --measurement-time 2`
 //! (results in crates/gtcp/BENCH.md).
@@ -167,23 +168,25 @@ struct SessionRig {
     out: BytesMut,
     fill: Vec<u8>,
     rng: Rng,
+    /// Payload bytes per chunk (the session's configured chunk).
+    chunk: u64,
 }
 
-/// Bytes each flow keeps ready (a constant: what goes out is handed over again).
-const UNSENT: u64 = 2 * CHUNK;
 const CREDIT: u64 = u64::MAX / 4;
 
 impl SessionRig {
-    fn new(policy: Policy, n: usize) -> Self {
+    fn new(policy: Policy, n: usize, chunk: u64) -> Self {
+        // Bytes each flow keeps ready (a constant: what goes out is handed over again).
+        let unsent = 2 * chunk;
         let config = Config {
             policy,
-            chunk: CHUNK as u32,
+            chunk: chunk as u32,
             max_flows: n,
             ..Config::default()
         };
         let mut s = Session::new(Role::Opener, config).expect("config");
         let mut rng = Rng(n as u64 ^ 0xbe9c);
-        let fill = vec![0x5a; UNSENT as usize];
+        let fill = vec![0x5a; unsent as usize];
         let mut end = Vec::with_capacity(n);
         for i in 0..n {
             let size = rng.size();
@@ -194,7 +197,7 @@ impl SessionRig {
             s.add_connection(ConnId(f.0), Some(f)).expect("connect");
             // The receiver grants all the credit the bench needs at once.
             ack(&mut s, f, 0);
-            assert_eq!(s.write(f, &fill).expect("write"), UNSENT as usize);
+            assert_eq!(s.write(f, &fill).expect("write"), unsent as usize);
             end.push(size);
         }
         // Every opening frame goes out first.
@@ -206,7 +209,7 @@ impl SessionRig {
         while s.poll_event().is_some() {}
         let mut rig = SessionRig {
             s,
-            vq: vec![UNSENT; n],
+            vq: vec![unsent; n],
             candidates: (0..n).collect(),
             queued: vec![true; n],
             sent: vec![0; n],
@@ -215,19 +218,21 @@ impl SessionRig {
             out,
             fill,
             rng,
+            chunk,
         };
         for _ in 0..4 * n {
-            let c = rig.pick_conn();
+            let (c, max) = (rig.pick_conn(), rig.max());
             rig.out.clear();
-            rig.s.poll_transmit(
-                Duration::ZERO,
-                conn(c),
-                &mut rig.out,
-                DATA_HEADER_LEN + CHUNK as usize,
-            );
+            rig.s
+                .poll_transmit(Duration::ZERO, conn(c), &mut rig.out, max);
             rig.recycle(c);
         }
         rig
+    }
+
+    /// Room for exactly one chunk.
+    fn max(&self) -> usize {
+        DATA_HEADER_LEN + self.chunk as usize
     }
 
     fn pick_conn(&mut self) -> usize {
@@ -237,7 +242,7 @@ impl SessionRig {
     }
 
     fn enqueue(&mut self, c: usize) {
-        if !self.queued[c] && self.vq[c] >= CHUNK {
+        if !self.queued[c] && self.vq[c] >= self.chunk {
             self.queued[c] = true;
             self.candidates.push_back(c);
         }
@@ -247,21 +252,18 @@ impl SessionRig {
     /// again, and start a new transfer on a flow whose current one is done.
     fn recycle(&mut self, c: usize) {
         let out = &self.out[..];
-        assert_eq!(
-            out.len(),
-            DATA_HEADER_LEN + CHUNK as usize,
-            "one whole chunk per poll"
-        );
+        let chunk = self.chunk;
+        assert_eq!(out.len(), self.max(), "one whole chunk per poll");
         let flow = u64::from_be_bytes(out[1..9].try_into().expect("8 bytes"));
         let offset = u64::from_be_bytes(out[9..17].try_into().expect("8 bytes"));
         let j = (flow - 1) as usize;
-        self.sent[j] = offset + CHUNK;
-        self.vsent[c] += CHUNK;
-        self.vq[c] -= CHUNK;
+        self.sent[j] = offset + chunk;
+        self.vsent[c] += chunk;
+        self.vq[c] -= chunk;
         ack(&mut self.s, FlowId(flow), self.sent[j]);
-        let n = self.s.write(FlowId(flow), &self.fill[..CHUNK as usize]);
-        assert_eq!(n, Ok(CHUNK as usize));
-        self.vq[j] += CHUNK;
+        let n = self.s.write(FlowId(flow), &self.fill[..chunk as usize]);
+        assert_eq!(n, Ok(chunk as usize));
+        self.vq[j] += chunk;
         for f in [j, c] {
             let done = self.sent[f].max(self.vsent[f]);
             if done >= self.end[f] {
@@ -279,15 +281,12 @@ impl SessionRig {
     fn run(&mut self, iters: u64) -> Duration {
         let mut total = Duration::ZERO;
         for _ in 0..iters {
-            let c = self.pick_conn();
+            let (c, max) = (self.pick_conn(), self.max());
             self.out.clear();
             let start = Instant::now();
-            let n = self.s.poll_transmit(
-                Duration::ZERO,
-                conn(c),
-                &mut self.out,
-                DATA_HEADER_LEN + CHUNK as usize,
-            );
+            let n = self
+                .s
+                .poll_transmit(Duration::ZERO, conn(c), &mut self.out, max);
             total += start.elapsed();
             black_box(n);
             self.recycle(c);
@@ -311,12 +310,19 @@ fn ack(s: &mut Session, flow: FlowId, received: u64) {
         .expect("ack");
 }
 
+/// `poll_transmit` of one default 16 KiB chunk, and of one 1 KiB chunk (where the copy of the
+/// payload weighs less and the bookkeeping more).
 fn bench_poll_transmit(c: &mut Criterion) {
-    let mut g = c.benchmark_group("poll_transmit");
+    poll_transmit_group(c, "poll_transmit", CHUNK);
+    poll_transmit_group(c, "poll_transmit_1k", 1024);
+}
+
+fn poll_transmit_group(c: &mut Criterion, group: &str, chunk: u64) {
+    let mut g = c.benchmark_group(group);
     for name in POLICIES {
         let policy: Policy = name.parse().expect("policy name");
         for n in SIZES {
-            let mut rig = SessionRig::new(policy, n);
+            let mut rig = SessionRig::new(policy, n, chunk);
             g.bench_function(BenchmarkId::new(name, n), |b| {
                 b.iter_custom(|iters| rig.run(iters));
             });

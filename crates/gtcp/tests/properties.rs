@@ -88,7 +88,7 @@ fn check(h: &Harness, specs: &[FlowSpec]) {
         );
         let c = s.counters();
         assert_eq!(c.orphan_bytes, 0);
-        assert_eq!(c.payload_sent, c.bytes_handed + c.resent_bytes - 0, "{c:?}");
+        assert_eq!(c.payload_sent, c.bytes_handed + c.resent_bytes, "{c:?}");
     }
 }
 

@@ -1,2 +1,234 @@
+//! `schedtcp`: non-intrusive scheduling of the TCP flows of one origin–destination pair.
+//!
+//! This binary is thin: it parses arguments and calls the crates that do the work (`tunnel`
+//! for the proxies, `lab` for experiments).
+
 #![forbid(unsafe_code)]
-fn main() {}
+
+mod demo;
+mod throughput;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use tracing_subscriber::EnvFilter;
+
+const EXAMPLE_CLIENT: &str = include_str!("../examples/client.toml");
+const EXAMPLE_SERVER: &str = include_str!("../examples/server.toml");
+
+/// Non-intrusive scheduling of TCP flows.
+///
+/// For one origin–destination pair, every application connection stays its own TCP connection
+/// (so the pair takes no more of the network than plain TCP), but whenever a connection may
+/// send, a policy decides whose bytes go out: tcp, srpt, las, fair, psps (RuN2C) or
+/// priority:<inner>. Run `schedtcp client` near the applications and `schedtcp server` near the
+/// targets; both sides schedule what they send.
+#[derive(Parser)]
+#[command(name = "schedtcp", version, about, long_about, after_help = AFTER_HELP)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+const AFTER_HELP: &str = "\
+Examples:
+  schedtcp demo                                   run the tunnel on loopback under every policy
+  schedtcp example-config server > server.toml    a commented configuration to start from
+  schedtcp server --config server.toml            (near the targets)
+  schedtcp client --config client.toml            (near the applications)
+  schedtcp experiment list                        the papers' tables and figures
+  schedtcp experiment run fluid-table2            reproduce one (writes results/fluid-table2/)
+
+Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug, RUST_LOG=tunnel=debug) to change them.";
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the destination side: accept pool connections and connect each flow to the target
+    /// its route names in the configuration (and nowhere else).
+    Server {
+        /// Server configuration (TOML); see `schedtcp example-config server`.
+        #[arg(long, short)]
+        config: PathBuf,
+    },
+    /// Run the origin side: one local listener per route; each accepted connection is a flow
+    /// with its own pool connection to the server.
+    Client {
+        /// Client configuration (TOML); see `schedtcp example-config client`.
+        #[arg(long, short)]
+        config: PathBuf,
+    },
+    /// The main job on an embedded default: server, client, target and a workload generator
+    /// in one process on loopback; a mixed workload under each policy; a table of completion
+    /// times with the per-connection invariant checked.
+    Demo(demo::Args),
+    /// Print a commented example configuration.
+    ExampleConfig {
+        /// Which side.
+        #[arg(value_parser = ["client", "server"])]
+        side: String,
+    },
+    /// Reproduce the papers' tables and figures.
+    Experiment {
+        #[command(subcommand)]
+        action: ExperimentCmd,
+    },
+    /// Measure bulk throughput through the tunnel on loopback beside direct TCP.
+    Throughput(throughput::Args),
+}
+
+#[derive(Subcommand)]
+enum ExperimentCmd {
+    /// List the experiments.
+    List,
+    /// Print an experiment's default scenario (edit it and pass it with --scenario).
+    Scenario { name: String },
+    /// Run an experiment: CSV/JSON, plots and summary.md in its output folder.
+    Run {
+        /// Experiment name (see `schedtcp experiment list`).
+        name: String,
+        /// Scenario file overriding the embedded default.
+        #[arg(long)]
+        scenario: Option<PathBuf>,
+        /// Output folder (default results/<name>/).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The small variant used by the tests: seconds instead of minutes.
+        #[arg(long)]
+        quick: bool,
+        /// Seed overriding the scenario's.
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+}
+
+fn main() -> ExitCode {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Server { config } => {
+            let (cfg, key) = tunnel::ServerConfig::load(&config)?;
+            runtime()?.block_on(async {
+                let server = tunnel::server::start(cfg, &key).await?;
+                shutdown_signal().await?;
+                tracing::info!("shutting down: no new flows, finishing the ones in flight");
+                server.shutdown().await;
+                Ok(())
+            })
+        }
+        Command::Client { config } => {
+            let (cfg, key) = tunnel::ClientConfig::load(&config)?;
+            runtime()?.block_on(async {
+                let client = tunnel::client::start(cfg, &key).await?;
+                shutdown_signal().await?;
+                tracing::info!("shutting down: no new flows, finishing the ones in flight");
+                client.shutdown().await;
+                Ok(())
+            })
+        }
+        Command::Demo(args) => runtime()?.block_on(demo::run(args)),
+        Command::ExampleConfig { side } => {
+            print!(
+                "{}",
+                if side == "client" {
+                    EXAMPLE_CLIENT
+                } else {
+                    EXAMPLE_SERVER
+                }
+            );
+            Ok(())
+        }
+        Command::Experiment { action } => experiment(action),
+        Command::Throughput(args) => runtime()?.block_on(throughput::run(args)),
+    }
+}
+
+fn experiment(action: ExperimentCmd) -> Result<()> {
+    match action {
+        ExperimentCmd::List => {
+            let list = lab::experiments();
+            let width = list.iter().map(|e| e.name.len()).max().unwrap_or(0);
+            for e in list {
+                println!("{:width$}  {}", e.name, e.description);
+            }
+            Ok(())
+        }
+        ExperimentCmd::Scenario { name } => {
+            let text = lab::default_scenario(&name).with_context(|| {
+                format!("no experiment named {name:?} (see `schedtcp experiment list`)")
+            })?;
+            print!("{text}");
+            Ok(())
+        }
+        ExperimentCmd::Run {
+            name,
+            scenario,
+            out,
+            quick,
+            seed,
+        } => {
+            let opts = lab::RunOptions {
+                scenario,
+                out_dir: out,
+                quick,
+                seed,
+                progress: true,
+            };
+            let report = lab::run(&name, &opts)?;
+            println!("{}", report.summary_markdown);
+            eprintln!("results in {}", report.out_dir.display());
+            Ok(())
+        }
+    }
+}
+
+/// SIGINT or SIGTERM.
+async fn shutdown_signal() -> Result<()> {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("installing the SIGTERM handler")?;
+    tokio::select! {
+        r = tokio::signal::ctrl_c() => r.context("waiting for SIGINT")?,
+        _ = term.recv() => {}
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_example_configurations_load() {
+        let c = tunnel::ClientConfig::from_toml(EXAMPLE_CLIENT).expect("client example");
+        c.key.load(std::path::Path::new(".")).expect("client key");
+        let s = tunnel::ServerConfig::from_toml(EXAMPLE_SERVER).expect("server example");
+        s.key.load(std::path::Path::new(".")).expect("server key");
+    }
+}

@@ -75,6 +75,17 @@ pub struct InvariantTally {
     pub adopted_bytes: u64,
 }
 
+impl InvariantTally {
+    /// Adds another tally to this one.
+    pub fn merge(&mut self, o: InvariantTally) {
+        self.checked += o.checked;
+        self.violated += o.violated;
+        self.payload_bytes += o.payload_bytes;
+        self.header_bytes += o.header_bytes;
+        self.adopted_bytes += o.adopted_bytes;
+    }
+}
+
 /// One session end and everything that drives it.
 pub struct Engine {
     session: Mutex<Session>,
@@ -313,10 +324,7 @@ impl Engine {
         let up = async {
             let mut sizer = sizer;
             let mut buf = BytesMut::with_capacity(READ_CHUNK);
-            loop {
-                let Ok(cap) = self.inspect(|s| s.send_capacity(flow)) else {
-                    break;
-                };
+            while let Ok(cap) = self.inspect(|s| s.send_capacity(flow)) {
                 if cap == 0 {
                     tokio::select! {
                         _ = io.writable.notified() => continue,

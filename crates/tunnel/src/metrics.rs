@@ -44,6 +44,9 @@ impl Histogram {
     }
 }
 
+/// Label sets and values of one metric.
+type Rows = Vec<(String, f64)>;
+
 /// The engines (sessions) a process serves, for the endpoint to read.
 #[derive(Default, Clone)]
 pub struct Registry {
@@ -157,7 +160,7 @@ impl Registry {
             "gauge",
             per(|c| c.orphan_bytes),
         );
-        let mut conn_rows: Vec<(&str, &str, Vec<(String, f64)>)> = vec![
+        let mut conn_rows: Vec<(&str, &str, Rows)> = vec![
             (
                 "connection_owner_bytes",
                 "Bytes the owning flow handed over (the invariant's right side).",

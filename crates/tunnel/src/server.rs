@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 use gtcp::size::HttpResponseSizer;
@@ -18,7 +17,7 @@ use tracing::{debug, info, warn};
 use crate::auth::HmacKey;
 use crate::client::drain;
 use crate::config::ServerConfig;
-use crate::engine::{codes, Engine, Role};
+use crate::engine::{codes, Engine, InvariantTally, Role};
 use crate::metrics::Registry;
 use crate::net;
 
@@ -27,6 +26,8 @@ struct Params {
     key: HmacKey,
     sessions: Mutex<HashMap<SessionId, Arc<Engine>>>,
     registry: Registry,
+    /// Invariant checks of sessions already forgotten.
+    retired: Mutex<InvariantTally>,
 }
 
 struct ServerRole(Arc<Params>);
@@ -100,6 +101,16 @@ impl ServerHandle {
         }
     }
 
+    /// The invariant checks of every session served so far.
+    pub fn invariant(&self) -> InvariantTally {
+        let p = &self.params.0;
+        let mut t = *p.retired.lock().unwrap_or_else(|e| e.into_inner());
+        for e in self.sessions() {
+            t.merge(e.invariant());
+        }
+        t
+    }
+
     /// Sessions currently served.
     pub fn sessions(&self) -> Vec<Arc<Engine>> {
         self.params
@@ -124,6 +135,7 @@ pub async fn start(cfg: ServerConfig, key: &[u8]) -> Result<ServerHandle> {
         key: HmacKey::new(key),
         sessions: Mutex::new(HashMap::new()),
         registry: Registry::default(),
+        retired: Mutex::new(InvariantTally::default()),
         cfg,
     });
     let metrics = match p.cfg.metrics {
@@ -217,7 +229,11 @@ async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr) {
     // Forget a session with nothing left in it.
     let mut sessions = p.sessions.lock().unwrap_or_else(|e| e.into_inner());
     if engine.inspect(|s| s.is_idle()) {
-        sessions.remove(&auth.session);
+        if let Some(e) = sessions.remove(&auth.session) {
+            p.retired
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .merge(e.invariant());
+        }
     }
-    let _ = Duration::ZERO;
 }

@@ -152,10 +152,7 @@ impl Session {
     fn write_data(&mut self, conn: ConnId, out: &mut BytesMut, limit: usize) -> (usize, u64) {
         let (mut header, mut payload) = (0usize, 0u64);
         let chunk = u64::from(self.config.chunk);
-        loop {
-            let Some(c) = self.conns.get(&conn) else {
-                break;
-            };
+        while let Some(c) = self.conns.get(&conn) {
             if c.done_sent {
                 break;
             }
