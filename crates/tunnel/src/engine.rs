@@ -93,7 +93,11 @@ pub struct Engine {
     conns: Mutex<HashMap<ConnId, Arc<ConnIo>>>,
     flows: Mutex<HashMap<FlowId, Arc<FlowIo>>>,
     role: Box<dyn Role>,
-    /// Largest `poll_transmit` (one chunk plus room for control frames).
+    /// Largest `poll_transmit` per wake-up of a writable socket: four chunks plus room for
+    /// control frames. Each chunk is still its own scheduling decision; writing four per
+    /// system call is what lets one flow pass 5 Gbit/s on loopback, and with
+    /// `TCP_NOTSENT_LOWAT` at one chunk the kernel never holds more than about five chunks
+    /// unsent per connection.
     poll_max: usize,
     pub(crate) completion: Mutex<Histogram>,
     pub label: String,
@@ -108,7 +112,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Engine {
     pub fn new(session: Session, role: Box<dyn Role>, label: String) -> Arc<Self> {
-        let poll_max = session.config().chunk as usize + gtcp::wire::DATA_HEADER_LEN + 2048;
+        let poll_max = 4 * (session.config().chunk as usize + gtcp::wire::DATA_HEADER_LEN) + 2048;
         Arc::new(Self {
             session: Mutex::new(session),
             epoch: Instant::now(),
