@@ -278,7 +278,7 @@ impl Registry {
                 }
                 .await
                 {
-                    warn!("metrics client: {e}");
+                    tracing::debug!("metrics client: {e}");
                 }
             });
         }

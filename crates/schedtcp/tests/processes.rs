@@ -1,0 +1,185 @@
+//! The real binary: `schedtcp server` and `schedtcp client` as processes, a flow through them,
+//! metrics scraped, then SIGTERM: both exit 0.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use tunnel::loadgen::{self, FlowSpec};
+
+fn free_port() -> SocketAddr {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+}
+
+fn temp_dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("schedtcp-test-{}-{}", std::process::id(), line!()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Kills the child if the test fails half-way.
+struct Guard(Child);
+impl Drop for Guard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn spawn(args: &[&str]) -> Guard {
+    Guard(
+        Command::new(env!("CARGO_BIN_EXE_schedtcp"))
+            .args(args)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn schedtcp"),
+    )
+}
+
+/// Waits (bounded) until something listens on `addr`.
+fn wait_listening(addr: SocketAddr) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(addr).is_err() {
+        assert!(Instant::now() < deadline, "{addr} never listened");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn sigterm_and_wait(g: &mut Guard) -> std::process::ExitStatus {
+    let pid = g.0.id().to_string();
+    Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(s) = g.0.try_wait().unwrap() {
+            return s;
+        }
+        assert!(Instant::now() < deadline, "no exit after SIGTERM");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn real_processes_carry_flows_serve_metrics_and_stop_on_sigterm() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (target, _t) = rt
+        .block_on(loadgen::start_target("127.0.0.1:0".parse().unwrap()))
+        .unwrap();
+    let dir = temp_dir();
+    let (srv, cli, route, metrics) = (free_port(), free_port(), free_port(), free_port());
+    std::fs::write(dir.join("psk.txt"), "a-pre-shared-key-for-the-test\n").unwrap();
+    std::fs::write(
+        dir.join("server.toml"),
+        format!("listen = \"{srv}\"\nkey_file = \"psk.txt\"\npolicy = \"srpt\"\n[[route]]\nname = \"web\"\ntarget = \"{target}\"\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("client.toml"),
+        format!("server = \"{srv}\"\nkey_file = \"psk.txt\"\npolicy = \"fair\"\nmetrics = \"{metrics}\"\n[[route]]\nname = \"web\"\nlisten = \"{route}\"\n"),
+    )
+    .unwrap();
+    let _ = cli;
+    let mut server = spawn(&[
+        "server",
+        "--config",
+        dir.join("server.toml").to_str().unwrap(),
+    ]);
+    wait_listening(srv);
+    let mut client = spawn(&[
+        "client",
+        "--config",
+        dir.join("client.toml").to_str().unwrap(),
+    ]);
+    // The client binds its routes before its metrics endpoint: probing a route would open a flow.
+    wait_listening(metrics);
+
+    let specs = [
+        FlowSpec {
+            download: 2_000_000,
+            upload: 10,
+        },
+        FlowSpec {
+            download: 0,
+            upload: 500_000,
+        },
+        FlowSpec {
+            download: 1,
+            upload: 1,
+        },
+    ];
+    rt.block_on(async {
+        let tasks: Vec<_> = specs
+            .iter()
+            .map(|&s| tokio::spawn(loadgen::run_flow(route, s)))
+            .collect();
+        for t in tasks {
+            t.await
+                .unwrap()
+                .expect("flow intact through real processes");
+        }
+    });
+
+    let mut m = TcpStream::connect(metrics).unwrap();
+    m.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let mut text = String::new();
+    m.read_to_string(&mut text).unwrap();
+    assert!(text.starts_with("HTTP/1.1 200 OK"), "{text}");
+    let value = |name: &str| -> f64 {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{name} missing in\n{text}"))
+    };
+    assert_eq!(value("schedtcp_flows_opened_total"), 3.0);
+    // Uploads plus the 16-byte headers of the load generator.
+    assert_eq!(
+        value("schedtcp_bytes_handed_total"),
+        (10 + 500_000 + 1 + 3 * 16) as f64
+    );
+    assert_eq!(
+        value("schedtcp_bytes_delivered_total"),
+        (2_000_001 + 3 * 32) as f64
+    );
+
+    assert!(
+        sigterm_and_wait(&mut client).success(),
+        "client exits 0 on SIGTERM"
+    );
+    assert!(
+        sigterm_and_wait(&mut server).success(),
+        "server exits 0 on SIGTERM"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn bad_configuration_is_a_clear_error_not_a_panic() {
+    let dir = temp_dir().join("bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("c.toml"), "server = \"127.0.0.1:1\"\nkey = \"short\"\n[[route]]\nname = \"x\"\nlisten = \"127.0.0.1:0\"\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_schedtcp"))
+        .args(["client", "--config", dir.join("c.toml").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("at least 16 bytes"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_schedtcp"))
+        .args(["client", "--config", "/nonexistent.toml"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent.toml"));
+    let _ = std::fs::remove_dir_all(dir);
+}
