@@ -214,6 +214,50 @@ mod tests {
         assert!(r.at_end());
     }
 
+    proptest::proptest! {
+        /// Reassembly against a model (a map offset → byte): whatever the order, overlap and
+        /// duplication of the segments, the application reads exactly the stream, never more
+        /// than granted credit is buffered, and data beyond credit is refused.
+        #[test]
+        fn reassembly_matches_a_byte_model(
+            segs in proptest::collection::vec((0u64..3000, 1usize..700), 1..60),
+            reads in proptest::collection::vec(1usize..900, 1..40),
+        ) {
+            let stream: Vec<u8> = (0..4000u32).map(|i| (i * 13 % 251) as u8).collect();
+            let mut r = RecvStream::new(INITIAL_CREDIT);
+            r.credit = 2500; // a small window to exercise the bound
+            let mut model = std::collections::BTreeMap::new();
+            let mut out = Vec::new();
+            let mut reads = reads.into_iter().cycle();
+            for (off, len) in segs {
+                let end = (off + len as u64).min(stream.len() as u64);
+                let data = Bytes::copy_from_slice(&stream[off as usize..end as usize]);
+                let res = r.insert(off, data);
+                if end > r.credit {
+                    let refused = matches!(res, Err(RecvError::BeyondCredit { .. }));
+                    proptest::prop_assert!(refused, "data beyond credit accepted");
+                    continue;
+                }
+                proptest::prop_assert!(res.is_ok());
+                for o in off..end {
+                    model.insert(o, stream[o as usize]);
+                }
+                // `received` is the model's contiguous prefix.
+                let contiguous = (0..).take_while(|o| model.contains_key(o)).count() as u64;
+                proptest::prop_assert_eq!(r.received, contiguous.max(r.read));
+                if let Some(chunk) = r.read(reads.next().unwrap_or(1)) {
+                    out.extend_from_slice(&chunk);
+                }
+                proptest::prop_assert!(r.credit - r.read <= 2500 + INITIAL_CREDIT);
+            }
+            while let Some(chunk) = r.read(usize::MAX) {
+                out.extend_from_slice(&chunk);
+            }
+            proptest::prop_assert_eq!(&out[..], &stream[..out.len()]);
+            proptest::prop_assert_eq!(out.len() as u64, r.received);
+        }
+    }
+
     #[test]
     fn credit_grows_as_the_application_reads() {
         let mut r = RecvStream::new(INITIAL_CREDIT);
