@@ -258,3 +258,93 @@ async fn a_pool_connection_killed_mid_transfer_loses_nothing() {
     cli.shutdown().await;
     srv.shutdown().await;
 }
+
+/// An authenticated peer that breaks the protocol loses its connection, with a logged reason;
+/// a well-behaved client's flows through the same server go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_misbehaving_peer_loses_only_its_connection() {
+    use bytes::BytesMut;
+    use gtcp::wire::handshake::ClientHello;
+    use gtcp::{ConnId, FlowId};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let (target, _t) = loadgen::start_target("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let srv = server::start(server_cfg("fair", target, KEY), KEY.as_bytes())
+        .await
+        .unwrap();
+    let cli = client::start(client_cfg("fair", srv.addr, KEY, 0), KEY.as_bytes())
+        .await
+        .unwrap();
+    let good = tokio::spawn(loadgen::run_flow(
+        cli.routes[0].1,
+        FlowSpec {
+            download: 5_000_000,
+            upload: 1_000_000,
+        },
+    ));
+    let key = tunnel::auth::HmacKey::new(KEY.as_bytes());
+    let mut second_hello = BytesMut::new();
+    ClientHello::new([7; 32]).encode(&mut second_hello);
+    let mut oversized = BytesMut::new();
+    oversized.extend_from_slice(&[
+        0x02, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF,
+    ]);
+    let attacks: [(&str, Vec<u8>); 4] = [
+        ("unknown frame", vec![0x42, 1, 2, 3]),
+        ("second handshake", second_hello.to_vec()),
+        ("oversized frame", oversized.to_vec()),
+        ("impossible flow", {
+            let mut b = BytesMut::new();
+            gtcp::wire::Frame::Fin {
+                flow: FlowId(1 << 40),
+                final_size: 0,
+            }
+            .encode(&mut b);
+            b.to_vec()
+        }),
+    ];
+    for (i, (name, bytes)) in attacks.into_iter().enumerate() {
+        let mut s = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+        let session = [i as u8 + 1; 16];
+        net_handshake(&mut s, &key, session).await;
+        s.write_all(&bytes).await.unwrap();
+        let mut buf = [0u8; 1024];
+        let closed = tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                match s.read(&mut buf).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {}
+                }
+            }
+        })
+        .await;
+        assert!(
+            closed.is_ok(),
+            "{name}: the server must close the connection"
+        );
+    }
+    good.await
+        .unwrap()
+        .expect("the honest client's flow is unaffected");
+    cli.shutdown().await;
+    srv.shutdown().await;
+
+    async fn net_handshake(
+        s: &mut tokio::net::TcpStream,
+        key: &tunnel::auth::HmacKey,
+        session: [u8; 16],
+    ) {
+        tunnel::net::client_handshake(
+            s,
+            key,
+            session,
+            ConnId(1),
+            Some(FlowId(1)),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+    }
+}
