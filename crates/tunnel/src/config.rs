@@ -235,6 +235,19 @@ fn check_names<'a>(names: impl Iterator<Item = &'a str>) -> Result<()> {
     Ok(())
 }
 
+/// Reads a configuration file with `parse`, then the key it names.
+fn load_file<T>(
+    path: &Path,
+    parse: impl Fn(&str) -> Result<T>,
+    key: impl Fn(&T) -> &KeySource,
+) -> Result<(T, Vec<u8>)> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let c = parse(&text).with_context(|| format!("in {}", path.display()))?;
+    let k = key(&c).load(path.parent().unwrap_or(Path::new(".")))?;
+    Ok((c, k))
+}
+
 impl ClientConfig {
     pub fn from_toml(text: &str) -> Result<Self> {
         let c: Self = toml::from_str(text).context("invalid client configuration")?;
@@ -246,12 +259,9 @@ impl ClientConfig {
         Ok(c)
     }
 
+    /// Reads and checks the file, and loads its key (a `key_file` is relative to it).
     pub fn load(path: &Path) -> Result<(Self, Vec<u8>)> {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let c = Self::from_toml(&text).with_context(|| format!("in {}", path.display()))?;
-        let key = c.key.load(path.parent().unwrap_or(Path::new(".")))?;
-        Ok((c, key))
+        load_file(path, Self::from_toml, |c| &c.key)
     }
 }
 
@@ -266,12 +276,9 @@ impl ServerConfig {
         Ok(c)
     }
 
+    /// Reads and checks the file, and loads its key (a `key_file` is relative to it).
     pub fn load(path: &Path) -> Result<(Self, Vec<u8>)> {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let c = Self::from_toml(&text).with_context(|| format!("in {}", path.display()))?;
-        let key = c.key.load(path.parent().unwrap_or(Path::new(".")))?;
-        Ok((c, key))
+        load_file(path, Self::from_toml, |c| &c.key)
     }
 
     pub fn route(&self, name: &str) -> Option<&ServerRoute> {

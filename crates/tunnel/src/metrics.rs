@@ -11,7 +11,7 @@ use std::sync::{Arc, Weak};
 use anyhow::Context;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
-use tracing::{info, warn};
+use tracing::info;
 
 use crate::engine::Engine;
 

@@ -47,6 +47,27 @@ fn mix(n: usize, seed: u64) -> Vec<FlowSpec> {
         .collect()
 }
 
+async fn target() -> (SocketAddr, tokio::task::JoinHandle<()>) {
+    loadgen::start_target("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap()
+}
+
+/// A server and a client under `policy`, the server's route "t" going to `target`.
+async fn pair(
+    policy: &str,
+    target: SocketAddr,
+    warm: usize,
+) -> (server::ServerHandle, client::ClientHandle) {
+    let srv = server::start(server_cfg(policy, target, KEY), KEY.as_bytes())
+        .await
+        .unwrap();
+    let cli = client::start(client_cfg(policy, srv.addr, KEY, warm), KEY.as_bytes())
+        .await
+        .unwrap();
+    (srv, cli)
+}
+
 async fn run_all(
     addr: SocketAddr,
     specs: &[FlowSpec],
@@ -73,19 +94,12 @@ async fn wait_idle(engine: &std::sync::Arc<tunnel::engine::Engine>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_policy_delivers_every_flow_intact_and_keeps_the_invariant() {
-    let (target, _t) = loadgen::start_target("127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
+    let (target, _t) = target().await;
     for (i, policy) in ["tcp", "srpt", "las", "fair", "psps", "priority:las"]
         .into_iter()
         .enumerate()
     {
-        let srv = server::start(server_cfg(policy, target, KEY), KEY.as_bytes())
-            .await
-            .unwrap();
-        let cli = client::start(client_cfg(policy, srv.addr, KEY, i % 2), KEY.as_bytes())
-            .await
-            .unwrap();
+        let (srv, cli) = pair(policy, target, i % 2).await;
         let route = cli.routes[0].1;
         let specs = mix(30, i as u64);
         let results = run_all(route, &specs).await;
@@ -119,9 +133,7 @@ async fn every_policy_delivers_every_flow_intact_and_keeps_the_invariant() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_key_gets_nothing_through() {
-    let (target, _t) = loadgen::start_target("127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
+    let (target, _t) = target().await;
     let srv = server::start(server_cfg("fair", target, KEY), KEY.as_bytes())
         .await
         .unwrap();
@@ -152,20 +164,13 @@ async fn a_wrong_key_gets_nothing_through() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refused_target_and_unknown_route_reset_only_their_flow() {
-    let (target, _t) = loadgen::start_target("127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
+    let (target, _t) = target().await;
     // The server's "t" route points at a port nobody listens on; "nowhere" is not configured.
     let dead = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap()
     };
-    let srv = server::start(server_cfg("srpt", dead, KEY), KEY.as_bytes())
-        .await
-        .unwrap();
-    let cli = client::start(client_cfg("srpt", srv.addr, KEY, 0), KEY.as_bytes())
-        .await
-        .unwrap();
+    let (srv, cli) = pair("srpt", dead, 0).await;
     for (name, addr) in &cli.routes {
         let r = tokio::time::timeout(
             Duration::from_secs(20),
@@ -184,12 +189,7 @@ async fn refused_target_and_unknown_route_reset_only_their_flow() {
     cli.shutdown().await;
     srv.shutdown().await;
     // A working pair afterwards is unaffected (fresh processes, same target).
-    let srv = server::start(server_cfg("srpt", target, KEY), KEY.as_bytes())
-        .await
-        .unwrap();
-    let cli = client::start(client_cfg("srpt", srv.addr, KEY, 0), KEY.as_bytes())
-        .await
-        .unwrap();
+    let (srv, cli) = pair("srpt", target, 0).await;
     loadgen::run_flow(
         cli.routes[0].1,
         FlowSpec {
@@ -205,15 +205,8 @@ async fn refused_target_and_unknown_route_reset_only_their_flow() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pool_connection_killed_mid_transfer_loses_nothing() {
-    let (target, _t) = loadgen::start_target("127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
-    let srv = server::start(server_cfg("srpt", target, KEY), KEY.as_bytes())
-        .await
-        .unwrap();
-    let cli = client::start(client_cfg("srpt", srv.addr, KEY, 0), KEY.as_bytes())
-        .await
-        .unwrap();
+    let (target, _t) = target().await;
+    let (srv, cli) = pair("srpt", target, 0).await;
     let route = cli.routes[0].1;
     let specs: Vec<FlowSpec> = (0..6)
         .map(|i| FlowSpec {
@@ -268,15 +261,8 @@ async fn a_misbehaving_peer_loses_only_its_connection() {
     use gtcp::{ConnId, FlowId};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    let (target, _t) = loadgen::start_target("127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
-    let srv = server::start(server_cfg("fair", target, KEY), KEY.as_bytes())
-        .await
-        .unwrap();
-    let cli = client::start(client_cfg("fair", srv.addr, KEY, 0), KEY.as_bytes())
-        .await
-        .unwrap();
+    let (target, _t) = target().await;
+    let (srv, cli) = pair("fair", target, 0).await;
     let good = tokio::spawn(loadgen::run_flow(
         cli.routes[0].1,
         FlowSpec {
