@@ -148,7 +148,7 @@ pub async fn run(args: Args) -> Result<()> {
         total as f64 / 1e6
     );
     println!(
-        "(loopback has no bottleneck; `sudo schedtcp testbed` gives the policies a real one)\n"
+        "(loopback has no bottleneck, so differences are small and noisy; the papers' experiments: `schedtcp experiment list`)\n"
     );
     let (target, target_task) = loadgen::start_target("127.0.0.1:0".parse()?).await?;
     // One unmeasured round first: the first run of a process pays for thread start-up, buffer
