@@ -94,6 +94,11 @@ enum Op {
     AddConn {
         owner: Option<u8>,
     },
+    /// A hostile opener authenticates a connection on the acceptor only, naming any owner.
+    AcceptConn {
+        conn: u8,
+        owner: Option<u64>,
+    },
     /// A connection dies; on one side only, or on both.
     Kill {
         conn: u8,
@@ -107,6 +112,8 @@ enum Op {
 /// Configuration bytes, then the ops (the rest of the input).
 #[derive(Arbitrary, Debug)]
 struct Input {
+    /// Flows (with their connections) the opener starts with: 0, 1 or 2.
+    setup: u8,
     policy: u8,
     chunk: u8,
     window_extra: u16,
@@ -423,7 +430,7 @@ fn run(input: Input) {
         tainted: false,
     };
     // Two flows with their connections and a warm spare, as a client starts.
-    for _ in 0..2 {
+    for _ in 0..input.setup % 3 {
         // (max_flows may be 1.)
         if let Ok(f) = w.ends[0].s.open_flow(w.now(), None, "web", 0, None) {
             w.ends[0].apps.entry(f).or_default();
@@ -493,6 +500,11 @@ fn run(input: Input) {
             Op::AddConn { owner } => {
                 let owner = owner.map(|o| w.flow(0, o));
                 add_conn(&mut w, owner);
+            }
+            Op::AcceptConn { conn, owner } => {
+                w.tainted = true;
+                let c = w.conn(conn);
+                let _ = w.ends[1].s.add_connection(c, owner.map(FlowId));
             }
             Op::Kill { conn, only } => {
                 let c = w.conn(conn);
