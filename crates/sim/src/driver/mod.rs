@@ -13,14 +13,87 @@
 //! - [`Driver::on_segment_received`] / [`Driver::on_delivered`] at the receiver;
 //! - [`Driver::on_timer`] for the driver's own timers ([`World::schedule`]).
 //!
-//! The `tcp` driver ([`TcpDriver`]) is the baseline: one connection per flow, each
-//! connection carrying only its own flow's bytes.
+//! Three drivers share the same simulated TCP (paper 000, §3 and §6.1):
+//!
+//! - [`TcpDriver`] (`tcp`), the baseline: one connection per flow, each connection carrying
+//!   only its own flow's bytes;
+//! - [`IdealDriver`] (`gtcp-ideal`): Algorithms 1–3 with zero buffer — payload is bound to a
+//!   segment only when the segment, or its retransmission, leaves, by the gtcp core's own
+//!   policy ([`gtcp::policy`]);
+//! - [`SchedtcpDriver`] (`schedtcp`): the shipped gtcp core ([`gtcp::Session`]) as the tunnel
+//!   uses it (Algorithm 4): real frames written into each connection's byte stream when its
+//!   send buffer has room, parsed and reassembled at the destination.
 
 mod arrivals;
+mod ideal;
+mod pattern;
+pub mod ranges;
+mod schedtcp;
 mod tcp;
 
 pub use arrivals::{Arrivals, ARRIVAL_TOKEN};
+pub use ideal::IdealDriver;
+pub use schedtcp::{SchedtcpDriver, SchedtcpOptions};
 pub use tcp::{FlowRecord, TcpDriver};
+
+use serde::Serialize;
+
+/// What the experiments need from any driver: per-flow records and progress.
+pub trait FlowDriver {
+    /// Records of every flow that has arrived, in arrival order (index = flow id).
+    fn flow_records(&self) -> &[FlowRecord];
+
+    /// Takes the flow records out.
+    fn take_flow_records(&mut self) -> Vec<FlowRecord>;
+
+    /// Bytes of flow `flow` the destination application has received so far (in order for
+    /// the flow, for `schedtcp`: read from the core).
+    fn delivered_bytes(&self, flow: u64) -> u64;
+
+    /// Counters of the gtcp drivers (`None` for `tcp`).
+    fn gtcp_stats(&self) -> Option<GtcpStats> {
+        None
+    }
+}
+
+/// Counters of the gtcp drivers: overhead, invariant checks, and anything that should be
+/// zero. Fields that do not apply to a driver stay 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Hash)]
+pub struct GtcpStats {
+    /// Payload bytes of scheduled flows the sender put on connections (re-sends included).
+    pub payload_bytes: u64,
+    /// Framing bytes written into the forward byte streams (`schedtcp`: frame headers and
+    /// control frames; `gtcp-ideal`: 0, its header is carried in the tag).
+    pub header_bytes: u64,
+    /// Bytes the destination sent back over the reverse direction (`schedtcp`:
+    /// acknowledgement, end and `Done` frames).
+    pub reverse_bytes: u64,
+    /// Connections whose invariant was checked when they closed.
+    pub invariant_checked: u64,
+    /// Connections whose payload differed from their own flow's bytes at close, or whose
+    /// virtual queue was not empty.
+    pub invariant_violations: u64,
+    /// Protocol errors reported by the core (must be 0).
+    pub protocol_errors: u64,
+    /// Calls into the core that failed (must be 0).
+    pub api_errors: u64,
+    /// Bytes read at the destination that differ from what the origin wrote (must be 0).
+    pub payload_mismatches: u64,
+    /// `gtcp-ideal`: bytes whose binding a retransmission pre-empted (Algorithm 3).
+    pub preempted_bytes: u64,
+    /// `gtcp-ideal`: flow bytes the destination received more than once.
+    pub duplicate_bytes: u64,
+    /// `gtcp-ideal`: segment bytes that found no unmarked payload to carry.
+    pub padding_bytes: u64,
+    /// Scheduling decisions (`gtcp-ideal`: pieces bound; `schedtcp`: `poll_transmit` calls
+    /// that wrote bytes).
+    pub decisions: u64,
+    /// `schedtcp`: control frames a session wrote on a connection after it had said `Done`
+    /// there, which reached the peer after the peer had closed that connection. The core
+    /// should not write them (see `DRIVERS.md`); the driver hands them to the peer through
+    /// another of its live connections instead of dropping them.
+    pub late_frames: u64,
+}
 
 use crate::packet::{ConnId, Packet, PayloadTag};
 use crate::tcp::Segment;

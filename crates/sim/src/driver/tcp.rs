@@ -1,6 +1,6 @@
 //! The `tcp` driver: every flow on its own connection, carrying only its own bytes.
 
-use super::{Arrivals, Driver};
+use super::{Arrivals, Driver, FlowDriver};
 use crate::packet::{ConnId, NodeId, PayloadTag};
 use crate::tcp::Segment;
 use crate::time::Time;
@@ -21,14 +21,24 @@ pub struct FlowRecord {
     pub arrival: Time,
     /// Serial of the connection carrying it.
     pub conn: u32,
-    /// Time its last byte was acknowledged, if it completed.
+    /// Time the sender learned the whole flow was received (its last byte acknowledged),
+    /// if it did.
     pub finished: Option<Time>,
+    /// Time the destination application had every byte of the flow (for `schedtcp`: read
+    /// the flow's end), if it did.
+    pub delivered: Option<Time>,
 }
 
 impl FlowRecord {
-    /// Completion time (last ACK − arrival), if completed.
+    /// Completion time at the sender (last ACK − arrival), if completed.
     pub fn completion(&self) -> Option<Time> {
         self.finished.map(|f| f - self.arrival)
+    }
+
+    /// Transfer time seen by the destination (everything delivered − arrival), if
+    /// delivered. This is the transfer time the experiments compare across drivers.
+    pub fn transfer(&self) -> Option<Time> {
+        self.delivered.map(|d| d - self.arrival)
     }
 }
 
@@ -40,6 +50,8 @@ pub struct TcpDriver<S> {
     arrivals: Arrivals<S>,
     endpoints: Vec<(NodeId, NodeId)>,
     flows: Vec<FlowRecord>,
+    /// Bytes of each flow delivered in order to the destination application.
+    delivered: Vec<u64>,
     /// Flows whose source index had no endpoint (skipped).
     pub skipped: u64,
 }
@@ -51,6 +63,7 @@ impl<S: FlowSource> TcpDriver<S> {
             arrivals: Arrivals::new(source),
             endpoints,
             flows: Vec::new(),
+            delivered: Vec::new(),
             skipped: 0,
         }
     }
@@ -94,7 +107,9 @@ impl<S: FlowSource> Driver for TcpDriver<S> {
                     arrival: f.arrival,
                     conn: conn.serial,
                     finished: None,
+                    delivered: None,
                 });
+                self.delivered.push(0);
                 self.fill(w, conn, id as usize);
             }
             None => self.skipped += 1,
@@ -119,5 +134,28 @@ impl<S: FlowSource> Driver for TcpDriver<S> {
             f.finished = Some(w.now());
             w.close(conn);
         }
+    }
+
+    fn on_delivered(&mut self, w: &mut World, conn: ConnId, _from: u64, to: u64) {
+        let Some(flow) = w.user(conn) else { return };
+        let f = &mut self.flows[flow as usize];
+        self.delivered[flow as usize] = to.min(f.size);
+        if to >= f.size && f.delivered.is_none() {
+            f.delivered = Some(w.now());
+        }
+    }
+}
+
+impl<S: FlowSource> FlowDriver for TcpDriver<S> {
+    fn flow_records(&self) -> &[FlowRecord] {
+        &self.flows
+    }
+
+    fn take_flow_records(&mut self) -> Vec<FlowRecord> {
+        self.take_flows()
+    }
+
+    fn delivered_bytes(&self, flow: u64) -> u64 {
+        self.delivered.get(flow as usize).copied().unwrap_or(0)
     }
 }

@@ -22,11 +22,15 @@
 //! injections = false
 //! active_sample_period_s = 0.1
 //! ```
+//!
+//! The gtcp drivers (`driver = "schedtcp"` or `"gtcp_ideal"`) read a `[gtcp]` table
+//! ([`GtcpConfig`]): the policy and the core's limits.
 
-use crate::driver::TcpDriver;
+use crate::driver::{Driver, FlowDriver, IdealDriver, SchedtcpDriver, SchedtcpOptions, TcpDriver};
+use crate::packet::{LinkId, NodeId};
 use crate::stats::Report;
 use crate::tcp::TcpConfig;
-use crate::time::secs;
+use crate::time::{secs, Time};
 use crate::topology::DumbbellConfig;
 use crate::workload::{
     load_trace, Component, FlowList, FlowSource, Poisson, SizeDist, SizeUnit, SourcePick,
@@ -37,12 +41,115 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Which driver decides the payload of segments.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum DriverKind {
     /// One connection per flow ([`TcpDriver`]).
     #[default]
     Tcp,
+    /// The gtcp core as the tunnel uses it ([`SchedtcpDriver`], Algorithm 4).
+    Schedtcp,
+    /// Algorithms 1–3 with zero buffer ([`IdealDriver`]).
+    #[serde(alias = "gtcp-ideal")]
+    GtcpIdeal,
+}
+
+impl DriverKind {
+    /// The name used in scenario files and reports.
+    pub fn name(&self) -> &'static str {
+        match self {
+            DriverKind::Tcp => "tcp",
+            DriverKind::Schedtcp => "schedtcp",
+            DriverKind::GtcpIdeal => "gtcp-ideal",
+        }
+    }
+}
+
+/// Parameters of the gtcp drivers (`[gtcp]` in a scenario file). Byte counts are bytes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GtcpConfig {
+    /// Scheduling policy: `tcp`, `srpt`, `las`, `fair`, `psps`, `psps:BYTES`,
+    /// `priority[:INNER]` (the core's names, [`gtcp::Policy`]).
+    pub policy: String,
+    /// `schedtcp`: largest payload of one data frame (the core's `chunk`).
+    pub chunk: u32,
+    /// `schedtcp`: receive window per flow at the destination (the core's `flow_window`).
+    pub flow_window: u64,
+    /// `schedtcp`: send buffer per flow at the origin (the core's `send_buffer`).
+    pub send_buffer: u64,
+    /// `schedtcp`: flows tracked at once (the core's `max_flows`).
+    pub max_flows: usize,
+    /// `schedtcp`: poll the core while a connection's not-sent backlog is below this
+    /// (`TCP_NOTSENT_LOWAT`).
+    pub notsent_lowat: u64,
+    /// `schedtcp`: largest `poll_transmit`; default one chunk + data header + 2048, as the
+    /// tunnel.
+    pub poll_max: Option<usize>,
+    /// Tell the policy each flow's size (size-aware policies need it).
+    pub size_hint: bool,
+    /// `schedtcp`: check every byte the destination reads.
+    pub verify_payload: bool,
+    /// Sources whose flows bypass the scheduler (plain TCP sharing the path).
+    pub plain_sources: Vec<u32>,
+}
+
+impl Default for GtcpConfig {
+    /// The core's defaults, the tunnel's low-water mark (one chunk), FAIR.
+    fn default() -> Self {
+        let c = gtcp::Config::default();
+        GtcpConfig {
+            policy: c.policy.to_string(),
+            chunk: c.chunk,
+            flow_window: c.flow_window,
+            send_buffer: c.send_buffer,
+            max_flows: c.max_flows,
+            notsent_lowat: u64::from(c.chunk),
+            poll_max: None,
+            size_hint: true,
+            verify_payload: true,
+            plain_sources: Vec::new(),
+        }
+    }
+}
+
+impl GtcpConfig {
+    /// The parsed policy.
+    pub fn parsed_policy(&self) -> Result<gtcp::Policy, String> {
+        self.policy.parse().map_err(|e| format!("gtcp.policy: {e}"))
+    }
+
+    /// The core's configuration.
+    pub fn core_config(&self) -> Result<gtcp::Config, String> {
+        let c = gtcp::Config {
+            policy: self.parsed_policy()?,
+            chunk: self.chunk,
+            flow_window: self.flow_window,
+            send_buffer: self.send_buffer,
+            max_flows: self.max_flows,
+        };
+        c.validate().map_err(|e| format!("gtcp: {e}"))?;
+        Ok(c)
+    }
+
+    /// The `schedtcp` driver's options.
+    pub fn schedtcp_options(&self) -> Result<SchedtcpOptions, String> {
+        let mut o = SchedtcpOptions::new(self.core_config()?);
+        if self.notsent_lowat == 0 {
+            return Err("gtcp.notsent_lowat must be positive".into());
+        }
+        o.notsent_lowat = self.notsent_lowat;
+        if let Some(m) = self.poll_max {
+            if m < 64 {
+                return Err(format!("gtcp.poll_max must be at least 64 bytes, got {m}"));
+            }
+            o.poll_max = m;
+        }
+        o.size_hint = self.size_hint;
+        o.verify_payload = self.verify_payload;
+        o.plain_sources = self.plain_sources.clone();
+        Ok(o)
+    }
 }
 
 /// What to record beyond flow and connection records.
@@ -80,6 +187,9 @@ pub struct Scenario {
     /// Extra recording.
     #[serde(default)]
     pub record: RecordConfig,
+    /// The gtcp drivers' parameters.
+    #[serde(default)]
+    pub gtcp: GtcpConfig,
 }
 
 /// Why a scenario could not run.
@@ -149,6 +259,10 @@ impl Scenario {
                 )));
             }
         }
+        if self.driver != DriverKind::Tcp {
+            self.gtcp.core_config().map_err(inv)?;
+            self.gtcp.schedtcp_options().map_err(inv)?;
+        }
         if let WorkloadConfig::Poisson { .. } = self.workload {
             self.workload
                 .poisson_rate(self.topology.bottleneck_rate_bps, self.tcp.mss)
@@ -199,6 +313,7 @@ impl Scenario {
                 max_flows: None,
             },
             record: RecordConfig::default(),
+            gtcp: GtcpConfig::default(),
         }
     }
 
@@ -249,38 +364,127 @@ impl Scenario {
         }
     }
 
-    /// Builds the `tcp`-driver simulation (not started). Also returns the bottleneck ids.
-    pub fn build_tcp(
+    /// The world, the endpoints of each source, the one-way delay of an ACK-sized packet
+    /// from each destination back to its origin, and the bottleneck pair.
+    #[allow(clippy::type_complexity)]
+    fn world(
         &self,
-    ) -> Result<(TcpSim, crate::packet::LinkId, crate::packet::LinkId), ScenarioError> {
+    ) -> Result<(World, Vec<(NodeId, NodeId)>, Vec<Time>, LinkId, LinkId), ScenarioError> {
         self.validate()?;
         let params = self.tcp.params().map_err(ScenarioError::Invalid)?;
         let d = self.topology.build();
-        let endpoints = d
+        let endpoints: Vec<(NodeId, NodeId)> = d
             .senders
             .iter()
             .copied()
             .zip(d.receivers.iter().copied())
+            .collect();
+        let back = endpoints
+            .iter()
+            .map(|&(s, r)| d.net.path_delay(r, s, params.header_bytes).unwrap_or(0))
             .collect();
         let mut world = World::new(d.net, params);
         world.record_injections(self.record.injections);
         if let Some(p) = self.record.active_sample_period_s {
             world.sample_active_every(secs(p));
         }
+        Ok((world, endpoints, back, d.bottleneck, d.reverse_bottleneck))
+    }
+
+    /// Builds the `tcp`-driver simulation (not started). Also returns the bottleneck ids.
+    pub fn build_tcp(&self) -> Result<(TcpSim, LinkId, LinkId), ScenarioError> {
+        let (world, endpoints, _, fwd, rev) = self.world()?;
         let driver = TcpDriver::new(self.flow_source()?, endpoints);
-        Ok((Sim::new(world, driver), d.bottleneck, d.reverse_bottleneck))
+        Ok((Sim::new(world, driver), fwd, rev))
+    }
+
+    /// Builds the `gtcp-ideal` simulation (not started), whatever `driver` says.
+    pub fn build_ideal(&self) -> Result<(IdealSim, LinkId, LinkId), ScenarioError> {
+        let (world, endpoints, _, fwd, rev) = self.world()?;
+        let policy = self.gtcp.parsed_policy().map_err(ScenarioError::Invalid)?;
+        let mut driver = IdealDriver::new(
+            self.flow_source()?,
+            endpoints,
+            policy,
+            self.gtcp.plain_sources.clone(),
+        );
+        if !self.gtcp.size_hint {
+            driver = driver.size_unaware();
+        }
+        Ok((Sim::new(world, driver), fwd, rev))
+    }
+
+    /// Builds the `schedtcp` simulation (not started), whatever `driver` says.
+    pub fn build_schedtcp(&self) -> Result<(SchedtcpSim, LinkId, LinkId), ScenarioError> {
+        let (world, endpoints, back, fwd, rev) = self.world()?;
+        let opts = self
+            .gtcp
+            .schedtcp_options()
+            .map_err(ScenarioError::Invalid)?;
+        let driver = SchedtcpDriver::new(self.flow_source()?, endpoints, back, opts)
+            .map_err(|e| ScenarioError::Invalid(format!("gtcp: {e}")))?;
+        Ok((Sim::new(world, driver), fwd, rev))
     }
 
     /// Runs the scenario to `duration_s + drain_s` and reports.
     pub fn run(&self) -> Result<Report, ScenarioError> {
-        match self.driver {
+        self.run_observed(None, |_, _| {})
+    }
+
+    /// Runs the scenario, pausing every `every` of simulated time (if given) to let
+    /// `observe` look at the driver (per-flow progress, for throughput plots); `observe` is
+    /// also called at the end.
+    pub fn run_observed(
+        &self,
+        every: Option<Time>,
+        observe: impl FnMut(Time, &dyn FlowDriver),
+    ) -> Result<Report, ScenarioError> {
+        let end = secs(self.duration_s + self.drain_s);
+        let seed = self.seed;
+        Ok(match self.driver {
             DriverKind::Tcp => {
-                let (mut sim, fwd, rev) = self.build_tcp()?;
-                let end = secs(self.duration_s + self.drain_s);
-                sim.run_until(end);
-                let flows = sim.driver.take_flows();
-                Ok(Report::collect(self.seed, &mut sim.world, flows, fwd, rev))
+                let (sim, fwd, rev) = self.build_tcp()?;
+                drive(seed, sim, fwd, rev, end, every, observe)
             }
+            DriverKind::GtcpIdeal => {
+                let (sim, fwd, rev) = self.build_ideal()?;
+                drive(seed, sim, fwd, rev, end, every, observe)
+            }
+            DriverKind::Schedtcp => {
+                let (sim, fwd, rev) = self.build_schedtcp()?;
+                drive(seed, sim, fwd, rev, end, every, observe)
+            }
+        })
+    }
+}
+
+/// The simulation a scenario builds for the `gtcp-ideal` driver.
+pub type IdealSim = Sim<IdealDriver<Box<dyn FlowSource>>>;
+/// The simulation a scenario builds for the `schedtcp` driver.
+pub type SchedtcpSim = Sim<SchedtcpDriver<Box<dyn FlowSource>>>;
+
+fn drive<D: Driver + FlowDriver>(
+    seed: u64,
+    mut sim: Sim<D>,
+    fwd: LinkId,
+    rev: LinkId,
+    end: Time,
+    every: Option<Time>,
+    mut observe: impl FnMut(Time, &dyn FlowDriver),
+) -> Report {
+    if let Some(p) = every.filter(|&p| p > 0) {
+        let mut t = p;
+        while t < end {
+            sim.run_until(t);
+            observe(t, &sim.driver);
+            t += p;
         }
     }
+    sim.run_until(end);
+    observe(end, &sim.driver);
+    let gtcp = sim.driver.gtcp_stats();
+    let flows = sim.driver.take_flow_records();
+    let mut r = Report::collect(seed, &mut sim.world, flows, fwd, rev);
+    r.gtcp = gtcp;
+    r
 }

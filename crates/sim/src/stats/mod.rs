@@ -1,6 +1,6 @@
 //! Run reports: what a scenario produced, and a fingerprint to compare runs byte for byte.
 
-use crate::driver::FlowRecord;
+use crate::driver::{FlowRecord, GtcpStats};
 use crate::link::LinkStats;
 use crate::packet::LinkId;
 use crate::time::{as_secs, Time};
@@ -33,6 +33,8 @@ pub struct Report {
     pub injections: Option<Vec<Injection>>,
     /// Events processed.
     pub events: u64,
+    /// Counters of the gtcp drivers (`None` under `tcp`).
+    pub gtcp: Option<GtcpStats>,
 }
 
 impl Report {
@@ -64,6 +66,7 @@ impl Report {
             max_active: w.stats.max_active,
             injections: w.take_injections(),
             events: w.stats.events,
+            gtcp: None,
         }
     }
 
@@ -101,6 +104,7 @@ impl Report {
         self.max_active.hash(&mut h);
         self.injections.hash(&mut h);
         self.events.hash(&mut h);
+        self.gtcp.hash(&mut h);
         h.finish()
     }
 
@@ -159,4 +163,132 @@ pub fn injected_series(log: &[Injection]) -> std::collections::BTreeMap<u32, Vec
         s.push((i.time, total));
     }
     out
+}
+
+/// How far one run's injections are from a reference run's (paper 000, Proposition 1):
+/// `V(t)` is the cumulative payload injected up to `t`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct InjectionDistance {
+    /// Every connection injected the same bytes at the same times in both runs
+    /// ([`injected_series`] equal).
+    pub identical: bool,
+    /// Payload bytes injected by the reference run.
+    pub reference_bytes: u64,
+    /// Payload bytes injected by the other run.
+    pub other_bytes: u64,
+    /// `max_t |V_other(t) − V_ref(t)|` over all connections together (bytes).
+    pub max_abs_diff_bytes: u64,
+    /// [`Self::max_abs_diff_bytes`] over the reference's total.
+    pub max_rel_diff: f64,
+    /// Connections compared (those of either run).
+    pub conns: usize,
+    /// Mean over connections of `max_t |V_i,other(t) − V_i,ref(t)| / V_i,ref(end)`.
+    pub conn_rel_diff_mean: f64,
+    /// Largest of those per-connection values.
+    pub conn_rel_diff_max: f64,
+}
+
+/// `max_t |A(t) − B(t)|` of two cumulative step functions given as `(time, cumulative)`
+/// points sorted by time (several points may share a time; the last one counts).
+fn max_step_diff(a: &[(Time, u64)], b: &[(Time, u64)]) -> u64 {
+    let (mut i, mut j) = (0, 0);
+    let (mut va, mut vb) = (0u64, 0u64);
+    let mut worst = 0;
+    while i < a.len() || j < b.len() {
+        let t = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) => x.0.min(y.0),
+            (Some(x), None) => x.0,
+            (None, Some(y)) => y.0,
+            (None, None) => break,
+        };
+        while i < a.len() && a[i].0 == t {
+            va = a[i].1;
+            i += 1;
+        }
+        while j < b.len() && b[j].0 == t {
+            vb = b[j].1;
+            j += 1;
+        }
+        worst = worst.max(va.abs_diff(vb));
+    }
+    worst
+}
+
+/// Compares two injection logs (each in time order, as the world records them), connection
+/// by connection (by serial) and in aggregate.
+pub fn injection_distance(reference: &[Injection], other: &[Injection]) -> InjectionDistance {
+    let total = |log: &[Injection]| {
+        let mut s = 0u64;
+        log.iter()
+            .map(|i| {
+                s += i.len as u64;
+                (i.time, s)
+            })
+            .collect::<Vec<_>>()
+    };
+    let (ra, ob) = (total(reference), total(other));
+    let reference_bytes = ra.last().map_or(0, |p| p.1);
+    let other_bytes = ob.last().map_or(0, |p| p.1);
+    let max_abs = max_step_diff(&ra, &ob);
+    let sa = injected_series(reference);
+    let sb = injected_series(other);
+    let identical = sa == sb;
+    let mut conns: Vec<u32> = sa.keys().chain(sb.keys()).copied().collect();
+    conns.sort_unstable();
+    conns.dedup();
+    let empty = Vec::new();
+    let (mut sum, mut max) = (0.0f64, 0.0f64);
+    for c in &conns {
+        let a = sa.get(c).unwrap_or(&empty);
+        let b = sb.get(c).unwrap_or(&empty);
+        let denom = a.last().or(b.last()).map_or(1, |p| p.1.max(1)) as f64;
+        let r = max_step_diff(a, b) as f64 / denom;
+        sum += r;
+        max = max.max(r);
+    }
+    InjectionDistance {
+        identical,
+        reference_bytes,
+        other_bytes,
+        max_abs_diff_bytes: max_abs,
+        max_rel_diff: max_abs as f64 / reference_bytes.max(1) as f64,
+        conns: conns.len(),
+        conn_rel_diff_mean: if conns.is_empty() {
+            0.0
+        } else {
+            sum / conns.len() as f64
+        },
+        conn_rel_diff_max: max,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inj(time: Time, conn: u32, len: u32) -> Injection {
+        Injection {
+            time,
+            conn,
+            seq: 0,
+            len,
+            retx: false,
+        }
+    }
+
+    #[test]
+    fn distance_of_equal_and_shifted_logs() {
+        let a = vec![inj(1, 0, 100), inj(2, 1, 100), inj(3, 0, 50)];
+        let d = injection_distance(&a, &a);
+        assert!(d.identical);
+        assert_eq!((d.max_abs_diff_bytes, d.conns), (0, 2));
+        // The same bytes, one segment later on connection 1.
+        let b = vec![inj(1, 0, 100), inj(3, 0, 50), inj(4, 1, 100)];
+        let d = injection_distance(&a, &b);
+        assert!(!d.identical);
+        assert_eq!(d.max_abs_diff_bytes, 100);
+        assert_eq!(d.reference_bytes, d.other_bytes);
+        assert!((d.conn_rel_diff_max - 1.0).abs() < 1e-12);
+        assert!((d.conn_rel_diff_mean - 0.5).abs() < 1e-12);
+    }
 }

@@ -42,6 +42,24 @@ impl Network {
     pub fn link(&self, id: LinkId) -> &Link {
         &self.links[id as usize]
     }
+
+    /// Time a packet of `bytes` wire bytes takes from `from` to `to` through empty queues
+    /// (serialisation plus propagation on every hop), if there is a path.
+    pub fn path_delay(&self, from: NodeId, to: NodeId, bytes: u32) -> Option<Time> {
+        let mut at = from;
+        let mut t = 0;
+        let mut hops = 0;
+        while at != to {
+            let l = self.link(self.next_link(at, to)?);
+            t += crate::time::tx_time(bytes, l.rate_bps) + l.delay;
+            at = l.to;
+            hops += 1;
+            if hops > self.nodes {
+                return None;
+            }
+        }
+        Some(t)
+    }
 }
 
 /// Incremental construction of a [`Network`].

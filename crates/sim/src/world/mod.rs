@@ -16,7 +16,7 @@ pub use conn::{ConnRecord, Injection};
 
 use crate::driver::Driver;
 use crate::engine::{Event, EventQueue};
-use crate::packet::{ConnId, NodeId, Packet, PacketKind, PacketPool};
+use crate::packet::{ConnId, NodeId, Packet, PacketKind, PacketPool, PayloadTag};
 use crate::tcp::{AckEvent, Sender, TcpParams};
 use crate::time::Time;
 use crate::topology::Network;
@@ -58,6 +58,7 @@ pub struct World {
     drop_buf: Vec<crate::packet::PacketId>,
     sample_period: Option<Time>,
     injections: Option<Vec<Injection>>,
+    drop_log: Option<Vec<(u32, PayloadTag)>>,
     conn_records: Vec<ConnRecord>,
     /// Run counters.
     pub stats: WorldStats,
@@ -81,6 +82,7 @@ impl World {
             drop_buf: Vec::with_capacity(8),
             sample_period: None,
             injections: None,
+            drop_log: None,
             conn_records: Vec::new(),
             stats: WorldStats::default(),
         }
@@ -101,6 +103,18 @@ impl World {
     /// [`World::injections`].
     pub fn record_injections(&mut self, on: bool) {
         self.injections = on.then(Vec::new);
+    }
+
+    /// Logs every data packet a queue drops, as `(connection serial, payload tag)`, for
+    /// drivers that must know what was lost ([`World::dropped_data`]).
+    pub fn record_drops(&mut self, on: bool) {
+        self.drop_log = on.then(Vec::new);
+    }
+
+    /// Data packets dropped so far, in order, if [`World::record_drops`] is on (empty
+    /// otherwise). A driver keeps its own cursor into it.
+    pub fn dropped_data(&self) -> &[(u32, PayloadTag)] {
+        self.drop_log.as_deref().unwrap_or(&[])
     }
 
     /// Samples the number of open connections every `period`, starting at `now + period`.

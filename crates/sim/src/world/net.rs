@@ -25,7 +25,13 @@ impl World {
         link.queue
             .enqueue(id, self.pkts.get(id), now, &mut self.drop_buf);
         for d in self.drop_buf.drain(..) {
-            link.count_drop(self.pkts.get(d));
+            let p = self.pkts.get(d);
+            link.count_drop(p);
+            if let Some(log) = &mut self.drop_log {
+                if p.kind == crate::packet::PacketKind::Data {
+                    log.push((p.conn.serial, p.tag));
+                }
+            }
             self.pkts.free(d);
         }
         let qlen = link.queue.len_packets() as u64;

@@ -1,0 +1,308 @@
+//! The gtcp drivers: Proposition 1 holds exactly for `gtcp-ideal`, runs are deterministic,
+//! and the shipped core keeps its invariant under `schedtcp`.
+
+use sim::driver::GtcpStats;
+use sim::queue::QueueConfig;
+use sim::scenario::{DriverKind, GtcpConfig, RecordConfig, Scenario};
+use sim::stats::{injected_series, injection_distance, Report};
+use sim::tcp::TcpConfig;
+use sim::topology::DumbbellConfig;
+use sim::workload::{SizeDist, SizeUnit, SourcePick, WorkloadConfig};
+
+const POLICIES: [&str; 7] = [
+    "tcp",
+    "srpt",
+    "fair",
+    "las",
+    "psps",
+    "psps:20000",
+    "priority:srpt",
+];
+
+/// A small, lossy origin–destination path: 20 Mbit/s bottleneck, 30 ms RTT, a 40-packet
+/// drop-tail buffer (well below the BDP, so fast retransmits *and* timeouts happen),
+/// Pareto sizes of mean 60 kB at load 0.8.
+fn scenario(seed: u64, driver: DriverKind, policy: &str) -> Scenario {
+    Scenario {
+        seed,
+        duration_s: 6.0,
+        drain_s: 30.0,
+        driver,
+        topology: DumbbellConfig {
+            pairs: 2,
+            access_rate_bps: 1_000_000_000,
+            receiver_rate_bps: 1_000_000_000,
+            access_delay_ms: 1.0,
+            receiver_delay_ms: 1.0,
+            bottleneck_rate_bps: 20_000_000,
+            bottleneck_delay_ms: 13.0,
+            bottleneck_queue: QueueConfig::DropTailPackets { limit: 40 },
+            other_queue: QueueConfig::DropTailPackets { limit: 10_000 },
+        },
+        tcp: TcpConfig {
+            mss: 1448,
+            header_bytes: 52,
+            initial_window: 10,
+            ..TcpConfig::default()
+        },
+        workload: WorkloadConfig::Poisson {
+            rate_per_s: None,
+            load: Some(0.8),
+            size: SizeDist::Pareto {
+                alpha: 2.5,
+                c: 1.0 / 90_000.0,
+            },
+            unit: SizeUnit::Bytes,
+            sources: SourcePick::Random,
+            max_flows: None,
+        },
+        record: RecordConfig {
+            injections: true,
+            active_sample_period_s: None,
+        },
+        gtcp: GtcpConfig {
+            policy: policy.into(),
+            flow_window: 16 << 20,
+            send_buffer: 16 << 20,
+            ..GtcpConfig::default()
+        },
+    }
+}
+
+fn run(s: &Scenario) -> Report {
+    s.run().unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn clean(g: &GtcpStats) {
+    assert_eq!(g.api_errors, 0, "{g:?}");
+    assert_eq!(g.protocol_errors, 0, "{g:?}");
+    assert_eq!(g.payload_mismatches, 0, "{g:?}");
+    assert_eq!(g.invariant_violations, 0, "{g:?}");
+}
+
+#[test]
+fn ideal_injects_exactly_what_tcp_injects_under_every_policy() {
+    for seed in [1, 2] {
+        let tcp = run(&scenario(seed, DriverKind::Tcp, "tcp"));
+        let retx: u64 = tcp.conns.iter().map(|c| c.retransmits).sum();
+        let rtos: u64 = tcp.conns.iter().map(|c| c.timeouts).sum();
+        let fast: u64 = tcp.conns.iter().map(|c| c.fast_retransmits).sum();
+        assert!(tcp.flows.len() > 50, "a real workload: {}", tcp.flows.len());
+        assert!(
+            retx > 0 && rtos > 0 && fast > 0,
+            "losses of both kinds: {retx} {rtos} {fast}"
+        );
+        let reference = injected_series(tcp.injections.as_deref().unwrap());
+        for p in POLICIES {
+            let r = run(&scenario(seed, DriverKind::GtcpIdeal, p));
+            let series = injected_series(r.injections.as_deref().unwrap());
+            assert!(
+                series == reference,
+                "seed {seed}, {p}: V(t) differs from tcp's"
+            );
+            let d = injection_distance(
+                tcp.injections.as_deref().unwrap(),
+                r.injections.as_deref().unwrap(),
+            );
+            assert!(d.identical && d.max_abs_diff_bytes == 0, "{d:?}");
+            // Same packets at the same times: the network saw the same run.
+            assert_eq!(r.bottleneck, tcp.bottleneck);
+            assert_eq!(r.conns, tcp.conns);
+            let g = r.gtcp.unwrap();
+            clean(&g);
+            assert_eq!((g.duplicate_bytes, g.padding_bytes), (0, 0), "{p}: {g:?}");
+            // Every flow is delivered, and reported once.
+            assert!(
+                r.flows.iter().all(|f| f.delivered.is_some()),
+                "{p}: a flow was not delivered"
+            );
+            if p != "tcp" {
+                assert!(g.decisions > 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn ideal_under_the_tcp_policy_is_the_tcp_driver() {
+    let tcp = run(&scenario(3, DriverKind::Tcp, "tcp"));
+    let ideal = run(&scenario(3, DriverKind::GtcpIdeal, "tcp"));
+    assert_eq!(tcp.flows, ideal.flows);
+}
+
+#[test]
+fn ideal_holds_with_handshake_delayed_acks_and_a_bounded_send_buffer() {
+    let variant = |driver, policy| {
+        let mut s = scenario(4, driver, policy);
+        s.tcp.handshake = true;
+        s.tcp.delayed_ack_ms = Some(40.0);
+        s.tcp.send_buffer = Some(20_000);
+        s.tcp.max_window = Some(40);
+        s
+    };
+    let tcp = run(&variant(DriverKind::Tcp, "tcp"));
+    let reference = injected_series(tcp.injections.as_deref().unwrap());
+    for p in ["srpt", "las"] {
+        let r = run(&variant(DriverKind::GtcpIdeal, p));
+        assert!(injected_series(r.injections.as_deref().unwrap()) == reference);
+        assert!(r.flows.iter().all(|f| f.delivered.is_some()));
+    }
+}
+
+#[test]
+fn size_based_policies_help_short_flows_in_the_ideal() {
+    // Without losses (a buffer that never overflows), as Proposition 2 assumes. With
+    // losses, payload bound to a connection in loss recovery waits behind its hole, which
+    // can cost more than the policy gains (see the table2 experiment).
+    let lossless = |d, p| {
+        let mut s = scenario(5, d, p);
+        s.topology.bottleneck_queue = QueueConfig::DropTailPackets { limit: 100_000 };
+        s
+    };
+    let tcp = run(&lossless(DriverKind::Tcp, "tcp"));
+    assert_eq!(tcp.bottleneck.drops, 0);
+    let srpt = run(&lossless(DriverKind::GtcpIdeal, "srpt"));
+    let mean = |r: &Report| {
+        let v: Vec<u64> = r.flows.iter().filter_map(|f| f.transfer()).collect();
+        v.iter().sum::<u64>() as f64 / v.len() as f64
+    };
+    assert!(
+        mean(&srpt) < mean(&tcp),
+        "SRPT lowers the mean transfer time"
+    );
+}
+
+#[test]
+fn gtcp_drivers_are_deterministic() {
+    for d in [DriverKind::GtcpIdeal, DriverKind::Schedtcp] {
+        for p in ["srpt", "psps"] {
+            let a = run(&scenario(6, d, p));
+            let b = run(&scenario(6, d, p));
+            assert_eq!(a, b, "{d:?} {p}");
+            assert_eq!(a.fingerprint(), b.fingerprint());
+            assert_eq!(format!("{a:?}"), format!("{b:?}"));
+            let c = run(&scenario(7, d, p));
+            assert_ne!(a.fingerprint(), c.fingerprint());
+        }
+    }
+}
+
+#[test]
+fn schedtcp_keeps_the_core_invariant_under_every_policy() {
+    for p in POLICIES {
+        let r = run(&scenario(8, DriverKind::Schedtcp, p));
+        let g = r.gtcp.unwrap();
+        clean(&g);
+        // Every flow was read to its end at the destination, every connection closed
+        // after both sides said Done, and at that moment carried exactly its own flow's
+        // bytes of payload with an empty virtual queue.
+        assert!(
+            r.flows.iter().all(|f| f.delivered.is_some()),
+            "{p}: undelivered flow"
+        );
+        assert!(r.flows.iter().all(|f| f.finished.is_some()));
+        assert_eq!(g.invariant_checked, r.flows.len() as u64, "{p}");
+        assert_eq!(r.conns.len(), r.flows.len(), "{p}: every connection closed");
+        let payload: u64 = r.flows.iter().map(|f| f.size).sum();
+        assert_eq!(g.payload_bytes, payload, "{p}: no payload sent twice");
+        // Framing is reported, and small.
+        assert!(g.header_bytes > 0 && g.header_bytes < payload / 20, "{g:?}");
+        assert!(g.reverse_bytes > 0);
+        // Bytes on the wire: each connection injected its flow's payload plus framing
+        // (plus retransmissions).
+        for c in &r.conns {
+            let f = &r.flows[c.user as usize];
+            assert!(
+                c.written >= f.size,
+                "{p}: conn {} wrote {}",
+                c.conn,
+                c.written
+            );
+        }
+    }
+}
+
+#[test]
+fn schedtcp_distance_to_proposition_one_is_reported() {
+    let tcp = run(&scenario(9, DriverKind::Tcp, "tcp"));
+    let s = run(&scenario(9, DriverKind::Schedtcp, "tcp"));
+    let d = injection_distance(
+        tcp.injections.as_deref().unwrap(),
+        s.injections.as_deref().unwrap(),
+    );
+    assert!(!d.identical, "schedtcp is not the ideal");
+    assert_eq!(d.conns, tcp.conns.len());
+    let g = s.gtcp.unwrap();
+    // Same flows, more bytes: framing (and a different loss history).
+    assert!(d.other_bytes as f64 > 0.9 * d.reference_bytes as f64);
+    assert!(d.max_rel_diff < 0.5, "{d:?}");
+    assert!(g.header_bytes > 0);
+}
+
+#[test]
+fn plain_flows_bypass_the_scheduler() {
+    // Source 1 is plain TCP; the others are scheduled. Under gtcp-ideal the plain flows
+    // are exactly the tcp driver's (Proposition 1 holds per connection).
+    let with_plain = |d, p| {
+        let mut s = scenario(10, d, p);
+        s.gtcp.plain_sources = vec![1];
+        s
+    };
+    let tcp = run(&with_plain(DriverKind::Tcp, "tcp"));
+    let ideal = run(&with_plain(DriverKind::GtcpIdeal, "srpt"));
+    let sched = run(&with_plain(DriverKind::Schedtcp, "srpt"));
+    let plain: Vec<_> = tcp.flows.iter().filter(|f| f.source == 1).collect();
+    assert!(!plain.is_empty());
+    for f in &plain {
+        assert_eq!(
+            ideal.flows[f.id as usize], **f,
+            "plain flow moved under the ideal"
+        );
+        assert!(sched.flows[f.id as usize].delivered.is_some());
+    }
+    clean(&sched.gtcp.unwrap());
+    let g = sched.gtcp.unwrap();
+    let scheduled: u64 = tcp
+        .flows
+        .iter()
+        .filter(|f| f.source != 1)
+        .map(|f| f.size)
+        .sum();
+    assert_eq!(g.payload_bytes, scheduled);
+}
+
+#[test]
+fn gtcp_scenario_files_parse_and_reject_bad_values() {
+    let text = r#"
+seed = 3
+duration_s = 2.0
+drain_s = 20.0
+driver = "gtcp-ideal"
+
+[topology]
+pairs = 1
+
+[workload]
+kind = "poisson"
+load = 0.5
+unit = "bytes"
+size = { kind = "pareto", alpha = 3.0, c = 1e-4 }
+
+[gtcp]
+policy = "las"
+"#;
+    let s = Scenario::from_toml(text).unwrap();
+    assert_eq!(s.driver, DriverKind::GtcpIdeal);
+    let r = s.run().unwrap();
+    assert!(r.gtcp.is_some());
+    let again = Scenario::from_toml(&s.to_toml()).unwrap();
+    assert_eq!(again, s);
+    let bad = text.replace("\"las\"", "\"sjf\"");
+    let e = Scenario::from_toml(&bad).unwrap_err().to_string();
+    assert!(e.contains("gtcp.policy"), "{e}");
+    let bad = text.replace("policy = \"las\"", "policy = \"las\"\nchunk = 0");
+    let e = Scenario::from_toml(&bad).unwrap_err().to_string();
+    assert!(e.contains("chunk"), "{e}");
+    let bad = text.replace("policy = \"las\"", "policy = \"las\"\nnotsent_lowat = 0");
+    assert!(Scenario::from_toml(&bad).is_err());
+}
