@@ -1,4 +1,7 @@
-//! `schedtcp demo`: the tunnel end to end on loopback under each policy, one process.
+//! `schedtcp demo`: as root, a short `testbed-table2` (real kernel TCP through a `tbf`
+//! bottleneck between network namespaces, real `schedtcp server`/`client` processes, under two
+//! minutes) that prints its table; otherwise (or with `--loopback`) the tunnel end to end on
+//! loopback under each policy, in one process.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -33,6 +36,55 @@ pub struct Args {
     /// Seed of the workload (the same arrivals and sizes under every policy).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Run the loopback demo even as root (no testbed).
+    #[arg(long)]
+    loopback: bool,
+}
+
+/// The testbed demo as root when the machine can run it; the loopback demo otherwise.
+pub fn main(args: Args) -> Result<()> {
+    if !args.loopback {
+        let why_not = if !testbed::bed::is_root() {
+            Some("not running as root".to_string())
+        } else {
+            testbed::bed::require_tools()
+                .err()
+                .map(|e| format!("{e:#}"))
+        };
+        match why_not {
+            None => return testbed_demo(),
+            Some(why) => println!(
+                "schedtcp demo: the real-TCP testbed (network namespaces, a tbf bottleneck) needs root \
+                 and iproute2 ({why}); running the loopback demo instead.\n"
+            ),
+        }
+    }
+    crate::runtime()?.block_on(run(args))
+}
+
+/// A short `testbed-table2` in a temporary folder; prints its summary.
+fn testbed_demo() -> Result<()> {
+    let out = std::env::temp_dir().join(format!("schedtcp-demo-{}", std::process::id()));
+    println!(
+        "schedtcp demo: a short testbed-table2 (about two minutes): three network namespaces \
+         (origin, router, destination), a tbf bottleneck, real `schedtcp server` and \
+         `schedtcp client` processes; the same flows under plain TCP and the tunnel's policies.\n"
+    );
+    let report = lab::run(
+        "testbed-table2",
+        &lab::RunOptions {
+            out_dir: Some(out.clone()),
+            quick: true,
+            progress: true,
+            ..Default::default()
+        },
+    )?;
+    println!("{}", report.summary_markdown);
+    println!(
+        "(files in {}; the full experiment: `schedtcp experiment run testbed-table2`)",
+        out.display()
+    );
+    Ok(())
 }
 
 /// The same arrivals and sizes for every policy.

@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 mod demo;
+mod testbed_cmd;
 mod throughput;
 
 use std::path::PathBuf;
@@ -76,6 +77,12 @@ enum Command {
     },
     /// Measure bulk throughput through the tunnel on loopback beside direct TCP.
     Throughput(throughput::Args),
+    /// The real-TCP testbed (root): network namespaces, a tbf bottleneck, real server and
+    /// client processes (`smoke`, `run table2|fig6`, `cleanup`).
+    Testbed {
+        #[command(subcommand)]
+        cmd: testbed_cmd::Cmd,
+    },
 }
 
 #[derive(Subcommand)]
@@ -133,7 +140,9 @@ fn run(cli: Cli) -> Result<()> {
                 let server = tunnel::server::start(cfg, &key).await?;
                 shutdown_signal().await?;
                 tracing::info!("shutting down: no new flows, finishing the ones in flight");
+                let inv = server.invariant();
                 server.shutdown().await;
+                log_invariant(inv);
                 Ok(())
             })
         }
@@ -143,11 +152,13 @@ fn run(cli: Cli) -> Result<()> {
                 let client = tunnel::client::start(cfg, &key).await?;
                 shutdown_signal().await?;
                 tracing::info!("shutting down: no new flows, finishing the ones in flight");
+                let inv = client.engine.invariant();
                 client.shutdown().await;
+                log_invariant(inv);
                 Ok(())
             })
         }
-        Command::Demo(args) => runtime()?.block_on(demo::run(args)),
+        Command::Demo(args) => demo::main(args),
         Command::ExampleConfig { side } => {
             print!(
                 "{}",
@@ -161,7 +172,21 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Experiment { action } => experiment(action),
         Command::Throughput(args) => runtime()?.block_on(throughput::run(args)),
+        Command::Testbed { cmd } => testbed_cmd::run(cmd),
     }
+}
+
+/// The per-connection invariant over the connections that closed cleanly, logged when the
+/// process stops (the testbed reads this line).
+fn log_invariant(i: tunnel::engine::InvariantTally) {
+    tracing::info!(
+        "invariant at shutdown: checked={} violated={} payload_bytes={} header_bytes={} adopted_bytes={}",
+        i.checked,
+        i.violated,
+        i.payload_bytes,
+        i.header_bytes,
+        i.adopted_bytes
+    );
 }
 
 fn experiment(action: ExperimentCmd) -> Result<()> {

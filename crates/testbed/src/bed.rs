@@ -1,0 +1,527 @@
+//! The namespaces, the veth pairs and the bottleneck; their removal.
+//!
+//! Names: `<prefix>-origin`, `<prefix>-router`, `<prefix>-dest`. Before creating them the
+//! testbed writes an owner file `/run/schedtcp-testbed/<prefix>` (its pid and the pid's start
+//! time). A namespace of ours whose owner is dead is *stale* (a killed run): it is removed,
+//! with every process still inside it. A namespace with our name but no owner file, or one
+//! whose owner is alive, is *taken*: the testbed refuses and says which and how to free it.
+
+use std::net::Ipv4Addr;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+use serde::{Deserialize, Serialize};
+
+/// Where owner files live.
+pub const OWNER_DIR: &str = "/run/schedtcp-testbed";
+
+/// Origin's address (on `o0`).
+pub const ORIGIN: Ipv4Addr = Ipv4Addr::new(198, 18, 1, 1);
+/// The router's address on the origin side (`r0`).
+pub const ROUTER_O: Ipv4Addr = Ipv4Addr::new(198, 18, 1, 2);
+/// The router's address on the destination side (`r1`).
+pub const ROUTER_D: Ipv4Addr = Ipv4Addr::new(198, 18, 2, 2);
+/// Destination's address (on `d0`).
+pub const DEST: Ipv4Addr = Ipv4Addr::new(198, 18, 2, 1);
+
+/// The bottleneck's queue (the child of `tbf`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "kind", content = "limit")]
+pub enum Queue {
+    /// Drop-tail, `limit` bytes.
+    Bfifo(u64),
+    /// Drop-tail, `limit` packets.
+    Pfifo(u64),
+}
+
+/// What the testbed looks like.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BedConfig {
+    /// Namespace name prefix (letters, digits, `-`, `_`; at most 24 characters).
+    pub prefix: String,
+    /// Bottleneck rate, bytes per second (both directions).
+    pub rate_bytes_per_s: u64,
+    /// `tbf` burst, bytes (at least one MTU-sized packet: 1514).
+    pub burst_bytes: u64,
+    /// The queue behind `tbf`.
+    pub queue: Queue,
+}
+
+impl BedConfig {
+    /// A bed with the default prefix `stb`.
+    pub fn new(rate_bytes_per_s: u64, queue: Queue) -> Self {
+        Self {
+            prefix: "stb".into(),
+            rate_bytes_per_s,
+            burst_bytes: 8 * 1514,
+            queue,
+        }
+    }
+
+    fn check(&self) -> Result<()> {
+        let p = &self.prefix;
+        if p.is_empty()
+            || p.len() > 24
+            || !p
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            bail!("testbed prefix {p:?}: 1 to 24 letters, digits, '-' or '_'");
+        }
+        if self.rate_bytes_per_s < 1000 || self.rate_bytes_per_s > 1_250_000_000 {
+            bail!(
+                "bottleneck rate {} B/s: from 1 kB/s to 1.25 GB/s",
+                self.rate_bytes_per_s
+            );
+        }
+        if self.burst_bytes < 1514 {
+            bail!(
+                "tbf burst {} B must hold one full packet (1514 B)",
+                self.burst_bytes
+            );
+        }
+        match self.queue {
+            Queue::Bfifo(b) if b < 1514 => bail!("bfifo limit {b} B is below one packet"),
+            Queue::Pfifo(0) => bail!("pfifo limit must be at least 1 packet"),
+            _ => Ok(()),
+        }
+    }
+
+    /// The three namespace names: origin, router, destination.
+    pub fn names(&self) -> [String; 3] {
+        namespaces(&self.prefix)
+    }
+}
+
+/// The namespace names of `prefix`.
+pub fn namespaces(prefix: &str) -> [String; 3] {
+    [
+        format!("{prefix}-origin"),
+        format!("{prefix}-router"),
+        format!("{prefix}-dest"),
+    ]
+}
+
+/// Whether this process runs as root (effective uid 0).
+pub fn is_root() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+/// An error unless root.
+pub fn require_root() -> Result<()> {
+    if !is_root() {
+        bail!(
+            "the testbed needs root (it creates network namespaces, veth pairs and tc qdiscs); \
+             run it as root, e.g. `sudo schedtcp testbed smoke`"
+        );
+    }
+    Ok(())
+}
+
+/// An error unless `ip` and `tc` (iproute2) run.
+pub fn require_tools() -> Result<()> {
+    for tool in ["ip", "tc", "ss"] {
+        let ok = Command::new(tool)
+            .arg("-V")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            bail!(
+                "`{tool}` (iproute2) is missing: install it, e.g. `apt-get update && apt-get install -y iproute2`"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Runs `ip`/`tc`/... and fails with its stderr.
+pub(crate) fn sh(prog: &str, args: &[&str]) -> Result<String> {
+    let out = Command::new(prog)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("running {prog}"))?;
+    if !out.status.success() {
+        bail!(
+            "`{prog} {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Every network namespace on the machine.
+pub fn list_namespaces() -> Result<Vec<String>> {
+    let out = sh("ip", &["netns", "list"])?;
+    Ok(out
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_owned)
+        .collect())
+}
+
+/// Pids of the processes inside namespace `ns`.
+pub fn pids_in(ns: &str) -> Vec<i32> {
+    sh("ip", &["netns", "pids", ns])
+        .map(|o| o.lines().filter_map(|l| l.trim().parse().ok()).collect())
+        .unwrap_or_default()
+}
+
+fn owner_file(prefix: &str) -> PathBuf {
+    PathBuf::from(OWNER_DIR).join(prefix)
+}
+
+/// Start time of a process (field 22 of /proc/PID/stat), to tell a live owner from a reused pid.
+fn start_time(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces; fields after the last ')' are plain.
+    let rest = &s[s.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Who owns a prefix, from its owner file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Owner {
+    /// No owner file.
+    None,
+    /// A live process (pid).
+    Alive(u32),
+    /// A process that is gone (pid): the namespaces are stale.
+    Dead(u32),
+}
+
+/// The owner of `prefix`'s namespaces.
+pub fn owner(prefix: &str) -> Owner {
+    let Ok(text) = std::fs::read_to_string(owner_file(prefix)) else {
+        return Owner::None;
+    };
+    let mut it = text.split_whitespace();
+    let pid: Option<u32> = it.next().and_then(|p| p.parse().ok());
+    let started: Option<u64> = it.next().and_then(|p| p.parse().ok());
+    match pid {
+        Some(pid) if start_time(pid).is_some() && start_time(pid) == started => Owner::Alive(pid),
+        Some(pid) => Owner::Dead(pid),
+        None => Owner::Dead(0),
+    }
+}
+
+/// What [`cleanup`] removed.
+#[derive(Debug, Default, Clone)]
+pub struct CleanupReport {
+    /// Namespaces deleted.
+    pub namespaces: Vec<String>,
+    /// Processes killed inside them.
+    pub processes: usize,
+}
+
+/// Removes `prefix`'s namespaces and every process in them. Without `force` it refuses when
+/// they belong to a live run or to nobody we know of (no owner file).
+pub fn cleanup(prefix: &str, force: bool) -> Result<CleanupReport> {
+    let existing = list_namespaces()?;
+    let ours: Vec<String> = namespaces(prefix)
+        .into_iter()
+        .filter(|n| existing.contains(n))
+        .collect();
+    let mut report = CleanupReport::default();
+    if !force && !ours.is_empty() {
+        match owner(prefix) {
+            Owner::Alive(pid) => bail!(
+                "namespaces {} belong to a running testbed (pid {pid}); stop it first, or pass --force",
+                ours.join(", ")
+            ),
+            Owner::None => bail!(
+                "namespaces {} exist but were not made by a testbed run (no {}); \
+                 remove them yourself (`ip netns del NAME`) or pass --force",
+                ours.join(", "),
+                owner_file(prefix).display()
+            ),
+            Owner::Dead(_) => {}
+        }
+    }
+    for ns in &ours {
+        report.processes += kill_all_in(ns);
+        sh("ip", &["netns", "del", ns])?;
+        report.namespaces.push(ns.clone());
+    }
+    let _ = std::fs::remove_file(owner_file(prefix));
+    Ok(report)
+}
+
+/// SIGKILLs every process in `ns` (bounded: a few rounds); returns how many there were.
+fn kill_all_in(ns: &str) -> usize {
+    let mut killed = 0;
+    for _ in 0..20 {
+        let pids = pids_in(ns);
+        if pids.is_empty() {
+            break;
+        }
+        for p in &pids {
+            if *p > 1 && *p != std::process::id() as i32 {
+                let _ = kill(Pid::from_raw(*p), Signal::SIGKILL);
+            }
+        }
+        killed = killed.max(pids.len());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    killed
+}
+
+/// A built testbed; removed on [`Testbed::teardown`] or drop.
+#[derive(Debug)]
+pub struct Testbed {
+    cfg: BedConfig,
+    names: [String; 3],
+    live: bool,
+}
+
+impl Testbed {
+    /// Builds the namespaces, links, addresses, routes and the bottleneck. Refuses when not
+    /// root, when iproute2 is missing, or when a name it needs is taken; removes stale
+    /// namespaces of a killed run first (and says so on stderr).
+    pub fn create(cfg: BedConfig) -> Result<Self> {
+        cfg.check()?;
+        require_root()?;
+        require_tools()?;
+        crate::interrupt::install()?;
+        let names = cfg.names();
+        let existing = list_namespaces()?;
+        let present: Vec<&String> = names.iter().filter(|n| existing.contains(n)).collect();
+        if !present.is_empty() {
+            match owner(&cfg.prefix) {
+                Owner::Dead(pid) => {
+                    let r = cleanup(&cfg.prefix, true)?;
+                    eprintln!(
+                        "testbed: removed stale namespaces {} of a run that died (pid {pid}; {} processes killed)",
+                        r.namespaces.join(", "),
+                        r.processes
+                    );
+                }
+                Owner::Alive(pid) => bail!(
+                    "testbed prefix {:?} is in use by a running testbed (pid {pid}): namespaces {} exist; \
+                     wait for it, or use another prefix",
+                    cfg.prefix,
+                    present.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+                Owner::None => bail!(
+                    "network namespace {} already exists and was not made by a testbed run; \
+                     refusing to touch it (remove it with `ip netns del {}`, or use another prefix)",
+                    present[0],
+                    present[0]
+                ),
+            }
+        }
+        std::fs::create_dir_all(OWNER_DIR).with_context(|| format!("creating {OWNER_DIR}"))?;
+        let me = std::process::id();
+        let started = start_time(me).context("reading this process's start time")?;
+        std::fs::write(owner_file(&cfg.prefix), format!("{me} {started}\n"))
+            .context("writing the owner file")?;
+        let mut bed = Self {
+            cfg,
+            names,
+            live: true,
+        };
+        if let Err(e) = bed.build() {
+            let _ = bed.teardown();
+            return Err(e);
+        }
+        Ok(bed)
+    }
+
+    fn build(&mut self) -> Result<()> {
+        let [o, r, d] = self.names.clone();
+        for ns in [&o, &r, &d] {
+            sh("ip", &["netns", "add", ns])?;
+        }
+        // Created directly inside the namespaces: nothing ever appears in the root namespace.
+        sh(
+            "ip",
+            &[
+                "link", "add", "o0", "netns", &o, "type", "veth", "peer", "name", "r0", "netns", &r,
+            ],
+        )?;
+        sh(
+            "ip",
+            &[
+                "link", "add", "r1", "netns", &r, "type", "veth", "peer", "name", "d0", "netns", &d,
+            ],
+        )?;
+        let addr = |ns: &str, a: Ipv4Addr, dev: &str| {
+            sh(
+                "ip",
+                &["-n", ns, "addr", "add", &format!("{a}/24"), "dev", dev],
+            )
+        };
+        addr(&o, ORIGIN, "o0")?;
+        addr(&r, ROUTER_O, "r0")?;
+        addr(&r, ROUTER_D, "r1")?;
+        addr(&d, DEST, "d0")?;
+        for (ns, dev) in [
+            (&o, "lo"),
+            (&o, "o0"),
+            (&r, "lo"),
+            (&r, "r0"),
+            (&r, "r1"),
+            (&d, "lo"),
+            (&d, "d0"),
+        ] {
+            sh("ip", &["-n", ns, "link", "set", dev, "up"])?;
+        }
+        // Only the other /24, through the router; no default route anywhere.
+        sh(
+            "ip",
+            &[
+                "-n",
+                &o,
+                "route",
+                "add",
+                "198.18.2.0/24",
+                "via",
+                &ROUTER_O.to_string(),
+            ],
+        )?;
+        sh(
+            "ip",
+            &[
+                "-n",
+                &d,
+                "route",
+                "add",
+                "198.18.1.0/24",
+                "via",
+                &ROUTER_D.to_string(),
+            ],
+        )?;
+        sh(
+            "ip",
+            &[
+                "netns",
+                "exec",
+                &r,
+                "sh",
+                "-c",
+                "echo 1 > /proc/sys/net/ipv4/ip_forward",
+            ],
+        )?;
+        for dev in ["r0", "r1"] {
+            self.shape(&r, dev)?;
+        }
+        Ok(())
+    }
+
+    fn shape(&self, ns: &str, dev: &str) -> Result<()> {
+        let rate = format!("{}bit", self.cfg.rate_bytes_per_s * 8);
+        let burst = self.cfg.burst_bytes.to_string();
+        let limit = match self.cfg.queue {
+            Queue::Bfifo(b) => b,
+            Queue::Pfifo(p) => p * 1514,
+        }
+        .to_string();
+        sh(
+            "tc",
+            &[
+                "-n", ns, "qdisc", "add", "dev", dev, "root", "handle", "1:", "tbf", "rate", &rate,
+                "burst", &burst, "limit", &limit,
+            ],
+        )?;
+        let (kind, lim) = match self.cfg.queue {
+            Queue::Bfifo(b) => ("bfifo", b),
+            Queue::Pfifo(p) => ("pfifo", p),
+        };
+        sh(
+            "tc",
+            &[
+                "-n",
+                ns,
+                "qdisc",
+                "add",
+                "dev",
+                dev,
+                "parent",
+                "1:1",
+                "handle",
+                "10:",
+                kind,
+                "limit",
+                &lim.to_string(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &BedConfig {
+        &self.cfg
+    }
+
+    /// The origin namespace (applications, workload, `schedtcp client`).
+    pub fn origin(&self) -> &str {
+        &self.names[0]
+    }
+
+    /// The router namespace (the bottleneck).
+    pub fn router(&self) -> &str {
+        &self.names[1]
+    }
+
+    /// The destination namespace (`schedtcp server`, the target).
+    pub fn dest(&self) -> &str {
+        &self.names[2]
+    }
+
+    /// `tc -s qdisc` of the router (drops, backlog), for reports.
+    pub fn qdisc_stats(&self) -> String {
+        sh("tc", &["-s", "-n", self.router(), "qdisc", "show"]).unwrap_or_default()
+    }
+
+    /// Bytes and drops the bottleneck towards the origin has counted (`r0`'s tbf).
+    pub fn downlink_counters(&self) -> Option<(u64, u64)> {
+        let s = sh(
+            "tc",
+            &["-s", "-n", self.router(), "qdisc", "show", "dev", "r0"],
+        )
+        .ok()?;
+        let line = s.lines().find(|l| l.trim_start().starts_with("Sent"))?;
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let bytes = w.get(1)?.parse().ok()?;
+        let drop_pos = w.iter().position(|x| *x == "(dropped")?;
+        let drops = w.get(drop_pos + 1)?.trim_end_matches(',').parse().ok()?;
+        Some((bytes, drops))
+    }
+
+    /// Kills every process in the namespaces and deletes them (idempotent).
+    pub fn teardown(&mut self) -> Result<()> {
+        if !self.live {
+            return Ok(());
+        }
+        self.live = false;
+        let mut first_err = None;
+        let existing = list_namespaces().unwrap_or_default();
+        for ns in &self.names {
+            if existing.contains(ns) {
+                kill_all_in(ns);
+                if let Err(e) = sh("ip", &["netns", "del", ns]) {
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        let _ = std::fs::remove_file(owner_file(&self.cfg.prefix));
+        match first_err {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Testbed {
+    fn drop(&mut self) {
+        if let Err(e) = self.teardown() {
+            eprintln!("testbed: cleanup failed: {e:#}");
+        }
+    }
+}

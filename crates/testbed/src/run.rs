@@ -1,0 +1,350 @@
+//! The orchestrator: one testbed, the target, and one run per variant (plain TCP, or the
+//! tunnel under a policy) of the same flows.
+//!
+//! For a tunnel variant it writes the configuration files, starts the real `schedtcp server`
+//! (destination) and `schedtcp client` (origin) and waits until they listen; then it starts
+//! the workload generator (origin) and waits for it; then it stops the client and the server
+//! with SIGTERM, as an operator would, and reads the per-connection invariant each of them
+//! logs when it stops.
+
+use std::net::{SocketAddr, SocketAddrV4};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+
+use crate::bed::{BedConfig, Testbed, DEST};
+use crate::interrupt;
+use crate::proc::{wait_listening, Proc};
+use crate::workload::{FlowResult, Plan, PlannedFlow};
+
+/// Port of the target (destination namespace).
+pub const TARGET_PORT: u16 = 9000;
+/// Port of `schedtcp server` (destination namespace).
+pub const SERVER_PORT: u16 = 7000;
+/// Port of the client's route (origin namespace, loopback).
+pub const ROUTE_PORT: u16 = 8000;
+
+const KEY: &str = "schedtcp-testbed-key-not-a-secret";
+
+/// The `schedtcp` binary the testbed starts: `$SCHEDTCP_BIN`, else this program when it is
+/// `schedtcp` (tests pass `env!("CARGO_BIN_EXE_schedtcp")` instead).
+pub fn find_binary() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os("SCHEDTCP_BIN") {
+        let p = PathBuf::from(p);
+        if !p.is_file() {
+            bail!("SCHEDTCP_BIN={} is not a file", p.display());
+        }
+        return Ok(p);
+    }
+    let me = std::env::current_exe().context("locating this program")?;
+    if me.file_stem().is_some_and(|s| s == "schedtcp") {
+        return Ok(me);
+    }
+    bail!(
+        "the testbed starts the `schedtcp` binary: run this through `schedtcp` (e.g. \
+         `schedtcp experiment run testbed-table2`) or set SCHEDTCP_BIN to its path"
+    )
+}
+
+/// The per-connection invariant as a `schedtcp server`/`client` process reported it when it
+/// stopped (the tally of `tunnel::engine::InvariantTally`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Invariant {
+    /// Pool connections checked (closed cleanly).
+    pub checked: u64,
+    /// Connections whose payload differed from their flow's bytes.
+    pub violated: u64,
+    /// Payload bytes they carried.
+    pub payload_bytes: u64,
+    /// Framing bytes they carried.
+    pub header_bytes: u64,
+    /// Payload adopted from dead connections.
+    pub adopted_bytes: u64,
+}
+
+impl Invariant {
+    /// Adds another tally.
+    pub fn merge(&mut self, o: Invariant) {
+        self.checked += o.checked;
+        self.violated += o.violated;
+        self.payload_bytes += o.payload_bytes;
+        self.header_bytes += o.header_bytes;
+        self.adopted_bytes += o.adopted_bytes;
+    }
+
+    /// Parses the line `schedtcp server`/`client` log at shutdown
+    /// (`... invariant at shutdown: checked=N violated=N payload_bytes=N header_bytes=N adopted_bytes=N`).
+    pub fn from_log(text: &str) -> Option<Self> {
+        let line = text
+            .lines()
+            .rev()
+            .find(|l| l.contains("invariant at shutdown"))?;
+        let get = |k: &str| -> Option<u64> {
+            let pat = format!("{k}=");
+            let i = line.find(&pat)? + pat.len();
+            let digits: String = line[i..].chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        };
+        Some(Self {
+            checked: get("checked")?,
+            violated: get("violated")?,
+            payload_bytes: get("payload_bytes")?,
+            header_bytes: get("header_bytes")?,
+            adopted_bytes: get("adopted_bytes")?,
+        })
+    }
+}
+
+/// One variant's run.
+#[derive(Debug, Clone, Serialize)]
+pub struct VariantRun {
+    /// `plain` or the policy.
+    pub variant: String,
+    /// Per flow, in plan order.
+    pub results: Vec<FlowResult>,
+    /// The server's invariant (downloads), if a tunnel ran.
+    pub server: Option<Invariant>,
+    /// The client's invariant (uploads), if a tunnel ran.
+    pub client: Option<Invariant>,
+    /// Wall time of the workload, seconds.
+    pub wall_s: f64,
+    /// Bytes the downlink bottleneck sent during the run.
+    pub bottleneck_bytes: u64,
+    /// Packets it dropped during the run.
+    pub bottleneck_drops: u64,
+}
+
+impl VariantRun {
+    /// Flows that failed.
+    pub fn failed(&self) -> usize {
+        self.results.iter().filter(|r| r.error.is_some()).count()
+    }
+}
+
+/// A running testbed with its target.
+pub struct Session {
+    // Field order is drop order: processes go before the namespaces.
+    target: Proc,
+    bed: Testbed,
+    bin: PathBuf,
+    dir: PathBuf,
+    runs: usize,
+    /// Warm pool of the client (`warm_pool`).
+    pub warm_pool: usize,
+    /// Pause between runs, so the queue drains and sockets settle.
+    pub settle: Duration,
+}
+
+impl Session {
+    /// Builds the testbed and starts the target.
+    pub fn start(cfg: BedConfig, bin: &Path) -> Result<Self> {
+        if !bin.is_file() {
+            bail!("schedtcp binary {} not found", bin.display());
+        }
+        let bed = Testbed::create(cfg)?;
+        let dir = std::env::temp_dir().join(format!(
+            "schedtcp-testbed-{}-{}",
+            bed.config().prefix,
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::write(dir.join("psk.txt"), KEY).context("writing the key")?;
+        let target_addr = SocketAddrV4::new(DEST, TARGET_PORT).to_string();
+        let mut target = Proc::spawn(
+            "target",
+            bed.dest(),
+            bin,
+            &[
+                "testbed".into(),
+                "helper".into(),
+                "target".into(),
+                "--listen".into(),
+                target_addr,
+            ],
+            &dir.join("target.log"),
+        )?;
+        wait_listening(
+            bed.dest(),
+            TARGET_PORT,
+            Instant::now() + Duration::from_secs(20),
+            &mut target,
+        )?;
+        Ok(Self {
+            target,
+            bed,
+            bin: bin.into(),
+            dir,
+            runs: 0,
+            warm_pool: 0,
+            settle: Duration::from_millis(500),
+        })
+    }
+
+    /// The testbed.
+    pub fn bed(&self) -> &Testbed {
+        &self.bed
+    }
+
+    /// Where configuration files, plans, results and logs go.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Runs `flows` once: plain TCP when `policy` is None (every flow direct), else through
+    /// the tunnel under `policy` (flows marked `Direct` still go direct). `bin_s`: width of
+    /// the throughput bins (0: none); `flow_timeout_s`: bound on each flow.
+    pub fn run(
+        &mut self,
+        policy: Option<&str>,
+        flows: &[PlannedFlow],
+        bin_s: f64,
+        flow_timeout_s: f64,
+    ) -> Result<VariantRun> {
+        interrupt::check()?;
+        self.runs += 1;
+        let tag =
+            format!("{:02}-{}", self.runs, policy.unwrap_or("plain")).replace([':', '/'], "_");
+        if let Some(s) = self.target.try_wait()? {
+            bail!("the target exited ({s}):\n{}", self.target.log_tail(20));
+        }
+        let mut tunnel = match policy {
+            Some(p) => Some(self.start_tunnel(p, &tag)?),
+            None => None,
+        };
+        let plan = Plan {
+            flows: flows.to_vec(),
+            tunnel: tunnel
+                .as_ref()
+                .map(|_| SocketAddr::from(([127, 0, 0, 1], ROUTE_PORT))),
+            direct: SocketAddr::V4(SocketAddrV4::new(DEST, TARGET_PORT)),
+            bin_s,
+            flow_timeout_s,
+        };
+        let plan_file = self.dir.join(format!("{tag}-plan.json"));
+        let out_file = self.dir.join(format!("{tag}-results.json"));
+        std::fs::write(&plan_file, serde_json::to_string(&plan)?)
+            .with_context(|| format!("writing {}", plan_file.display()))?;
+        let before = self.bed.downlink_counters().unwrap_or((0, 0));
+        let t = Instant::now();
+        let mut gen = Proc::spawn(
+            "workload",
+            self.bed.origin(),
+            &self.bin,
+            &[
+                "testbed".into(),
+                "helper".into(),
+                "workload".into(),
+                "--plan".into(),
+                plan_file.display().to_string(),
+                "--out".into(),
+                out_file.display().to_string(),
+            ],
+            &self.dir.join(format!("{tag}-workload.log")),
+        )?;
+        let last = flows.iter().map(|f| f.at_s).fold(0.0, f64::max);
+        let deadline = t + Duration::from_secs_f64(last + flow_timeout_s + 30.0);
+        let status = gen.wait_until(deadline)?;
+        let wall_s = t.elapsed().as_secs_f64();
+        if !status.success() {
+            bail!(
+                "the workload generator failed ({status}):\n{}",
+                gen.log_tail(20)
+            );
+        }
+        let text = std::fs::read_to_string(&out_file)
+            .with_context(|| format!("reading {}", out_file.display()))?;
+        let results: Vec<FlowResult> =
+            serde_json::from_str(&text).context("parsing the workload's results")?;
+        if results.len() != flows.len() {
+            bail!(
+                "the workload returned {} results for {} flows",
+                results.len(),
+                flows.len()
+            );
+        }
+        let after = self.bed.downlink_counters().unwrap_or(before);
+        // Let the last pool connections finish their close, then stop the tunnel.
+        std::thread::sleep(self.settle);
+        let (mut server, mut client) = (None, None);
+        if let Some((mut srv, mut cli)) = tunnel.take() {
+            for (p, slot) in [(&mut cli, &mut client), (&mut srv, &mut server)] {
+                let s = p.terminate(Duration::from_secs(20))?;
+                let log = std::fs::read_to_string(p.log()).unwrap_or_default();
+                *slot = Invariant::from_log(&log);
+                if !s.success() || slot.is_none() {
+                    bail!(
+                        "a tunnel process did not stop cleanly ({s}):\n{}",
+                        p.log_tail(20)
+                    );
+                }
+            }
+        }
+        Ok(VariantRun {
+            variant: policy.unwrap_or("plain").into(),
+            results,
+            server,
+            client,
+            wall_s,
+            bottleneck_bytes: after.0.saturating_sub(before.0),
+            bottleneck_drops: after.1.saturating_sub(before.1),
+        })
+    }
+
+    fn start_tunnel(&mut self, policy: &str, tag: &str) -> Result<(Proc, Proc)> {
+        let server_addr = SocketAddrV4::new(DEST, SERVER_PORT);
+        let target = SocketAddrV4::new(DEST, TARGET_PORT);
+        let grace = "[tuning]\nshutdown_grace_secs = 5\n";
+        let scfg = format!(
+            "listen = \"{server_addr}\"\nkey_file = \"psk.txt\"\npolicy = \"{policy}\"\n{grace}\
+             [[route]]\nname = \"testbed\"\ntarget = \"{target}\"\n"
+        );
+        let ccfg = format!(
+            "server = \"{server_addr}\"\nkey_file = \"psk.txt\"\npolicy = \"{policy}\"\nwarm_pool = {}\n{grace}\
+             [[route]]\nname = \"testbed\"\nlisten = \"127.0.0.1:{ROUTE_PORT}\"\n",
+            self.warm_pool
+        );
+        let sfile = self.dir.join(format!("{tag}-server.toml"));
+        let cfile = self.dir.join(format!("{tag}-client.toml"));
+        std::fs::write(&sfile, scfg).context("writing server.toml")?;
+        std::fs::write(&cfile, ccfg).context("writing client.toml")?;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut srv = Proc::spawn(
+            "schedtcp server",
+            self.bed.dest(),
+            &self.bin,
+            &[
+                "server".into(),
+                "--config".into(),
+                sfile.display().to_string(),
+            ],
+            &self.dir.join(format!("{tag}-server.log")),
+        )?;
+        wait_listening(self.bed.dest(), SERVER_PORT, deadline, &mut srv)?;
+        let mut cli = Proc::spawn(
+            "schedtcp client",
+            self.bed.origin(),
+            &self.bin,
+            &[
+                "client".into(),
+                "--config".into(),
+                cfile.display().to_string(),
+            ],
+            &self.dir.join(format!("{tag}-client.log")),
+        )?;
+        wait_listening(self.bed.origin(), ROUTE_PORT, deadline, &mut cli)?;
+        Ok((srv, cli))
+    }
+
+    /// Stops the target, removes the namespaces and (when `keep_logs` is false) the files.
+    pub fn finish(mut self, keep_logs: bool) -> Result<()> {
+        let _ = self.target.terminate(Duration::from_secs(5));
+        self.bed.teardown()?;
+        if !keep_logs {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+        Ok(())
+    }
+}
