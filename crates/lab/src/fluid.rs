@@ -184,3 +184,45 @@ pub fn ideals(w: &Table2Workload, r: &Responses) -> Vec<PolicyIdeal> {
     }
     v
 }
+
+/// The fluid ideal of `policies` against PS on given sample paths (each a list of
+/// `(arrival s, size bytes)` sorted by arrival), on a link of `capacity` bytes/s, pooled
+/// over the paths. The first row is PS itself. Used to put the ideal beside packet-level
+/// runs of the very same flows.
+pub fn ideal_on_paths(
+    paths: &[Vec<(f64, f64)>],
+    capacity: f64,
+    policies: &[Policy],
+    equal: Tolerance,
+) -> anyhow::Result<Vec<PolicyIdeal>> {
+    anyhow::ensure!(capacity > 0.0, "capacity must be > 0");
+    let mut ps = Vec::new();
+    let mut others: Vec<Vec<f64>> = vec![Vec::new(); policies.len()];
+    for flows in paths {
+        if flows.is_empty() {
+            continue;
+        }
+        let jobs = flows
+            .iter()
+            .map(|&(arrival, size)| flowsim::path::Job { arrival, size })
+            .collect();
+        let path = SamplePath::from_jobs(jobs)?;
+        ps.extend(simulate(&path, capacity, Policy::Ps)?.response_times(&path));
+        for (p, v) in policies.iter().zip(others.iter_mut()) {
+            v.extend(simulate(&path, capacity, *p)?.response_times(&path));
+        }
+    }
+    let mut rows = vec![PolicyIdeal::new(
+        "PS".into(),
+        &pairwise(&ps, &ps, equal),
+        mean(&ps),
+    )];
+    for (p, v) in policies.iter().zip(&others) {
+        let name = match p {
+            Policy::Fsp => "FSP (FAIR)".to_string(),
+            _ => p.name(),
+        };
+        rows.push(PolicyIdeal::new(name, &pairwise(&ps, v, equal), mean(v)));
+    }
+    Ok(rows)
+}

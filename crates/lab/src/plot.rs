@@ -36,6 +36,8 @@ pub struct Series {
     pub dashed: bool,
     /// Draw markers instead of a line (for simulated points).
     pub markers: bool,
+    /// Marker radius in pixels (markers only).
+    pub radius: u32,
 }
 
 impl Series {
@@ -46,6 +48,7 @@ impl Series {
             points,
             dashed: false,
             markers: false,
+            radius: 4,
         }
     }
     /// A dashed line.
@@ -59,6 +62,14 @@ impl Series {
     pub fn markers(name: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
         Self {
             markers: true,
+            ..Self::line(name, points)
+        }
+    }
+    /// Small dots (scatter plots of many points).
+    pub fn dots(name: impl Into<String>, points: Vec<(f64, f64)>) -> Self {
+        Self {
+            markers: true,
+            radius: 1,
             ..Self::line(name, points)
         }
     }
@@ -171,8 +182,14 @@ macro_rules! draw_with {
                 .collect();
             let style = ShapeStyle::from(&color).stroke_width(2);
             let anno = if s.markers {
+                let dot = if s.radius <= 1 {
+                    ShapeStyle::from(&color).filled()
+                } else {
+                    style
+                };
+                let r = s.radius.max(1);
                 chart
-                    .draw_series(pts.iter().map(|&p| Circle::new(p, 4, style)))
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, r, dot)))
                     .map_err(|e| anyhow!("{e}"))?
             } else if s.dashed {
                 chart
@@ -186,7 +203,11 @@ macro_rules! draw_with {
             // Legend sample: a circle for marker series, a line otherwise (the unused part
             // is drawn fully transparent so both cases have one element type).
             let hidden = ShapeStyle::from(&WHITE.mix(0.0));
-            let (radius, line) = if s.markers { (4, hidden) } else { (0, style) };
+            let (radius, line) = if s.markers {
+                (s.radius.max(3), hidden)
+            } else {
+                (0, style)
+            };
             anno.label(s.name.clone()).legend(move |(x, y)| {
                 EmptyElement::at((x, y))
                     + Circle::new((9, 0), radius, style)

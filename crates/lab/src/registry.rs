@@ -31,6 +31,11 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(bg_fig4),
     entry!(bg_theorem5),
     entry!(fluid_table2),
+    entry!(table2),
+    entry!(fig6),
+    entry!(fig7),
+    entry!(fig8),
+    entry!(fig9),
 ];
 
 pub(crate) fn find(name: &str) -> Option<&'static Entry> {

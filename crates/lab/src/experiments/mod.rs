@@ -1,13 +1,20 @@
-//! The experiments of issue 4 (analytical models and flow-level simulation). Each module
+//! The experiments: issue 4's (analytical models and flow-level simulation) and issue 3's
+//! (paper 000 in the packet-level simulator: `table2`, `fig6`–`fig9`). Each module
 //! exposes `NAME`, `DESCRIPTION`, `SCENARIO` (its embedded TOML) and `run`.
 
 pub mod bg_fig2;
 pub mod bg_fig3;
 pub mod bg_fig4;
 pub mod bg_theorem5;
+pub mod fig6;
+pub mod fig7;
+pub mod fig8;
+pub mod fig9;
 pub mod fluid_table2;
 pub mod run2c_fig1;
 pub mod run2c_fig2;
+pub(crate) mod section62;
+pub mod table2;
 
 /// A markdown table.
 pub(crate) fn md_table(headers: &[&str], rows: &[Vec<String>]) -> String {

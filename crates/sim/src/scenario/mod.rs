@@ -263,6 +263,23 @@ impl Scenario {
             self.gtcp.core_config().map_err(inv)?;
             self.gtcp.schedtcp_options().map_err(inv)?;
         }
+        if let WorkloadConfig::List { flows } = &self.workload {
+            for f in flows {
+                if !f.arrival_s.is_finite() || f.arrival_s < 0.0 || f.size_bytes == 0 {
+                    return Err(inv(format!(
+                        "workload flow at {} s of {} bytes: arrival must be finite and \
+                         non-negative, size positive",
+                        f.arrival_s, f.size_bytes
+                    )));
+                }
+                if f.source >= self.topology.pairs {
+                    return Err(inv(format!(
+                        "workload flow at {} s uses source {} but the dumbbell has {} pairs",
+                        f.arrival_s, f.source, self.topology.pairs
+                    )));
+                }
+            }
+        }
         if let WorkloadConfig::Poisson { .. } = self.workload {
             self.workload
                 .poisson_rate(self.topology.bottleneck_rate_bps, self.tcp.mss)
@@ -345,6 +362,20 @@ impl Scenario {
                     secs(self.duration_s),
                     *max_flows,
                 )))
+            }
+            WorkloadConfig::List { flows } => {
+                let stop = secs(self.duration_s);
+                let mut v: Vec<crate::workload::FlowSpec> = flows
+                    .iter()
+                    .map(|f| crate::workload::FlowSpec {
+                        arrival: secs(f.arrival_s),
+                        size: f.size_bytes,
+                        source: f.source,
+                    })
+                    .filter(|f| f.arrival < stop)
+                    .collect();
+                v.sort_by_key(|f| f.arrival);
+                Ok(Box::new(FlowList::new(v)))
             }
             WorkloadConfig::Trace { path } => {
                 let flows = load_trace(Path::new(path))?;

@@ -185,6 +185,25 @@ pub enum WorkloadConfig {
         /// Path of the CSV file.
         path: String,
     },
+    /// Flows listed in the scenario itself (e.g. paper 000's Figure 6: a few flows at
+    /// predefined times). Sorted by arrival when the run starts.
+    List {
+        /// The flows.
+        flows: Vec<ListedFlow>,
+    },
+}
+
+/// One flow of a [`WorkloadConfig::List`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListedFlow {
+    /// Arrival time in seconds.
+    pub arrival_s: f64,
+    /// Size in bytes (≥ 1).
+    pub size_bytes: u64,
+    /// Source index.
+    #[serde(default)]
+    pub source: u32,
 }
 
 impl WorkloadConfig {

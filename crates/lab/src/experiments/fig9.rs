@@ -1,0 +1,198 @@
+//! Paper 000, Figure 9: transfer time against flow size, and its dispersion per size.
+
+use crate::experiments::section62::{describe, legend, quantile, run_all, Cfg, Params, RunOut};
+use crate::experiments::{logspace, md_table};
+use crate::plot::{render_svg, LinePlot, Series};
+use crate::Context;
+use serde::Serialize;
+
+pub const NAME: &str = "fig9";
+pub const DESCRIPTION: &str =
+    "Paper 000 Fig. 9: transfer time vs flow size under tcp, SRPT, FAIR, LAS, PS+PS, and its dispersion (packet level)";
+pub const SCENARIO: &str = include_str!("../../scenarios/fig9.toml");
+
+#[derive(Serialize)]
+struct Point {
+    label: String,
+    run: usize,
+    size_bytes: u64,
+    transfer_s: f64,
+}
+
+#[derive(Serialize)]
+struct Bin {
+    label: String,
+    bin_lo_mb: f64,
+    bin_hi_mb: f64,
+    flows: usize,
+    p10_s: f64,
+    median_s: f64,
+    p90_s: f64,
+    /// p90 / p10: how far apart flows of about the same size finish.
+    spread: f64,
+}
+
+/// Only bins with at least this many flows enter the dispersion summary.
+const MIN_BIN: usize = 10;
+
+fn points(runs: &[RunOut]) -> Vec<(usize, u64, f64)> {
+    runs.iter()
+        .enumerate()
+        .flat_map(|(r, run)| {
+            run.flows
+                .iter()
+                .filter_map(move |f| f.transfer_s.map(|t| (r, f.size, t)))
+        })
+        .collect()
+}
+
+pub fn run(ctx: &Context) -> anyhow::Result<String> {
+    let mut p = Params::load(ctx)?;
+    p.seed = ctx.seed(p.seed);
+    let cfgs = p.configs();
+    let out = run_all(ctx, &p, &cfgs)?;
+    let pts: Vec<Vec<(usize, u64, f64)>> = out.iter().map(|r| points(r)).collect();
+    let mut rows = Vec::new();
+    for (c, v) in cfgs.iter().zip(&pts) {
+        for &(run, size, t) in v {
+            rows.push(Point {
+                label: c.label.clone(),
+                run,
+                size_bytes: size,
+                transfer_s: t,
+            });
+        }
+    }
+    ctx.write_csv("fig9.csv", &rows)?;
+    // Dispersion per log-spaced size bin.
+    let sizes: Vec<f64> = pts[0].iter().map(|x| x.1 as f64).collect();
+    let lo = sizes.iter().cloned().fold(f64::INFINITY, f64::min).max(1.0);
+    let hi = sizes.iter().cloned().fold(0.0, f64::max).max(lo * 2.0);
+    let edges = logspace(lo, hi * 1.000001, p.size_bins.max(1) + 1);
+    let mut bins = Vec::new();
+    for (c, v) in cfgs.iter().zip(&pts) {
+        for w in edges.windows(2) {
+            let mut t: Vec<f64> = v
+                .iter()
+                .filter(|x| (x.1 as f64) >= w[0] && (x.1 as f64) < w[1])
+                .map(|x| x.2)
+                .collect();
+            t.sort_by(f64::total_cmp);
+            if t.is_empty() {
+                continue;
+            }
+            let (a, b) = (quantile(&t, 0.1), quantile(&t, 0.9));
+            bins.push(Bin {
+                label: c.label.clone(),
+                bin_lo_mb: w[0] / 1e6,
+                bin_hi_mb: w[1] / 1e6,
+                flows: t.len(),
+                p10_s: a,
+                median_s: quantile(&t, 0.5),
+                p90_s: b,
+                spread: b / a.max(1e-9),
+            });
+        }
+    }
+    ctx.write_csv("fig9_dispersion.csv", &bins)?;
+    for (i, (c, v)) in cfgs.iter().zip(&pts).enumerate() {
+        let file = format!("fig9_{}.svg", file_name(c));
+        let mut series = vec![Series::dots(
+            legend(c),
+            v.iter().map(|x| (x.1 as f64 / 1e6, x.2)).collect(),
+        )];
+        if i > 0 {
+            // tcp's median per bin, for reference.
+            series.push(Series::dashed(
+                "tcp median",
+                bins.iter()
+                    .filter(|b| b.label == "tcp")
+                    .map(|b| ((b.bin_lo_mb * b.bin_hi_mb).sqrt(), b.median_s))
+                    .collect(),
+            ));
+        }
+        render_svg(
+            &LinePlot {
+                title: format!("Transfer time vs size, {}", c.label),
+                x_label: "flow size (MB)".into(),
+                y_label: "transfer time (s)".into(),
+                log_x: true,
+                log_y: true,
+                series,
+                ..Default::default()
+            },
+            &ctx.path(&file),
+        )?;
+    }
+    Ok(summary(&p, &cfgs, &bins))
+}
+
+fn file_name(c: &Cfg) -> String {
+    c.label.replace('/', "_").replace([' ', '(', ')'], "")
+}
+
+fn summary(p: &Params, cfgs: &[Cfg], bins: &[Bin]) -> String {
+    // Mean spread over well-populated bins, and over the upper half of the sizes.
+    let spread = |label: &str, big_only: bool| {
+        let v: Vec<&Bin> = bins
+            .iter()
+            .filter(|b| b.label == label && b.flows >= MIN_BIN)
+            .collect();
+        let skip = if big_only { v.len() / 2 } else { 0 };
+        let w: Vec<f64> = v.iter().skip(skip).map(|b| b.spread).collect();
+        (w.iter().sum::<f64>() / w.len().max(1) as f64, w.len())
+    };
+    let rows: Vec<Vec<String>> = cfgs
+        .iter()
+        .map(|c| {
+            let (all, n) = spread(&c.label, false);
+            let (big, m) = spread(&c.label, true);
+            vec![
+                c.label.clone(),
+                format!("{all:.2} ({n} bins)"),
+                format!("{big:.2} ({m} bins)"),
+            ]
+        })
+        .collect();
+    let t = md_table(
+        &[
+            "configuration",
+            "mean p90/p10 of T per size bin",
+            "same, larger half of the sizes",
+        ],
+        &rows,
+    );
+    let figs: String = cfgs
+        .iter()
+        .map(|c| format!("![{}](fig9_{}.svg)\n\n", c.label, file_name(c)))
+        .collect();
+    let cmp = |label: &str| {
+        let (a, _) = spread(label, true);
+        let (b, _) = spread("tcp", true);
+        if a < b {
+            format!("smaller than tcp's ({a:.2} vs {b:.2})")
+        } else {
+            format!("**not** smaller than tcp's ({a:.2} vs {b:.2})")
+        }
+    };
+    format!(
+        "# {NAME}: paper 000, Figure 9 (transfer time against size)\n\n\
+{desc}\n\n\
+Every completed flow is a dot (x = size, y = transfer time). Dispersion: in each \
+log-spaced size bin with at least {MIN_BIN} flows, the ratio of the 90th to the 10th \
+percentile of the transfer times (1 = flows of the same size all take the same time).\n\n\
+Paper 000: as the size grows, the dispersion grows under LAS and tcp and stays much smaller \
+under SRPT and FAIR: size-aware policies also make transfer times predictable.\n\n\
+## Ours\n\n{t}\n\
+* Dispersion of the larger flows under schedtcp: SRPT {c_s}; FAIR {c_f}; LAS {c_l}.\n\
+* Under gtcp-ideal: SRPT {c_is}; FAIR {c_if}; LAS {c_il}.\n\n\
+{figs}",
+        desc = describe(p),
+        c_s = cmp("schedtcp/srpt"),
+        c_f = cmp("schedtcp/fair"),
+        c_l = cmp("schedtcp/las"),
+        c_is = cmp("gtcp-ideal/srpt"),
+        c_if = cmp("gtcp-ideal/fair"),
+        c_il = cmp("gtcp-ideal/las"),
+    )
+}

@@ -1,0 +1,608 @@
+//! Shared machinery of paper 000's Section 6.2 experiments in the packet-level simulator
+//! (`table2`, `fig7`, `fig8`, `fig9`): one origin–destination path, the paper's workload,
+//! the three drivers of `sim` and the gtcp policies, a parallel runner over independent
+//! runs, and flow-by-flow comparisons against `tcp` on the same sample path.
+//!
+//! The path is a dumbbell with one sender/receiver pair: access links of
+//! `path.access_rate_bps` and `path.access_delay_ms` at both ends, a bottleneck of
+//! `path.capacity_bytes_per_s` whose one-way delay makes the round-trip propagation delay
+//! `path.rtt_ms`, and a drop-tail buffer of `path.buffer_bytes` at its head. Paper 000 does
+//! not describe its path beyond the 12 MB/s capacity; the defaults (50 ms, buffer = one
+//! bandwidth-delay product) are ours.
+
+use crate::check_param;
+use crate::Context;
+use anyhow::{anyhow, Context as _};
+use flowsim::compare::{pairwise, Pairwise, Tolerance};
+use serde::{Deserialize, Serialize};
+use sim::driver::GtcpStats;
+use sim::queue::QueueConfig;
+use sim::scenario::{DriverKind, GtcpConfig, RecordConfig, Scenario};
+use sim::stats::{injection_distance, InjectionDistance};
+use sim::tcp::TcpConfig;
+use sim::time::as_secs;
+use sim::topology::DumbbellConfig;
+use sim::workload::{SizeDist, SizeUnit, SourcePick, WorkloadConfig};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Paper 000's workload: Poisson arrivals, Lomax sizes `P(S > x) = (1 + cx)^(−α)` in
+/// bytes, offered load `λ E[S] / C`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Workload {
+    pub alpha: f64,
+    pub c: f64,
+    pub load: f64,
+}
+
+/// The origin–destination path.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PathCfg {
+    /// Bottleneck capacity in bytes per second (paper 000: 12 MB/s).
+    pub capacity_bytes_per_s: f64,
+    /// Round-trip propagation delay, ms.
+    pub rtt_ms: f64,
+    /// Drop-tail buffer at the head of the bottleneck, bytes.
+    pub buffer_bytes: u64,
+    /// Rate of the access links at both ends, bits per second.
+    pub access_rate_bps: u64,
+    /// One-way delay of each access link, ms.
+    pub access_delay_ms: f64,
+}
+
+/// A variant of the path for the sensitivity runs.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Variant {
+    pub name: String,
+    /// Delayed ACKs on (with `tcp.delayed_ack_ms`, or 40 ms) or off (every segment ACKed).
+    pub delayed_ack: bool,
+    /// Bottleneck buffer, bytes.
+    pub buffer_bytes: u64,
+}
+
+/// Parameters shared by the Section 6.2 experiments (each uses the parts it needs).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Params {
+    /// Seed of run 0; run `r` uses `seed + r`.
+    pub seed: u64,
+    /// Independent runs (sample paths).
+    pub runs: usize,
+    /// Worker threads.
+    pub threads: usize,
+    /// Flows arrive in `[0, duration_s)`.
+    pub duration_s: f64,
+    /// Extra simulated time for the last flows to finish.
+    pub drain_s: f64,
+    /// gtcp policies compared with `tcp`.
+    pub policies: Vec<String>,
+    /// gtcp drivers: `gtcp-ideal`, `schedtcp`.
+    pub drivers: Vec<String>,
+    /// Also run `schedtcp` with the `tcp` policy (what the implementation costs by itself).
+    #[serde(default)]
+    pub schedtcp_tcp_policy: bool,
+    /// Policies also run under `schedtcp` with the core's default per-flow window and send
+    /// buffer (instead of `gtcp.flow_window` / `gtcp.send_buffer`).
+    #[serde(default)]
+    pub core_buffer_policies: Vec<String>,
+    /// Record injections and measure the distance of each run to `tcp` (Proposition 1).
+    #[serde(default)]
+    pub nonintrusive: bool,
+    /// Two transfer times are "equal" if they differ by at most this much, ms.
+    #[serde(default)]
+    pub equal_ms: f64,
+    /// Also compute the fluid ideal of each policy on the same sample paths.
+    #[serde(default)]
+    pub fluid: bool,
+    /// Size bins for per-size summaries.
+    #[serde(default)]
+    pub size_bins: usize,
+    /// Sensitivity: runs of each variant (0 = none).
+    #[serde(default)]
+    pub sensitivity_runs: usize,
+    /// Sensitivity: the policy compared with tcp on each variant.
+    #[serde(default)]
+    pub sensitivity_policy: String,
+    /// Sensitivity: variants of the path and TCP.
+    #[serde(default)]
+    pub sensitivity: Vec<Variant>,
+    pub workload: Workload,
+    pub path: PathCfg,
+    /// The simulated TCP (`sim::tcp::TcpConfig`).
+    pub tcp: TcpConfig,
+    /// The gtcp drivers (`sim::scenario::GtcpConfig`; `policy` is set per configuration).
+    pub gtcp: GtcpConfig,
+}
+
+impl Params {
+    /// Parses and checks the scenario.
+    pub fn load(ctx: &Context) -> anyhow::Result<Self> {
+        let p: Params = ctx.params()?;
+        check_param!(p.runs >= 1, "runs must be >= 1");
+        check_param!(p.threads >= 1, "threads must be >= 1");
+        check_param!(
+            p.duration_s.is_finite() && p.duration_s > 0.0,
+            "duration_s = {} must be > 0",
+            p.duration_s
+        );
+        check_param!(
+            p.drain_s.is_finite() && p.drain_s >= 0.0,
+            "drain_s must be >= 0"
+        );
+        check_param!(
+            p.workload.alpha > 1.0,
+            "workload.alpha = {} must be > 1 (finite mean)",
+            p.workload.alpha
+        );
+        check_param!(
+            p.workload.c > 0.0 && p.workload.c.is_finite(),
+            "workload.c = {} must be > 0",
+            p.workload.c
+        );
+        check_param!(
+            p.workload.load > 0.0 && p.workload.load < 1.0,
+            "workload.load = {} must be in (0, 1)",
+            p.workload.load
+        );
+        check_param!(
+            p.path.capacity_bytes_per_s > 0.0 && p.path.capacity_bytes_per_s.is_finite(),
+            "path.capacity_bytes_per_s must be > 0"
+        );
+        check_param!(
+            p.path.access_delay_ms >= 0.0 && p.path.rtt_ms >= 4.0 * p.path.access_delay_ms,
+            "path.rtt_ms = {} must be at least four access delays ({} ms each)",
+            p.path.rtt_ms,
+            p.path.access_delay_ms
+        );
+        check_param!(p.path.buffer_bytes > 0, "path.buffer_bytes must be > 0");
+        check_param!(
+            p.equal_ms >= 0.0 && p.equal_ms.is_finite(),
+            "equal_ms must be >= 0"
+        );
+        for d in &p.drivers {
+            check_param!(
+                d == "gtcp-ideal" || d == "schedtcp",
+                "drivers: `{d}` is not `gtcp-ideal` or `schedtcp`"
+            );
+        }
+        for pol in p.policies.iter().chain(&p.core_buffer_policies) {
+            let g = GtcpConfig {
+                policy: pol.clone(),
+                ..p.gtcp.clone()
+            };
+            g.parsed_policy().map_err(|e| anyhow!("policies: {e}"))?;
+        }
+        for v in &p.sensitivity {
+            check_param!(
+                v.buffer_bytes > 0,
+                "sensitivity `{}`: buffer_bytes must be > 0",
+                v.name
+            );
+        }
+        if p.sensitivity_runs > 0 && !p.sensitivity.is_empty() {
+            let g = GtcpConfig {
+                policy: p.sensitivity_policy.clone(),
+                ..p.gtcp.clone()
+            };
+            g.parsed_policy()
+                .map_err(|e| anyhow!("sensitivity_policy: {e}"))?;
+        }
+        // Every configuration builds a valid simulator scenario.
+        for cfg in p.configs() {
+            p.scenario(0, &cfg)
+                .validate()
+                .map_err(|e| anyhow!("{}: {e}", cfg.label))?;
+        }
+        Ok(p)
+    }
+
+    /// Mean flow size, bytes.
+    pub fn mean_size(&self) -> f64 {
+        1.0 / (self.workload.c * (self.workload.alpha - 1.0))
+    }
+
+    /// Arrival rate, flows per second.
+    pub fn lambda(&self) -> f64 {
+        self.workload.load * self.path.capacity_bytes_per_s / self.mean_size()
+    }
+
+    /// One-way propagation delay of the bottleneck, ms.
+    pub fn bottleneck_delay_ms(&self) -> f64 {
+        self.path.rtt_ms / 2.0 - 2.0 * self.path.access_delay_ms
+    }
+
+    /// Bandwidth-delay product of the path, bytes.
+    pub fn bdp_bytes(&self) -> f64 {
+        self.path.capacity_bytes_per_s * self.path.rtt_ms / 1e3
+    }
+
+    /// The configurations run: `tcp` first, then each driver with each policy.
+    pub fn configs(&self) -> Vec<Cfg> {
+        let mut v = vec![Cfg::new(DriverKind::Tcp, "tcp", false)];
+        for d in &self.drivers {
+            let kind = if d == "schedtcp" {
+                DriverKind::Schedtcp
+            } else {
+                DriverKind::GtcpIdeal
+            };
+            if kind == DriverKind::Schedtcp && self.schedtcp_tcp_policy {
+                v.push(Cfg::new(kind, "tcp", false));
+            }
+            for p in &self.policies {
+                v.push(Cfg::new(kind, p, false));
+            }
+            if kind == DriverKind::Schedtcp {
+                for p in &self.core_buffer_policies {
+                    v.push(Cfg::new(kind, p, true));
+                }
+            }
+        }
+        v
+    }
+
+    /// The parameters of a sensitivity variant: its path and TCP, `sensitivity_runs` runs,
+    /// tcp and each driver with `sensitivity_policy` only.
+    pub fn variant(&self, v: &Variant) -> Params {
+        let mut q = self.clone();
+        q.runs = self.sensitivity_runs;
+        q.path.buffer_bytes = v.buffer_bytes;
+        q.tcp.delayed_ack_ms = if v.delayed_ack {
+            self.tcp.delayed_ack_ms.or(Some(40.0))
+        } else {
+            None
+        };
+        q.policies = vec![self.sensitivity_policy.clone()];
+        q.schedtcp_tcp_policy = false;
+        q.core_buffer_policies = Vec::new();
+        q.nonintrusive = false;
+        q.sensitivity = Vec::new();
+        q
+    }
+
+    /// The simulator scenario of run `run` under `cfg`.
+    pub fn scenario(&self, run: usize, cfg: &Cfg) -> Scenario {
+        let mut gtcp = GtcpConfig {
+            policy: cfg.policy.clone(),
+            ..self.gtcp.clone()
+        };
+        if cfg.core_buffers {
+            let d = GtcpConfig::default();
+            gtcp.flow_window = d.flow_window;
+            gtcp.send_buffer = d.send_buffer;
+        }
+        Scenario {
+            seed: self.seed.wrapping_add(run as u64),
+            duration_s: self.duration_s,
+            drain_s: self.drain_s,
+            driver: cfg.kind,
+            topology: DumbbellConfig {
+                pairs: 1,
+                access_rate_bps: self.path.access_rate_bps,
+                access_delay_ms: self.path.access_delay_ms,
+                receiver_rate_bps: self.path.access_rate_bps,
+                receiver_delay_ms: self.path.access_delay_ms,
+                bottleneck_rate_bps: (self.path.capacity_bytes_per_s * 8.0).round() as u64,
+                bottleneck_delay_ms: self.bottleneck_delay_ms(),
+                bottleneck_queue: QueueConfig::DropTailBytes {
+                    limit: self.path.buffer_bytes,
+                },
+                other_queue: QueueConfig::DropTailPackets { limit: 100_000 },
+            },
+            tcp: self.tcp.clone(),
+            workload: WorkloadConfig::Poisson {
+                rate_per_s: None,
+                load: Some(self.workload.load),
+                size: SizeDist::Pareto {
+                    alpha: self.workload.alpha,
+                    c: self.workload.c,
+                },
+                unit: SizeUnit::Bytes,
+                sources: SourcePick::Random,
+                max_flows: None,
+            },
+            record: RecordConfig {
+                injections: self.nonintrusive,
+                active_sample_period_s: None,
+            },
+            gtcp,
+        }
+    }
+
+    /// The equality tolerance of transfer times.
+    pub fn tolerance(&self) -> Tolerance {
+        Tolerance {
+            abs: self.equal_ms / 1e3,
+            rel: 0.0,
+        }
+    }
+}
+
+/// One configuration: a driver and a policy.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Cfg {
+    /// `tcp`, `gtcp-ideal/srpt`, `schedtcp/srpt`, `schedtcp/srpt (1 MiB)`...
+    pub label: String,
+    /// Driver name.
+    pub driver: &'static str,
+    #[serde(skip)]
+    pub kind: DriverKind,
+    /// Policy name.
+    pub policy: String,
+    /// `schedtcp` with the core's default per-flow window and send buffer.
+    pub core_buffers: bool,
+}
+
+impl Cfg {
+    fn new(kind: DriverKind, policy: &str, core_buffers: bool) -> Self {
+        let label = match (kind, core_buffers) {
+            (DriverKind::Tcp, _) => "tcp".to_string(),
+            (_, false) => format!("{}/{policy}", kind.name()),
+            (_, true) => format!("{}/{policy} (core buffers)", kind.name()),
+        };
+        Cfg {
+            label,
+            driver: kind.name(),
+            kind,
+            policy: policy.to_string(),
+            core_buffers,
+        }
+    }
+}
+
+/// What one flow did.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FlowOut {
+    pub size: u64,
+    pub arrival_s: f64,
+    /// Transfer time seen by the destination application, if it completed.
+    pub transfer_s: Option<f64>,
+}
+
+/// What one run of one configuration produced.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct RunOut {
+    #[serde(skip)]
+    pub flows: Vec<FlowOut>,
+    pub mean_active_conns: f64,
+    pub max_active_conns: u32,
+    pub bottleneck_data_packets: u64,
+    pub drops: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub gtcp: Option<GtcpStats>,
+    /// Distance to the `tcp` run of the same sample path (if measured).
+    pub distance: Option<InjectionDistance>,
+    pub fingerprint: u64,
+}
+
+/// Runs every configuration on every run's sample path, `threads` runs at a time.
+/// Returns `[configuration][run]`.
+pub(crate) fn run_all(ctx: &Context, p: &Params, cfgs: &[Cfg]) -> anyhow::Result<Vec<Vec<RunOut>>> {
+    let pb = ctx.progress((p.runs * cfgs.len()) as u64, "runs x configurations");
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Vec<Option<RunOut>>>> =
+        Mutex::new(vec![vec![None; p.runs]; cfgs.len()]);
+    let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..p.threads.min(p.runs) {
+            s.spawn(|| loop {
+                let r = next.fetch_add(1, Ordering::SeqCst);
+                if r >= p.runs || failure.lock().map(|f| f.is_some()).unwrap_or(true) {
+                    return;
+                }
+                match run_one(p, r, cfgs, || pb.inc(1)) {
+                    Ok(outs) => {
+                        if let Ok(mut res) = results.lock() {
+                            for (k, o) in outs.into_iter().enumerate() {
+                                res[k][r] = Some(o);
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        if let Ok(mut f) = failure.lock() {
+                            f.get_or_insert(e);
+                        }
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    pb.finish_and_clear();
+    if let Some(e) = failure.into_inner().map_err(|_| anyhow!("a worker panicked"))? {
+        return Err(e);
+    }
+    let res = results
+        .into_inner()
+        .map_err(|_| anyhow!("a worker panicked"))?;
+    res.into_iter()
+        .map(|runs| {
+            runs.into_iter()
+                .map(|o| o.ok_or_else(|| anyhow!("a run is missing")))
+                .collect()
+        })
+        .collect()
+}
+
+fn run_one(
+    p: &Params,
+    r: usize,
+    cfgs: &[Cfg],
+    mut tick: impl FnMut(),
+) -> anyhow::Result<Vec<RunOut>> {
+    let mut outs = Vec::with_capacity(cfgs.len());
+    let mut reference: Option<Vec<sim::world::Injection>> = None;
+    for cfg in cfgs {
+        let sc = p.scenario(r, cfg);
+        let mut rep = sc
+            .run()
+            .with_context(|| format!("run {r}, {}", cfg.label))?;
+        let log = rep.injections.take();
+        let distance = match (&reference, &log) {
+            (Some(a), Some(b)) => Some(injection_distance(a.as_slice(), b.as_slice())),
+            _ => None,
+        };
+        if cfg.kind == DriverKind::Tcp && reference.is_none() {
+            reference = log;
+        }
+        outs.push(RunOut {
+            flows: rep
+                .flows
+                .iter()
+                .map(|f| FlowOut {
+                    size: f.size,
+                    arrival_s: as_secs(f.arrival),
+                    transfer_s: f.transfer().map(as_secs),
+                })
+                .collect(),
+            mean_active_conns: rep.mean_active,
+            max_active_conns: rep.max_active,
+            bottleneck_data_packets: rep.bottleneck.tx_data_packets,
+            drops: rep.bottleneck.drops,
+            retransmits: rep.conns.iter().map(|c| c.retransmits).sum(),
+            timeouts: rep.conns.iter().map(|c| c.timeouts).sum(),
+            gtcp: rep.gtcp,
+            distance,
+            fingerprint: rep.fingerprint(),
+        });
+        tick();
+    }
+    Ok(outs)
+}
+
+/// Transfer times of the flows that completed under both `base` and `other`, pooled over
+/// runs (same flows, same order); and the number of flows left out.
+pub(crate) fn paired(base: &[RunOut], other: &[RunOut]) -> (Vec<f64>, Vec<f64>, usize) {
+    let (mut a, mut b, mut left) = (Vec::new(), Vec::new(), 0);
+    for (x, y) in base.iter().zip(other) {
+        for (f, g) in x.flows.iter().zip(&y.flows) {
+            match (f.transfer_s, g.transfer_s) {
+                (Some(s), Some(t)) => {
+                    a.push(s);
+                    b.push(t);
+                }
+                _ => left += 1,
+            }
+        }
+    }
+    (a, b, left)
+}
+
+/// The paper's Table 2 statistics of `other` against `base`.
+pub(crate) fn compare(p: &Params, base: &[RunOut], other: &[RunOut]) -> (Pairwise, usize) {
+    let (a, b, left) = paired(base, other);
+    (pairwise(&a, &b, p.tolerance()), left)
+}
+
+/// Time-weighted distribution of the number of active flows (arrived, not yet delivered)
+/// over `[0, horizon_s)` of every run: `P(N = n)` for `n = 0, 1, ...`.
+pub(crate) fn active_distribution(runs: &[RunOut], horizon_s: f64) -> Vec<f64> {
+    let mut time_at = Vec::<f64>::new();
+    let mut total = 0.0;
+    for run in runs {
+        let mut ev: Vec<(f64, i32)> = Vec::with_capacity(2 * run.flows.len());
+        for f in &run.flows {
+            if f.arrival_s >= horizon_s {
+                continue;
+            }
+            ev.push((f.arrival_s, 1));
+            let end = f.transfer_s.map_or(horizon_s, |t| f.arrival_s + t);
+            if end < horizon_s {
+                ev.push((end, -1));
+            }
+        }
+        ev.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+        let (mut t, mut n) = (0.0f64, 0i64);
+        for (at, d) in ev {
+            add(&mut time_at, n as usize, at - t);
+            t = at;
+            n += i64::from(d);
+        }
+        add(&mut time_at, n.max(0) as usize, horizon_s - t);
+        total += horizon_s;
+    }
+    time_at.iter().map(|x| x / total.max(f64::MIN_POSITIVE)).collect()
+}
+
+fn add(v: &mut Vec<f64>, i: usize, dt: f64) {
+    if v.len() <= i {
+        v.resize(i + 1, 0.0);
+    }
+    v[i] += dt.max(0.0);
+}
+
+/// Completed transfer times of a configuration, pooled over runs.
+pub(crate) fn transfers(runs: &[RunOut]) -> Vec<f64> {
+    runs.iter()
+        .flat_map(|r| r.flows.iter().filter_map(|f| f.transfer_s))
+        .collect()
+}
+
+/// `q`-quantile (0..=1) of sorted data.
+pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() - 1) as f64 * q.clamp(0.0, 1.0)).round() as usize;
+    sorted[i]
+}
+
+/// The path and workload, in words (for summaries).
+pub(crate) fn describe(p: &Params) -> String {
+    format!(
+        "One origin–destination pair over a dumbbell: a {cap:.0} MB/s ({mbps:.0} Mbit/s) \
+bottleneck, {rtt:.0} ms round-trip propagation delay ({acc} ms access links at \
+{arate:.0} Mbit/s on each side, {bd:.0} ms bottleneck), a {buf:.0} kB drop-tail buffer \
+({bdp:.2} × the bandwidth-delay product). TCP NewReno (no SACK), MSS {mss} B, \
+{hdr} B of headers, initial window {iw}, delayed ACKs {dack}, minimum RTO {rto:.0} ms. \
+Workload of paper 000 Section 6.2: Poisson arrivals of λ = {lam:.3} flows/s, sizes \
+`P(S > x) = (1 + cx)^(−α)` with α = {a}, c = {c:e} (mean {ms:.2} MB), load {load}. \
+{runs} independent runs (seeds {s0}–{s1}) with arrivals in [0, {dur} s) and {drain} s \
+to drain; every configuration runs on the same sample paths. gtcp: chunks of {chunk} B, \
+`TCP_NOTSENT_LOWAT` {lowat} B, per-flow window and send buffer {fw} MiB / {sb} MiB.",
+        cap = p.path.capacity_bytes_per_s / 1e6,
+        mbps = p.path.capacity_bytes_per_s * 8.0 / 1e6,
+        rtt = p.path.rtt_ms,
+        acc = p.path.access_delay_ms,
+        arate = p.path.access_rate_bps as f64 / 1e6,
+        bd = p.bottleneck_delay_ms(),
+        buf = p.path.buffer_bytes as f64 / 1e3,
+        bdp = p.path.buffer_bytes as f64 / p.bdp_bytes(),
+        mss = p.tcp.mss,
+        hdr = p.tcp.header_bytes,
+        iw = p.tcp.initial_window,
+        dack = p
+            .tcp
+            .delayed_ack_ms
+            .map_or("off".to_string(), |d| format!("on ({d} ms)")),
+        rto = p.tcp.min_rto_ms,
+        lam = p.lambda(),
+        a = p.workload.alpha,
+        c = p.workload.c,
+        ms = p.mean_size() / 1e6,
+        load = p.workload.load,
+        runs = p.runs,
+        s0 = p.seed,
+        s1 = p.seed + p.runs as u64 - 1,
+        dur = p.duration_s,
+        drain = p.drain_s,
+        chunk = p.gtcp.chunk,
+        lowat = p.gtcp.notsent_lowat,
+        fw = p.gtcp.flow_window as f64 / 1048576.0,
+        sb = p.gtcp.send_buffer as f64 / 1048576.0,
+    )
+}
+
+/// A display name of a configuration for legends: `SRPT (schedtcp)`.
+pub(crate) fn legend(cfg: &Cfg) -> String {
+    let pol = cfg.policy.to_uppercase();
+    match (cfg.kind, cfg.core_buffers) {
+        (DriverKind::Tcp, _) => "tcp".into(),
+        (DriverKind::Schedtcp, false) => pol,
+        (DriverKind::Schedtcp, true) => format!("{pol} (core buffers)"),
+        (DriverKind::GtcpIdeal, _) => format!("{pol} ideal"),
+    }
+}
