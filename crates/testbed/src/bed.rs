@@ -48,6 +48,12 @@ pub struct BedConfig {
     pub burst_bytes: u64,
     /// The queue behind `tbf`.
     pub queue: Queue,
+    /// Largest TCP receive buffer in the origin namespace (`net.ipv4.tcp_rmem` max, bytes;
+    /// 0 keeps the kernel's default). It caps every connection's receive window there, as a
+    /// small host would: with the windows' sum below the queue, the bottleneck drops nothing
+    /// and shares equally between connections (the conditions of FAIR's guarantee).
+    #[serde(default)]
+    pub origin_rmem_max: u64,
 }
 
 impl BedConfig {
@@ -58,6 +64,7 @@ impl BedConfig {
             rate_bytes_per_s,
             burst_bytes: 8 * 1514,
             queue,
+            origin_rmem_max: 0,
         }
     }
 
@@ -410,6 +417,23 @@ impl Testbed {
         )?;
         for dev in ["r0", "r1"] {
             self.shape(&r, dev)?;
+        }
+        if self.cfg.origin_rmem_max > 0 {
+            let m = self.cfg.origin_rmem_max.max(4096);
+            sh(
+                "ip",
+                &[
+                    "netns",
+                    "exec",
+                    &o,
+                    "sh",
+                    "-c",
+                    &format!(
+                        "echo '4096 {} {m}' > /proc/sys/net/ipv4/tcp_rmem",
+                        m.min(131072)
+                    ),
+                ],
+            )?;
         }
         Ok(())
     }

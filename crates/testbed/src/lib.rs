@@ -38,5 +38,5 @@ pub mod smoke;
 pub mod workload;
 
 pub use bed::{BedConfig, Queue, Testbed};
-pub use run::{find_binary, Session, VariantRun};
+pub use run::{check_policy, find_binary, Session, VariantRun};
 pub use workload::{FlowResult, Path as FlowPath, Plan, PlannedFlow};

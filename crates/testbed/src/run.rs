@@ -348,3 +348,12 @@ impl Session {
         Ok(())
     }
 }
+
+/// An error unless `policy` names a policy of the tunnel (`tcp`, `srpt`, `fair`, `las`,
+/// `psps[:BYTES]`, `priority:INNER`).
+pub fn check_policy(policy: &str) -> Result<()> {
+    policy
+        .parse::<gtcp::Policy>()
+        .map(|_| ())
+        .map_err(|e| anyhow::anyhow!("policy {policy:?}: {e}"))
+}
