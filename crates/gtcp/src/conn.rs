@@ -41,6 +41,8 @@ pub(crate) struct Conn {
     /// The driver has been told this connection has something to send and has not yet found it
     /// empty.
     pub polled: bool,
+    /// `GoAway` was sent on this connection.
+    pub go_away_sent: bool,
     /// Frames that must go on this connection (the opening frame of its flow).
     pub open_queue: Vec<FlowId>,
 }
@@ -55,6 +57,7 @@ impl Conn {
             done_sent: false,
             done_received: false,
             polled: false,
+            go_away_sent: false,
             open_queue: Vec::new(),
         }
     }

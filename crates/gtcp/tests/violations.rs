@@ -138,3 +138,22 @@ fn an_opener_refuses_opens_and_acks_of_bytes_never_sent() {
         Err(ProtocolError::ImpossibleFlow(_))
     ));
 }
+
+#[test]
+fn go_away_is_announced_once_per_connection() {
+    let mut s = acceptor();
+    s.go_away();
+    for conn in [1, 2] {
+        let mut out = BytesMut::new();
+        assert_eq!(
+            s.poll_transmit(Duration::ZERO, ConnId(conn), &mut out, 1 << 16),
+            1
+        );
+        assert_eq!(&out[..], &[0x08], "one GoAway frame");
+        assert_eq!(
+            s.poll_transmit(Duration::ZERO, ConnId(conn), &mut out, 1 << 16),
+            0,
+            "then nothing"
+        );
+    }
+}

@@ -42,6 +42,10 @@ use crate::wire::Frame;
 /// (older ones are dropped: they are idempotent and the peer asks again if it must).
 const MAX_STALE_REPLIES: usize = 1024;
 
+/// Largest flow id a peer may use (2^62): ids count up from 1, one per application connection,
+/// so a larger one is malformed, and keeping far from `u64::MAX` keeps window arithmetic exact.
+pub const MAX_FLOW_ID: u64 = 1 << 62;
+
 /// Bit of a reset code marking the confirmation of a reset, not a reset.
 pub(crate) const RESET_CONFIRM: u32 = 1 << 31;
 
@@ -444,6 +448,7 @@ impl Session {
     /// Stop opening or accepting flows; the peer is told on the next transmission.
     pub fn go_away(&mut self) {
         self.going_away = true;
+        self.wake_all();
     }
 
     // ----- observability ------------------------------------------------------------------
@@ -539,10 +544,12 @@ impl Session {
 
     /// Control frames wait: wake the connection input last arrived on, or any live one.
     pub(crate) fn wake_ctrl(&mut self) {
+        // Never a connection this side said Done on: the peer may close it at any moment.
+        let open = |c: &ConnId| self.conns.get(c).is_some_and(|c| !c.done_sent);
         let target = self
             .last_input
-            .filter(|c| self.conns.contains_key(c))
-            .or_else(|| self.conns.keys().next().copied());
+            .filter(open)
+            .or_else(|| self.conns.keys().copied().find(open));
         if let Some(c) = target {
             self.wake(c);
         }
@@ -672,19 +679,29 @@ impl Session {
         if self.flows.contains_key(&id) {
             return Ok(());
         }
-        if self.highest_seen == 0 && self.retired_below == 1 && self.retired_above.is_empty() {
-            // A fresh session of a client that had flows before (the server forgot an idle
-            // session): its ids start near wherever it is. Flows opened concurrently are at
-            // most `max_flows` apart, so none of them is taken for an old one.
-            self.retired_below = id.0.saturating_sub(self.config.max_flows as u64).max(1);
+        if id.0 > MAX_FLOW_ID {
+            return Err(ProtocolError::ImpossibleFlow(id));
         }
-        let horizon = self.highest_seen.max(self.retired_below) + 2 * self.config.max_flows as u64;
+        let window = 2 * self.config.max_flows as u64;
+        let fresh =
+            self.highest_seen == 0 && self.retired_below == 1 && self.retired_above.is_empty();
+        // A fresh session of a client that had flows before (the server forgot an idle
+        // session, or restarted): its ids start near wherever it is. Flows opened concurrently
+        // are at most `max_flows` apart, so none of them is taken for an old one.
+        let base = if fresh {
+            id.0.saturating_sub(self.config.max_flows as u64).max(1)
+        } else {
+            self.retired_below
+        };
+        let horizon = self.highest_seen.max(base).saturating_add(window);
         if id.0 > horizon {
             return Err(ProtocolError::ImpossibleFlow(id));
         }
         if self.flows.len() >= self.config.max_flows {
             return Err(ProtocolError::TooManyFlows(self.config.max_flows));
         }
+        // Only an accepted id may anchor the session.
+        self.retired_below = base;
         self.highest_seen = self.highest_seen.max(id.0);
         self.arrivals += 1;
         let mut flow = Flow::new(id, self.arrivals, Duration::ZERO, self.config.flow_window);

@@ -34,6 +34,14 @@ impl Session {
         let Some(c) = self.conns.get_mut(&conn) else {
             return 0;
         };
+        // After Done nothing more goes on this connection: once the peer has said Done too it
+        // closes the connection, and whatever followed would be lost.
+        if c.done_sent {
+            c.polled = false;
+            return 0;
+        }
+        let announce_go_away = self.going_away && self.role == Role::Acceptor && !c.go_away_sent;
+        c.go_away_sent |= announce_go_away;
         let opens = std::mem::take(&mut c.open_queue);
         let mut header = 0usize;
         let mut payload = 0u64;
@@ -54,9 +62,8 @@ impl Session {
             frame.encode(out);
             f.open = Delivery::SentOn(conn);
         }
-        if self.going_away && self.role == Role::Opener {
-            // Nothing to announce: the opener simply opens no more flows.
-        } else if self.going_away {
+        // The opener has nothing to announce: it simply opens no more flows.
+        if announce_go_away {
             Frame::GoAway.encode(out);
             header += 1;
         }
@@ -225,8 +232,8 @@ impl Session {
         self.sched.first()
     }
 
-    /// Says `Done` once the connection owes nothing, its flow will hand over nothing more,
-    /// and nothing it carried waits for acknowledgement.
+    /// Says `Done` once the connection owes nothing, its flow is over in both directions with
+    /// its last acknowledgement sent, and nothing it carried waits for acknowledgement.
     fn maybe_done(&mut self, conn: ConnId, out: &mut BytesMut) -> usize {
         let Some(c) = self.conns.get(&conn) else {
             return 0;
@@ -236,7 +243,9 @@ impl Session {
         }
         let Some(owner) = c.owner else { return 0 };
         match self.flows.get(&owner) {
-            Some(f) if !f.send_done() => return 0,
+            // Both directions over and the last acknowledgement out: after Done this side
+            // writes nothing more here.
+            Some(f) if !f.closed || f.ack_queued => return 0,
             Some(_) => {}
             None if self.role == Role::Acceptor && !self.is_retired(owner) => return 0,
             None => {}
