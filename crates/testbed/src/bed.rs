@@ -498,6 +498,22 @@ impl Testbed {
         &self.names[2]
     }
 
+    /// The TCP congestion control the origin and destination use (`net.ipv4.tcp_congestion_control`).
+    pub fn congestion_control(&self) -> String {
+        sh(
+            "ip",
+            &[
+                "netns",
+                "exec",
+                self.dest(),
+                "cat",
+                "/proc/sys/net/ipv4/tcp_congestion_control",
+            ],
+        )
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_else(|_| "unknown".into())
+    }
+
     /// `tc -s qdisc` of the router (drops, backlog), for reports.
     pub fn qdisc_stats(&self) -> String {
         sh("tc", &["-s", "-n", self.router(), "qdisc", "show"]).unwrap_or_default()

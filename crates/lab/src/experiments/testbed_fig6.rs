@@ -134,6 +134,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let n_pol = p.policies.len();
     let pb = ctx.progress((p.runs * n_pol) as u64, "runs x policies");
     let mut session = Session::start(cfg, &bin)?;
+    let cc = session.bed().congestion_control();
     session.warm_pool = p.warm_pool;
     let mut runs: Vec<(usize, VariantRun)> = Vec::new();
     let outcome = (|| -> anyhow::Result<()> {
@@ -376,7 +377,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     Ok(format!(
         "# {NAME}: paper 000, Figure 6 (non-intrusiveness), on the real-TCP testbed\n\n\
 Three network namespaces joined by veth pairs; the bottleneck is `tbf` at {rate:.2} MB/s (burst {burst} B) \
-with a {q} B `bfifo` at the router's egress, no added propagation delay. `long` ({lb:.1} MB, starts at \
+with a {q} B `bfifo` at the router's egress, no added propagation delay; congestion control `{cc}` (the kernel's default); {rmem}. `long` ({lb:.1} MB, starts at \
 {la} s) and `short` ({sb:.1} MB, at {sa} s) go through real `schedtcp client`/`server` processes; `sample` \
 ({smb:.1} MB, at {sma} s) is plain TCP to the same target through the same bottleneck. {runs} runs under \
 each policy, alternating; every byte checked end to end. Throughput over time is the mean over the runs \
@@ -395,6 +396,16 @@ Over the {tunnel_runs} tunnel runs the server checked {chk} pool connections, {v
 Files: `runs.csv` (every flow of every run), `throughput_over_time.csv`, `fig6.json`.\n",
         rate = p.rate_bytes_per_s as f64 / 1e6,
         burst = p.burst_bytes,
+        rmem = if p.origin_rmem_max > 0 {
+            format!(
+                "TCP receive buffers in the origin namespace capped at {} bytes (`net.ipv4.tcp_rmem`), \
+                 so the receive windows' sum stays near or below the queue: few or no drops, and the \
+                 bottleneck shares equally between connections (the conditions of FAIR's guarantee)",
+                p.origin_rmem_max
+            )
+        } else {
+            "the kernel's default TCP buffers".to_string()
+        },
         q = p.queue_bytes,
         lb = p.long_bytes as f64 / 1e6,
         la = p.long_at_s,

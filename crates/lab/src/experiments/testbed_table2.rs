@@ -224,6 +224,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         "runs (paths x repeats x variants)",
     );
     let mut session = Session::start(cfg, &bin)?;
+    let cc = session.bed().congestion_control();
     session.warm_pool = p.warm_pool;
     let mut runs: Vec<Run> = Vec::new();
     let outcome = (|| -> anyhow::Result<()> {
@@ -676,7 +677,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         "# {NAME}: paper 000, Table 2, on the real-TCP testbed\n\n\
 Three network namespaces (origin, router, destination) joined by veth pairs; the bottleneck is `tbf` \
 at {cap:.2} MB/s ({mbit:.0} Mbit/s; burst {burst} B) with a {q} B `bfifo` at the router's egress; no added \
-propagation delay (the round-trip time is the queue's). Real `schedtcp server` (destination) and `schedtcp client` \
+propagation delay (the round-trip time is the queue's); congestion control `{cc}` (the kernel's default); {rmem}. Real `schedtcp server` (destination) and `schedtcp client` \
 (origin) processes, restarted for every variant; an embedded target in the destination; a workload generator in \
 the origin that opens every flow as one TCP connection and checks every byte (download pattern, SHA-256 of the \
 upload). Completion time is what the application sees: from `connect` to the last byte.\n\n\
@@ -708,6 +709,16 @@ Files: `flows.csv` (every flow under every variant), `table2.csv`, `fluid_ideal.
         cap = capacity / 1e6,
         mbit = capacity * 8.0 / 1e6,
         burst = p.burst_bytes,
+        rmem = if p.origin_rmem_max > 0 {
+            format!(
+                "TCP receive buffers in the origin namespace capped at {} bytes (`net.ipv4.tcp_rmem`), \
+                 so the receive windows' sum stays near or below the queue: few or no drops, and the \
+                 bottleneck shares equally between connections (the conditions of FAIR's guarantee)",
+                p.origin_rmem_max
+            )
+        } else {
+            "the kernel's default TCP buffers".to_string()
+        },
         q = p.queue_bytes,
         a = p.alpha,
         pc = p.paper_c,
