@@ -92,7 +92,7 @@ pub fn poisson_lomax(
     max: u64,
     seed: u64,
 ) -> Result<Vec<(f64, u64)>> {
-    if !(rate > 0.0 && alpha > 1.0 && c > 0.0) || !rate.is_finite() || !c.is_finite() {
+    if !(rate > 0.0 && alpha > 1.0 && c > 0.0 && rate.is_finite() && c.is_finite()) {
         bail!("Poisson/Lomax workload: need rate > 0, alpha > 1, c > 0");
     }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);

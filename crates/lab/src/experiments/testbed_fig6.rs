@@ -42,6 +42,9 @@ struct Params {
 
 const FLOWS: [&str; 3] = ["long", "short", "sample"];
 
+/// (policy, flow, points (t s, MB/s)).
+type Curve = (String, String, Vec<(f64, f64)>);
+
 #[derive(Serialize)]
 struct RunRow {
     run: usize,
@@ -189,7 +192,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     // ----- throughput over time, mean over runs ---------------------------------------------
     let nbins = (p.horizon_s / p.bin_s).ceil() as usize;
     let mut series_rows = Vec::new();
-    let mut curves: Vec<(String, String, Vec<(f64, f64)>)> = Vec::new();
+    let mut curves: Vec<Curve> = Vec::new();
     for pol in &p.policies {
         let rs: Vec<&VariantRun> = runs
             .iter()
