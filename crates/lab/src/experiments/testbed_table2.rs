@@ -18,7 +18,7 @@ use flowsim::mg1::{simulate, Policy as FluidPolicy};
 use flowsim::path::{Job, SamplePath};
 use serde::{Deserialize, Serialize};
 use testbed::run::{Invariant, VariantRun};
-use testbed::workload::{flows as plan_flows, poisson_lomax, Path as FlowPath};
+use testbed::workload::{flows as plan_flows, from_trace, poisson_lomax, Path as FlowPath};
 use testbed::{BedConfig, Queue, Session};
 
 pub const NAME: &str = "testbed-table2";
@@ -54,6 +54,9 @@ struct Params {
     warm_pool: usize,
     flow_timeout_s: f64,
     prefix: String,
+    /// A trace file (`start_seconds,bytes` per line) replacing the Poisson/Lomax paths.
+    #[serde(default)]
+    trace: String,
 }
 
 struct Run {
@@ -207,20 +210,28 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     cfg.origin_rmem_max = p.origin_rmem_max;
     cfg.prefix = p.prefix.clone();
 
-    let paths: Vec<Vec<(f64, u64)>> = (0..p.replications)
-        .map(|r| {
-            poisson_lomax(
-                p.flows,
-                lambda,
-                p.alpha,
-                c,
-                p.max_size,
-                seed.wrapping_add(r as u64),
-            )
-        })
-        .collect::<anyhow::Result<_>>()?;
+    let paths: Vec<Vec<(f64, u64)>> = if !p.trace.is_empty() {
+        let text = std::fs::read_to_string(&p.trace)
+            .with_context(|| format!("reading the trace {}", p.trace))?;
+        let t = from_trace(&text).with_context(|| format!("in the trace {}", p.trace))?;
+        check_param!(!t.is_empty(), "the trace {} has no flow", p.trace);
+        vec![t]
+    } else {
+        (0..p.replications)
+            .map(|r| {
+                poisson_lomax(
+                    p.flows,
+                    lambda,
+                    p.alpha,
+                    c,
+                    p.max_size,
+                    seed.wrapping_add(r as u64),
+                )
+            })
+            .collect::<anyhow::Result<_>>()?
+    };
     let pb = ctx.progress(
-        (p.replications * p.repeats * variants.len()) as u64,
+        (paths.len() * p.repeats * variants.len()) as u64,
         "runs (paths x repeats x variants)",
     );
     let mut session = Session::start(cfg, &bin)?;
@@ -729,9 +740,13 @@ Files: `flows.csv` (every flow under every variant), `table2.csv`, `fluid_ideal.
         load = p.load,
         gp = goodput / 1e6,
         lambda = lambda,
-        reps = p.replications,
+        reps = paths.len(),
         repeats = p.repeats,
-        nf = p.flows,
+        nf = if p.trace.is_empty() {
+            p.flows.to_string()
+        } else {
+            format!("{} (from the trace `{}`, which replaces the generated arrivals and sizes)", paths[0].len(), p.trace)
+        },
         abs_ms = p.equal_abs_s * 1e3,
         rel = p.equal_rel * 100.0,
         failed = failed_total,
