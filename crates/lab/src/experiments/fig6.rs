@@ -208,9 +208,16 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         p.path.rtt_ms >= 4.0 * p.path.access_delay_ms,
         "path.rtt_ms must be at least four access delays"
     );
-    let sizes = [p.flows.long_bytes, p.flows.short_bytes, p.flows.sample_bytes];
+    let sizes = [
+        p.flows.long_bytes,
+        p.flows.short_bytes,
+        p.flows.sample_bytes,
+    ];
     check_param!(
-        sizes.iter().all(|&s| s > 0) && sizes[0] != sizes[1] && sizes[1] != sizes[2] && sizes[0] != sizes[2],
+        sizes.iter().all(|&s| s > 0)
+            && sizes[0] != sizes[1]
+            && sizes[1] != sizes[2]
+            && sizes[0] != sizes[2],
         "the three flow sizes must be positive and distinct"
     );
     let mut drivers = vec![(DriverKind::Tcp, "tcp".to_string())];
@@ -363,9 +370,10 @@ around t = 11 s; *long* finishes around t = 25 s in both cases; the throughput o
 is similar in both cases.\n\n\
 ## Ours\n\n{t_md}\n\
 * Under SRPT the short flow's transfer time goes {sp_s} with `schedtcp` and {sp_i} with \
-`gtcp-ideal`: it takes the whole share of the gtcp pair (two connections' worth), while \
-*long* still ends when it would under tcp (the pair sends the same bytes at the same \
-times).\n\
+`gtcp-ideal` (tcp: two connections of three, so two thirds of the link, for the pair; \
+SRPT gives all of it to *short*). *Long* ends at {long_s} under schedtcp and {long_i} \
+under gtcp-ideal, against {long_t} under tcp: the pair sends the same bytes at the same times (exactly under \
+gtcp-ideal, approximately under schedtcp), only in another order.\n\
 * The sample flow: under `gtcp-ideal` its curve is {ideal_word} tcp's (every connection \
 injects exactly what it injects under tcp, so the network is the same). Under `schedtcp` it \
 moves by the amounts in the last column: the implementation's writes, framing and closing \
@@ -392,6 +400,15 @@ change the pair's connections slightly, and with them the losses the sample sees
             .iter()
             .position(|d| d.0 == DriverKind::GtcpIdeal)
             .map_or("—".into(), short_speedup),
+        long_t = fmt(all[0].done_s[0]),
+        long_s = drivers
+            .iter()
+            .position(|d| d.0 == DriverKind::Schedtcp)
+            .map_or("—".into(), |i| fmt(all[i].done_s[0])),
+        long_i = drivers
+            .iter()
+            .position(|d| d.0 == DriverKind::GtcpIdeal)
+            .map_or("—".into(), |i| fmt(all[i].done_s[0])),
         ideal_word = if ideal_exact {
             "identical, bin for bin, to"
         } else {

@@ -63,8 +63,8 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     // The distributions: one row per n, one column per configuration.
     let nmax = dists.iter().map(|d| d.len()).max().unwrap_or(0);
     let path = ctx.path("fig7.csv");
-    let mut w = csv::Writer::from_path(&path)
-        .with_context(|| format!("creating {}", path.display()))?;
+    let mut w =
+        csv::Writer::from_path(&path).with_context(|| format!("creating {}", path.display()))?;
     let mut header = vec!["n".to_string()];
     header.extend(cfgs.iter().map(|c| c.label.clone()));
     w.write_record(&header)?;
@@ -130,7 +130,15 @@ fn summary(p: &Params, cfgs: &[Cfg], stats: &[Stat]) -> String {
         })
         .collect();
     let t = md_table(
-        &["configuration", "E[N]", "E[N] / E[N_tcp]", "P(N = 0)", "median", "90th pct", "P(N ≥ 10)"],
+        &[
+            "configuration",
+            "E[N]",
+            "E[N] / E[N_tcp]",
+            "P(N = 0)",
+            "median",
+            "90th pct",
+            "P(N ≥ 10)",
+        ],
         &rows,
     );
     let mean = |label: &str| stats.iter().find(|s| s.label == label).map(|s| s.mean);

@@ -147,23 +147,32 @@ fn summary(p: &Params, cfgs: &[Cfg], sorted: &[Vec<f64>], qs: &[Quantiles], xs: 
         })
         .collect();
     let t = md_table(
-        &["configuration", "flows", "mean (s)", "10th pct", "median", "90th pct", "99th pct"],
+        &[
+            "configuration",
+            "flows",
+            "mean (s)",
+            "10th pct",
+            "median",
+            "90th pct",
+            "99th pct",
+        ],
         &rows,
     );
     let idx = |label: &str| cfgs.iter().position(|c| c.label == label);
     let dominates = |label: &str| {
         idx(label).map_or("not run".to_string(), |i| {
-            let below = xs
+            let below: Vec<f64> = xs
                 .iter()
-                .filter(|&&x| cdf_at(&sorted[i], x) + 1e-9 < cdf_at(&sorted[0], x))
-                .count();
-            if below == 0 {
-                "at or above tcp's everywhere (faster at every quantile)".into()
-            } else {
-                format!(
-                    "below tcp's at {below} of {} grid points (slower in part of the range)",
+                .copied()
+                .filter(|&x| cdf_at(&sorted[i], x) + 1e-9 < cdf_at(&sorted[0], x))
+                .collect();
+            match (below.first(), below.last()) {
+                (Some(a), Some(b)) => format!(
+                    "below tcp's at {} of {} grid points, between t = {a:.2} s and {b:.1} s",
+                    below.len(),
                     xs.len()
-                )
+                ),
+                _ => "at or above tcp's everywhere (faster at every quantile)".into(),
             }
         })
     };

@@ -383,8 +383,7 @@ pub(crate) struct RunOut {
 pub(crate) fn run_all(ctx: &Context, p: &Params, cfgs: &[Cfg]) -> anyhow::Result<Vec<Vec<RunOut>>> {
     let pb = ctx.progress((p.runs * cfgs.len()) as u64, "runs x configurations");
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Vec<Option<RunOut>>>> =
-        Mutex::new(vec![vec![None; p.runs]; cfgs.len()]);
+    let results: Mutex<Vec<Vec<Option<RunOut>>>> = Mutex::new(vec![vec![None; p.runs]; cfgs.len()]);
     let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
     std::thread::scope(|s| {
         for _ in 0..p.threads.min(p.runs) {
@@ -412,7 +411,10 @@ pub(crate) fn run_all(ctx: &Context, p: &Params, cfgs: &[Cfg]) -> anyhow::Result
         }
     });
     pb.finish_and_clear();
-    if let Some(e) = failure.into_inner().map_err(|_| anyhow!("a worker panicked"))? {
+    if let Some(e) = failure
+        .into_inner()
+        .map_err(|_| anyhow!("a worker panicked"))?
+    {
         return Err(e);
     }
     let res = results
@@ -524,7 +526,10 @@ pub(crate) fn active_distribution(runs: &[RunOut], horizon_s: f64) -> Vec<f64> {
         add(&mut time_at, n.max(0) as usize, horizon_s - t);
         total += horizon_s;
     }
-    time_at.iter().map(|x| x / total.max(f64::MIN_POSITIVE)).collect()
+    time_at
+        .iter()
+        .map(|x| x / total.max(f64::MIN_POSITIVE))
+        .collect()
 }
 
 fn add(v: &mut Vec<f64>, i: usize, dt: f64) {

@@ -57,7 +57,13 @@ fn loss_rate(runs: &[RunOut]) -> f64 {
     d as f64 / (d + t).max(1) as f64
 }
 
-fn sens_rows(p: &Params, name: &str, cfgs: &[Cfg], out: &[Vec<RunOut>], only: &str) -> Vec<SensRow> {
+fn sens_rows(
+    p: &Params,
+    name: &str,
+    cfgs: &[Cfg],
+    out: &[Vec<RunOut>],
+    only: &str,
+) -> Vec<SensRow> {
     let tcp_t = crate::experiments::section62::transfers(&out[0]);
     cfgs.iter()
         .enumerate()
@@ -112,9 +118,9 @@ fn intrusion(cfg: &Cfg, runs: &[RunOut]) -> Intrusion {
     let g: Vec<_> = runs.iter().filter_map(|r| r.gtcp).collect();
     let sum = |f: fn(&sim::driver::GtcpStats) -> u64| g.iter().map(f).sum::<u64>();
     let payload = sum(|x| x.payload_bytes);
-    let (rb, ob): (u64, u64) = d
-        .iter()
-        .fold((0, 0), |(a, b), x| (a + x.reference_bytes, b + x.other_bytes));
+    let (rb, ob): (u64, u64) = d.iter().fold((0, 0), |(a, b), x| {
+        (a + x.reference_bytes, b + x.other_bytes)
+    });
     Intrusion {
         label: cfg.label.clone(),
         runs: runs.len(),
@@ -197,7 +203,12 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     if p.fluid {
         let paths: Vec<Vec<(f64, f64)>> = tcp
             .iter()
-            .map(|r| r.flows.iter().map(|f| (f.arrival_s, f.size as f64)).collect())
+            .map(|r| {
+                r.flows
+                    .iter()
+                    .map(|f| (f.arrival_s, f.size as f64))
+                    .collect()
+            })
             .collect();
         let fp = fluid_policies(&p);
         let pols: Vec<FluidPolicy> = fp.iter().map(|x| x.1).collect();
@@ -252,7 +263,13 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             .iter()
             .map(|r| r.iter().take(p.sensitivity_runs).cloned().collect())
             .collect();
-        sens.extend(sens_rows(&p, base_name, &cfgs, &first, &p.sensitivity_policy));
+        sens.extend(sens_rows(
+            &p,
+            base_name,
+            &cfgs,
+            &first,
+            &p.sensitivity_policy,
+        ));
         for v in &p.sensitivity {
             let q = p.variant(v);
             let vc = q.configs();
@@ -316,8 +333,8 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
 /// Raw per-flow transfer times: one row per flow, one column per configuration.
 fn write_flows_csv(ctx: &Context, cfgs: &[Cfg], out: &[Vec<RunOut>]) -> anyhow::Result<()> {
     let path = ctx.path("flows.csv");
-    let mut w = csv::Writer::from_path(&path)
-        .with_context(|| format!("creating {}", path.display()))?;
+    let mut w =
+        csv::Writer::from_path(&path).with_context(|| format!("creating {}", path.display()))?;
     let mut header = vec![
         "run".to_string(),
         "flow".into(),
@@ -369,7 +386,14 @@ fn summary(
     sens: &[SensRow],
 ) -> String {
     let paper = md_table(
-        &["policy", "faster", "slower", "equal", "mean gain", "mean loss"],
+        &[
+            "policy",
+            "faster",
+            "slower",
+            "equal",
+            "mean gain",
+            "mean loss",
+        ],
         &[
             ["LAS", "61%", "25.6%", "13.2%", "−0.57 s", "+314 ms"],
             ["SRPT", "88.8%", "3.2%", "8%", "−1.11 s", "+28 ms"],
@@ -497,7 +521,9 @@ padded a segment."
     let overhead = intr_of("schedtcp/srpt").map_or("—".into(), |x| pct(x.header_overhead, 2));
     let dv = intr_of("schedtcp/srpt").map_or("—".into(), |x| pct(x.max_rel_diff_aggregate, 2));
     let dv_tcp = intr_of("schedtcp/tcp").map_or("—".into(), |x| pct(x.max_rel_diff_aggregate, 2));
-    let conns = |label: &str| intr_of(label).map_or("—".into(), |x| format!("{:.1}", x.mean_active_conns));
+    let conns = |label: &str| {
+        intr_of(label).map_or("—".into(), |x| format!("{:.1}", x.mean_active_conns))
+    };
     let sens_table = if sens.is_empty() {
         "(no sensitivity runs in this scenario)\n".to_string()
     } else {
@@ -527,6 +553,10 @@ padded a segment."
                 .collect::<Vec<_>>(),
         )
     };
+    let c_tcp = format!(
+        "{:.1}",
+        intr.first().map_or(f64::NAN, |x| x.mean_active_conns)
+    );
     let ideal_identical = intr
         .iter()
         .filter(|x| x.label.starts_with("gtcp-ideal"))
@@ -560,7 +590,7 @@ Connections are matched by their order of opening (one per flow under every driv
 leaves, adds framing ({overhead} of the payload under SRPT) and closes a connection only \
 after both sides said `Done`, so its sample path drifts from tcp's: the largest gap in \
 aggregate `V(t)` is {dv} of the bytes under SRPT ({dv_tcp} even with the `tcp` policy, \
-which schedules nothing: the drift comes from the implementation, not from the policy). \
+which schedules nothing: most of the drift comes from the implementation, not from the policy). \
 Connections stay open longer (mean open connections: tcp {c_tcp}, schedtcp/tcp \
 {c_stcp}, schedtcp/srpt {c_ssrpt}): a connection whose virtual queue is empty waits, idle, \
 for its own flow to close.\n\
@@ -624,7 +654,7 @@ t): Proposition 1, exact. Retransmissions re-bind only what was lost (pre-empted
         } else {
             "**some run differs from tcp** — see `nonintrusive.csv`."
         },
-        c_tcp = format!("{:.1}", intr.first().map_or(f64::NAN, |x| x.mean_active_conns)),
+        c_tcp = c_tcp,
         c_stcp = conns("schedtcp/tcp"),
         c_ssrpt = conns("schedtcp/srpt"),
         f_s = faster("schedtcp/srpt"),

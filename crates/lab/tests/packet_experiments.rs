@@ -1,0 +1,220 @@
+//! Paper 000's experiments in the packet-level simulator (`table2`, `fig6`–`fig9`), in quick
+//! mode: they produce their outputs, Proposition 1 holds exactly for `gtcp-ideal`, the core's
+//! invariant holds under `schedtcp`, and results do not depend on the number of threads.
+
+use lab::{default_scenario, run, RunOptions};
+use std::path::{Path, PathBuf};
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lab-packet-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn quick_with(name: &str, tag: &str, scenario: Option<String>) -> (PathBuf, String) {
+    let dir = tmp(&format!("{name}-{tag}"));
+    let file = scenario.map(|text| {
+        let f = tmp(&format!("{name}-{tag}.toml"));
+        std::fs::write(&f, text).unwrap();
+        f
+    });
+    let r = run(
+        name,
+        &RunOptions {
+            out_dir: Some(dir.clone()),
+            quick: true,
+            scenario: file,
+            ..Default::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+    (dir, r.summary_markdown)
+}
+
+fn has(dir: &Path, files: &[&str]) {
+    for f in files {
+        let p = dir.join(f);
+        assert!(p.is_file(), "missing {}", p.display());
+        assert!(
+            std::fs::metadata(&p).unwrap().len() > 50,
+            "{f} nearly empty"
+        );
+    }
+}
+
+fn json(dir: &Path, f: &str) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(f)).unwrap()).unwrap()
+}
+
+#[test]
+fn table2_quick_checks_proposition_one_and_the_invariant() {
+    let (dir, md) = quick_with("table2", "a", None);
+    has(
+        &dir,
+        &[
+            "table2.csv",
+            "table2.json",
+            "nonintrusive.csv",
+            "flows.csv",
+            "sensitivity.csv",
+            "by_size_schedtcp.svg",
+            "by_size_ideal.svg",
+        ],
+    );
+    assert!(
+        md.contains("88.8%") && md.contains("+314 ms"),
+        "paper's numbers"
+    );
+    assert!(md.contains("Proposition 1, exact"), "{md}");
+    assert!(!md.contains("Check failed"), "{md}");
+    let j = json(&dir, "table2.json");
+    let intr = j["nonintrusive"].as_array().unwrap();
+    let mut ideal = 0;
+    let mut sched = 0;
+    for x in intr {
+        let label = x["label"].as_str().unwrap();
+        let n = |k: &str| x[k].as_u64().unwrap();
+        if label.starts_with("gtcp-ideal") {
+            ideal += 1;
+            assert_eq!(n("runs_identical_to_tcp"), n("runs"), "{label}");
+            assert_eq!(n("duplicate_bytes") + n("padding_bytes"), 0, "{label}");
+        }
+        if label.starts_with("schedtcp") {
+            sched += 1;
+            assert!(n("invariant_checked") > 0, "{label}");
+            for k in [
+                "invariant_violations",
+                "protocol_errors",
+                "api_errors",
+                "payload_mismatches",
+            ] {
+                assert_eq!(n(k), 0, "{label}: {k}");
+            }
+            assert!(x["header_overhead"].as_f64().unwrap() > 0.0);
+        }
+    }
+    assert!(ideal >= 2 && sched >= 3, "{ideal} {sched}");
+    // The table has every policy under both drivers, plus the fluid ideal.
+    let rows = j["table"].as_array().unwrap();
+    for l in [
+        "schedtcp/srpt",
+        "gtcp-ideal/las",
+        "fluid/srpt",
+        "schedtcp/tcp",
+    ] {
+        assert!(rows.iter().any(|r| r["label"] == l), "{l} missing");
+    }
+}
+
+#[test]
+fn table2_results_do_not_depend_on_threads() {
+    let base = default_scenario("table2").unwrap();
+    let two = |threads: u32| {
+        base.replace(
+            "[quick]\nruns = 1\nthreads = 1",
+            &format!("[quick]\nruns = 2\nthreads = {threads}"),
+        )
+    };
+    assert_ne!(two(1), base, "the quick section changed: update this test");
+    let (a, _) = quick_with("table2", "t1", Some(two(1)));
+    let (b, _) = quick_with("table2", "t2", Some(two(2)));
+    for f in ["table2.csv", "flows.csv", "nonintrusive.csv", "summary.md"] {
+        let x = std::fs::read(a.join(f)).unwrap();
+        let y = std::fs::read(b.join(f)).unwrap();
+        assert!(x == y, "{f} differs between 1 and 2 threads");
+    }
+}
+
+#[test]
+fn fig6_quick_sample_flow_is_untouched_by_the_ideal() {
+    let (dir, md) = quick_with("fig6", "a", None);
+    has(
+        &dir,
+        &[
+            "fig6.csv",
+            "fig6.json",
+            "fig6_tcp.svg",
+            "fig6_schedtcp.svg",
+            "fig6_gtcp-ideal.svg",
+            "fig6_sample.svg",
+        ],
+    );
+    assert!(md.contains("identical, bin for bin"), "{md}");
+}
+
+#[test]
+fn fig7_fig8_fig9_quick() {
+    let (d7, m7) = quick_with("fig7", "a", None);
+    has(
+        &d7,
+        &[
+            "fig7.csv",
+            "fig7_summary.csv",
+            "fig7_schedtcp.svg",
+            "fig7_ideal.svg",
+        ],
+    );
+    assert!(m7.contains("E[N]"));
+    let (d8, m8) = quick_with("fig8", "a", None);
+    has(
+        &d8,
+        &[
+            "fig8.csv",
+            "fig8_quantiles.csv",
+            "fig8_schedtcp.svg",
+            "fig8_ideal.svg",
+        ],
+    );
+    assert!(m8.contains("6 s"));
+    let (d9, m9) = quick_with("fig9", "a", None);
+    has(
+        &d9,
+        &[
+            "fig9.csv",
+            "fig9_dispersion.csv",
+            "fig9_tcp.svg",
+            "fig9_schedtcp_srpt.svg",
+        ],
+    );
+    assert!(m9.contains("p90/p10"));
+}
+
+#[test]
+fn bad_packet_scenarios_are_errors() {
+    let opts = |f: PathBuf| RunOptions {
+        out_dir: Some(tmp("bad-out")),
+        quick: true,
+        scenario: Some(f),
+        ..Default::default()
+    };
+    let f = tmp("bad.toml");
+    for (name, from, to, needle) in [
+        (
+            "table2",
+            "policies = [\"srpt\", \"las\"]",
+            "policies = [\"sjf\"]",
+            "sjf",
+        ),
+        ("table2", "equal_ms = 1.0", "equal_ms = -1.0", "equal_ms"),
+        ("table2", "rtt_ms = 50.0", "rtt_ms = 1.0", "rtt_ms"),
+        (
+            "fig6",
+            "drivers = [\"schedtcp\", \"gtcp-ideal\"]",
+            "drivers = [\"nope\"]",
+            "nope",
+        ),
+        (
+            "fig7",
+            "drivers = [\"gtcp-ideal\", \"schedtcp\"]",
+            "drivers = [\"x\"]",
+            "drivers",
+        ),
+    ] {
+        let text = default_scenario(name).unwrap();
+        assert!(text.contains(from), "{name}: `{from}` not in the scenario");
+        std::fs::write(&f, text.replace(from, to)).unwrap();
+        let e = run(name, &opts(f.clone())).unwrap_err();
+        assert!(format!("{e:#}").contains(needle), "{name}: {e:#}");
+    }
+    std::fs::remove_file(&f).ok();
+}
