@@ -306,3 +306,44 @@ policy = "las"
     let bad = text.replace("policy = \"las\"", "policy = \"las\"\nnotsent_lowat = 0");
     assert!(Scenario::from_toml(&bad).is_err());
 }
+
+#[test]
+fn listed_flows_run_in_arrival_order_and_are_validated() {
+    let text = r#"
+seed = 1
+duration_s = 5.0
+drain_s = 10.0
+driver = "schedtcp"
+
+[topology]
+pairs = 2
+
+[workload]
+kind = "list"
+flows = [
+  { arrival_s = 1.0, size_bytes = 30000, source = 0 },
+  { arrival_s = 0.0, size_bytes = 50000, source = 0 },
+  { arrival_s = 0.5, size_bytes = 40000, source = 1 },
+  { arrival_s = 9.0, size_bytes = 10, source = 0 },
+]
+
+[gtcp]
+policy = "srpt"
+plain_sources = [1]
+"#;
+    let s = Scenario::from_toml(text).unwrap();
+    let r = s.run().unwrap();
+    let sizes: Vec<u64> = r.flows.iter().map(|f| f.size).collect();
+    assert_eq!(
+        sizes,
+        vec![50000, 40000, 30000],
+        "sorted, and cut at duration_s"
+    );
+    assert!(r.flows.iter().all(|f| f.delivered.is_some()));
+    clean(&r.gtcp.unwrap());
+    let bad = text.replace("source = 1 }", "source = 2 }");
+    let e = Scenario::from_toml(&bad).unwrap_err().to_string();
+    assert!(e.contains("source 2"), "{e}");
+    let bad = text.replace("size_bytes = 10,", "size_bytes = 0,");
+    assert!(Scenario::from_toml(&bad).is_err());
+}
