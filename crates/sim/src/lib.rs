@@ -14,9 +14,12 @@
 //! - [`topology`]: nodes, links, routing, and the dumbbell builder;
 //! - [`tcp`]: NewReno sender and receiver as sans-I/O state machines;
 //! - [`world`]: connections, packet movement, the event loop ([`world::Sim`]);
-//! - [`driver`]: the payload hooks and the `tcp` driver;
+//! - [`driver`]: the payload hooks and the three drivers — `tcp`, `gtcp-ideal` (paper 000's
+//!   Algorithms 1–3 with zero buffer, exactly non-intrusive) and `schedtcp` (the shipped
+//!   [`gtcp`] core driven as the tunnel drives it, Algorithm 4);
 //! - [`workload`]: Poisson arrivals, size distributions, CSV traces;
-//! - [`stats`]: run reports;
+//! - [`stats`]: run reports, and the distance between two runs' injections
+//!   (Proposition 1);
 //! - [`scenario`]: TOML scenario files and a one-call runner.
 //!
 //! Time is integer nanoseconds ([`time::Time`]); the same scenario and seed give the same
@@ -48,7 +51,7 @@ pub mod topology;
 pub mod workload;
 pub mod world;
 
-pub use driver::{Driver, TcpDriver};
+pub use driver::{Driver, FlowDriver, IdealDriver, SchedtcpDriver, TcpDriver};
 pub use scenario::Scenario;
 pub use time::Time;
 pub use world::{Sim, World};
