@@ -25,10 +25,10 @@
 //!   send buffer has room, parsed and reassembled at the destination.
 
 mod arrivals;
-mod ideal;
+pub mod ideal;
 mod pattern;
 pub mod ranges;
-mod schedtcp;
+pub mod schedtcp;
 mod tcp;
 
 pub use arrivals::{Arrivals, ARRIVAL_TOKEN};
