@@ -10,7 +10,7 @@
 //!   types the shipped core uses) names the flow *j* whose unmarked bytes go next; the
 //!   segment `(i, s)` is associated with `(j, s')` and the bytes are marked. A segment may
 //!   carry pieces of several flows (Remark 1: sizes are not multiples of the MSS), so the
-//!   association is a list of [`Extent`]s; the packet's tag names the transmission.
+//!   association is a list of extents `(seq, len, flow, offset)`; the packet's tag names the transmission.
 //! * **Algorithm 3, third duplicate ACK / RTO** = a retransmission (`seg.retx`): the service
 //!   is pre-empted. The bytes of the segment that were lost are unmarked and `schedule()` is
 //!   called again, so a retransmission may carry other data than the original. Bytes that
