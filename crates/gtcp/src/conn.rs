@@ -5,10 +5,11 @@ use crate::ids::{ConnId, FlowId};
 /// Per-connection counters: the invariant of the product, observable.
 ///
 /// For every connection, at any time,
-/// `payload_bytes == owner_bytes − virtual_queue + adopted_bytes`,
+/// `payload_bytes == owner_bytes − virtual_queue + adopted_bytes − forgiven_bytes`,
 /// and once its virtual queue is empty, the bytes it carried are exactly the bytes its owning
-/// flow handed over (plus `adopted_bytes`, non-zero only after another connection died, plus
-/// `header_bytes` of framing). Policy changes *whose* payload that is, never how much.
+/// flow handed over (plus `adopted_bytes`, non-zero only after another connection died, less
+/// `forgiven_bytes`, non-zero only after a reset; plus `header_bytes` of framing). Policy
+/// changes *whose* payload that is, never how much.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ConnCounters {
     /// Bytes the owning flow handed to the tunnel while this connection owned it.
@@ -19,6 +20,9 @@ pub struct ConnCounters {
     pub header_bytes: u64,
     /// Payload carried on behalf of connections that died (their virtual queue and lost data).
     pub adopted_bytes: u64,
+    /// Bytes struck from the virtual queue without being carried: what plain TCP would have
+    /// discarded when a flow was reset, or lost data the receiver turned out to hold.
+    pub forgiven_bytes: u64,
     /// Bytes this connection still owes: its virtual queue q_v (paper 000, Algorithm 4).
     pub virtual_queue: u64,
     /// Payload bytes received on this connection.

@@ -67,7 +67,7 @@ fn check(h: &Harness, specs: &[FlowSpec]) {
     for (conn, c) in h.closed_counters.iter().chain(&h.closed_server_counters) {
         assert_eq!(c.virtual_queue, 0, "{conn} closed with a virtual queue");
         assert_eq!(
-            c.payload_bytes,
+            c.payload_bytes + c.forgiven_bytes,
             c.owner_bytes + c.adopted_bytes,
             "{conn}: {c:?}"
         );

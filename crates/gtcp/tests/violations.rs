@@ -157,3 +157,29 @@ fn go_away_is_announced_once_per_connection() {
         );
     }
 }
+
+#[test]
+fn poll_transmit_never_writes_more_than_asked() {
+    let mut s = Session::new(Role::Opener, Config::default()).unwrap();
+    let f = s
+        .open_flow(Duration::ZERO, None, "a-route-name", 0, None)
+        .unwrap();
+    s.add_connection(ConnId(1), Some(f)).unwrap();
+    s.write(f, &[3u8; 5000]).unwrap();
+    s.finish(f).unwrap();
+    let mut out = BytesMut::new();
+    assert_eq!(s.poll_transmit(Duration::ZERO, ConnId(1), &mut out, 0), 0);
+    assert!(out.is_empty());
+    let mut total = 0;
+    for _ in 0..200 {
+        let before = out.len();
+        let n = s.poll_transmit(Duration::ZERO, ConnId(1), &mut out, 100);
+        assert!(n <= 100 && out.len() - before == n, "wrote {n}");
+        total += n;
+        if n == 0 {
+            break;
+        }
+    }
+    // Everything went out in small polls: the open, the end, the data and its headers.
+    assert!(total > 5000, "{total}");
+}

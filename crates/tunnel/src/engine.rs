@@ -242,7 +242,9 @@ impl Engine {
                 t.payload_bytes += c.payload_bytes;
                 t.header_bytes += c.header_bytes;
                 t.adopted_bytes += c.adopted_bytes;
-                if c.payload_bytes != c.owner_bytes + c.adopted_bytes || c.virtual_queue != 0 {
+                if c.payload_bytes + c.forgiven_bytes != c.owner_bytes + c.adopted_bytes
+                    || c.virtual_queue != 0
+                {
                     t.violated += 1;
                     tracing::error!(session = %self.label, %conn, ?c, "invariant violated");
                 }

@@ -186,6 +186,11 @@ impl Registry {
                 "Bytes the connection still owes (q_v).",
                 Vec::new(),
             ),
+            (
+                "connection_forgiven_bytes",
+                "Bytes struck from the virtual queue without being carried (after a reset).",
+                Vec::new(),
+            ),
         ];
         for e in &engines {
             e.inspect(|s| {
@@ -204,6 +209,7 @@ impl Registry {
                         c.header_bytes,
                         c.adopted_bytes,
                         c.virtual_queue,
+                        c.forgiven_bytes,
                     ];
                     for (row, v) in conn_rows.iter_mut().zip(vals) {
                         row.2.push((labels.clone(), v as f64));

@@ -143,6 +143,14 @@ impl Session {
 
     fn on_data(&mut self, conn: ConnId, d: DataFrame) -> Result<(), ProtocolError> {
         let len = d.payload.len() as u64;
+        // The decoder checks this; a driver may also hand frames in directly.
+        if d.offset.checked_add(len).is_none() {
+            return Err(crate::wire::WireError::Overflow {
+                offset: d.offset,
+                len,
+            }
+            .into());
+        }
         let c = self
             .conns
             .get_mut(&conn)

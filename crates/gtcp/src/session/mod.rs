@@ -595,6 +595,7 @@ impl Session {
             };
             let cut = c.counters.virtual_queue.min(excess);
             c.counters.virtual_queue -= cut;
+            c.counters.forgiven_bytes += cut;
             self.sum_vq -= cut;
             excess -= cut;
             if excess == 0 {

@@ -9,9 +9,14 @@ use crate::flow::Delivery;
 use crate::ids::{ConnId, FlowId};
 use crate::wire::{frame::encode_data_header, AckFrame, Frame, OpenFrame, DATA_HEADER_LEN};
 
+/// The most one flow's control frames take in one poll: an end (17 bytes) and an
+/// acknowledgement (26 bytes); a reset alone is 13.
+const MAX_CONTROL_PER_FLOW: usize = 17 + 26;
+
 impl Session {
     /// Connection `conn` may send: appends at most `max` bytes of frames to `out` and returns
-    /// how many. Control frames go first (they are small and unblock the peer), then data:
+    /// how many. `max` should leave room for an opening frame (at most 275 bytes) or control
+    /// frames wait for a larger poll. Control frames go first (they are small and unblock the peer), then data:
     ///
     /// ```text
     /// while q_v(i) > 0 and room:           // Algorithm 4, repeated per chunk
@@ -40,12 +45,14 @@ impl Session {
             c.polled = false;
             return 0;
         }
-        let announce_go_away = self.going_away && self.role == Role::Acceptor && !c.go_away_sent;
+        let limit = start + max;
+        let announce_go_away =
+            self.going_away && self.role == Role::Acceptor && !c.go_away_sent && max >= 1;
         c.go_away_sent |= announce_go_away;
-        let opens = std::mem::take(&mut c.open_queue);
+        let mut opens = std::mem::take(&mut c.open_queue).into_iter();
         let mut header = 0usize;
         let mut payload = 0u64;
-        for id in opens {
+        for id in opens.by_ref() {
             let Some(f) = self.flows.get_mut(&id) else {
                 continue;
             };
@@ -58,6 +65,14 @@ impl Session {
                 class: f.class,
                 size_hint: f.send.known_end,
             });
+            if out.len() + frame.encoded_len() > limit {
+                // No room: it waits, with the rest, for the next poll.
+                let rest: Vec<FlowId> = std::iter::once(id).chain(opens.by_ref()).collect();
+                if let Some(c) = self.conns.get_mut(&conn) {
+                    c.open_queue = rest;
+                }
+                break;
+            }
             header += frame.encoded_len();
             frame.encode(out);
             f.open = Delivery::SentOn(conn);
@@ -67,11 +82,13 @@ impl Session {
             Frame::GoAway.encode(out);
             header += 1;
         }
-        header += self.write_control(conn, out, start + max);
-        let (data_header, data) = self.write_data(conn, out, start + max);
+        header += self.write_control(conn, out, limit);
+        let (data_header, data) = self.write_data(conn, out, limit);
         header += data_header;
         payload += data;
-        header += self.maybe_done(conn, out);
+        if out.len() < limit {
+            header += self.maybe_done(conn, out);
+        }
         if let Some(c) = self.conns.get_mut(&conn) {
             c.counters.header_bytes += header as u64;
             c.counters.payload_bytes += payload;
@@ -91,7 +108,7 @@ impl Session {
     fn write_control(&mut self, conn: ConnId, out: &mut BytesMut, limit: usize) -> usize {
         let before = out.len();
         while let Some(frame) = self.stale.front() {
-            if out.len() + frame.encoded_len() > limit && out.len() > before {
+            if out.len() + frame.encoded_len() > limit {
                 break;
             }
             frame.encode(out);
@@ -99,7 +116,7 @@ impl Session {
         }
         let mut sent_for_closed = Vec::new();
         while let Some(&id) = self.ctrl.front() {
-            if out.len() + 64 > limit && out.len() > before {
+            if out.len() + MAX_CONTROL_PER_FLOW > limit {
                 break;
             }
             self.ctrl.pop_front();
