@@ -264,7 +264,7 @@ impl Session {
         }
         self.wake_settled();
         self.maybe_close(now, id);
-        self.try_retire(now, id);
+        self.try_retire(id);
         Ok(())
     }
 
@@ -326,7 +326,7 @@ impl Session {
         self.settled.extend(owner);
         self.wake_settled();
         self.maybe_close(now, a.flow);
-        self.try_retire(now, a.flow);
+        self.try_retire(a.flow);
         Ok(())
     }
 }

@@ -193,7 +193,7 @@ impl Session {
     /// The connection is gone: closed after both sides said `Done`, or dead (reset, error,
     /// protocol violation). In the second case everything it carried that the peer did not
     /// acknowledge goes again on the other connections.
-    pub fn connection_closed(&mut self, now: Duration, conn: ConnId) {
+    pub fn connection_closed(&mut self, _now: Duration, conn: ConnId) {
         let Some(c) = self.conns.remove(&conn) else {
             return;
         };
@@ -245,7 +245,7 @@ impl Session {
                 }
             }
             self.refresh(id);
-            self.try_retire(now, id);
+            self.try_retire(id);
         }
         // The orphan debt grew (or control frames wait): every live connection may carry it.
         let live: Vec<ConnId> = self.conns.keys().copied().collect();
@@ -277,14 +277,10 @@ impl Session {
             return Err(SessionError::TooManyFlows(self.config.max_flows));
         }
         if let Some(c) = conn {
-            match self.conns.get(&c) {
+            match self.conns.get(&c).map(|c| c.owner) {
                 None => return Err(SessionError::UnknownConn(c)),
-                Some(c) if c.owner.is_some() => {
-                    return Err(SessionError::AlreadyOwned {
-                        flow: c.owner.unwrap_or(FlowId(0)),
-                    })
-                }
-                Some(_) => {}
+                Some(Some(flow)) => return Err(SessionError::AlreadyOwned { flow }),
+                Some(None) => {}
             }
         }
         let id = FlowId(self.next_flow);
@@ -628,12 +624,12 @@ impl Session {
         if let Some(c) = f.owner {
             self.wake(c);
         }
-        self.try_retire(now, id);
+        self.try_retire(id);
     }
 
     /// Forgets a closed flow once nothing about it waits for the peer (and, on the opener,
     /// once its connection is gone, so a replacement can still finish its business).
-    pub(crate) fn try_retire(&mut self, _now: Duration, id: FlowId) {
+    pub(crate) fn try_retire(&mut self, id: FlowId) {
         let Some(f) = self.flows.get(&id) else { return };
         let waiting = |d: Delivery| matches!(d, Delivery::Queued | Delivery::SentOn(_));
         if !f.closed {

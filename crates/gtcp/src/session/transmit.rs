@@ -166,7 +166,7 @@ impl Session {
             }
         }
         for id in sent_for_closed {
-            self.try_retire(Duration::ZERO, id);
+            self.try_retire(id);
         }
         out.len() - before
     }
