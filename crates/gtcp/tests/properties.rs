@@ -92,6 +92,61 @@ fn check(h: &Harness, specs: &[FlowSpec]) {
     }
 }
 
+/// Runs one scenario of `killed_connections_lose_nothing`.
+fn run_with_kills(policy: Policy, specs: Vec<FlowSpec>, mut kills: Vec<(u64, usize)>) -> Harness {
+    let config = Config {
+        policy,
+        chunk: 8 * 1024,
+        ..Config::default()
+    };
+    let mut h = Harness::new(config, specs.clone(), 10_000, 2);
+    kills.sort();
+    for (at, which) in kills {
+        while h.now < at && !h.finished() {
+            h.step();
+        }
+        let conns = h.conn_ids();
+        if !conns.is_empty() {
+            h.kill(conns[which % conns.len()]);
+        }
+    }
+    h.run(8_000);
+    h
+}
+
+/// Pinned failing case of `killed_connections_lose_nothing` (found 2026-11-21).
+#[test]
+fn regression_kill_while_an_empty_flow_and_a_download_finish() {
+    let specs = vec![
+        FlowSpec {
+            start: 9,
+            up: payload(219_055, 0),
+            down: Vec::new(),
+        },
+        FlowSpec {
+            start: 0,
+            up: Vec::new(),
+            down: payload(49_748, 101),
+        },
+        FlowSpec {
+            start: 0,
+            up: Vec::new(),
+            down: Vec::new(),
+        },
+    ];
+    let h = run_with_kills(Policy::new(Order::Tcp), specs.clone(), vec![(34, 1)]);
+    if std::env::var("DUMP").is_ok() {
+        println!("CLIENT {:#?}\nSERVER {:#?}", h.client, h.server);
+    }
+    assert!(
+        h.finished(),
+        "did not finish: {:?} / {:?}",
+        h.client.counters(),
+        h.server.counters()
+    );
+    check(&h, &specs);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
@@ -109,20 +164,8 @@ proptest! {
     fn killed_connections_lose_nothing(
         policy in policy(), specs in specs(), kills in prop::collection::vec((1u64..120, 0usize..8), 1..4),
     ) {
-        let config = Config { policy, chunk: 8 * 1024, ..Config::default() };
-        let mut h = Harness::new(config, specs.clone(), 10_000, 2);
-        let mut kills = kills;
-        kills.sort();
-        for (at, which) in kills {
-            while h.now < at && !h.finished() {
-                h.step();
-            }
-            let conns = h.conn_ids();
-            if !conns.is_empty() {
-                h.kill(conns[which % conns.len()]);
-            }
-        }
-        prop_assert!(h.run(8_000), "did not finish: {:?} / {:?}", h.client.counters(), h.server.counters());
+        let h = run_with_kills(policy, specs.clone(), kills);
+        prop_assert!(h.finished(), "did not finish: {:?} / {:?}", h.client.counters(), h.server.counters());
         check(&h, &specs);
     }
 }

@@ -222,10 +222,14 @@ impl Session {
             if flow.open == Delivery::SentOn(conn) {
                 flow.open = Delivery::Queued;
             }
-            if !clean && (flow.recv.received > 0 || flow.recv.final_size.is_some()) {
-                // Our acknowledgements may have died with it.
-                flow.ack_queued = true;
-                requeue = true;
+            if !flow.recv_done() || !clean {
+                if flow.recv.received > 0 || flow.recv.final_size.is_some() {
+                    // Acknowledgements (and credit) written on it may not have been read: they
+                    // are cumulative, so sending the current ones again costs little and
+                    // loses nothing.
+                    flow.ack_queued = true;
+                    requeue = true;
+                }
             }
             if requeue {
                 self.ctrl.push_back(id);
@@ -540,8 +544,12 @@ impl Session {
 
     /// Control frames wait: wake the connection input last arrived on, or any live one.
     pub(crate) fn wake_ctrl(&mut self) {
-        // Never a connection this side said Done on: the peer may close it at any moment.
-        let open = |c: &ConnId| self.conns.get(c).is_some_and(|c| !c.done_sent);
+        // Never a connection both sides said Done on: it is closing.
+        let open = |c: &ConnId| {
+            self.conns
+                .get(c)
+                .is_some_and(|c| !(c.done_sent && c.done_received))
+        };
         let target = self
             .last_input
             .filter(open)

@@ -39,9 +39,9 @@ impl Session {
         let Some(c) = self.conns.get_mut(&conn) else {
             return 0;
         };
-        // After Done nothing more goes on this connection: once the peer has said Done too it
-        // closes the connection, and whatever followed would be lost.
-        if c.done_sent {
+        // Once both sides said Done the connection is closing: nothing more goes on it. After
+        // only our Done, control frames may still go (the peer is still reading), data not.
+        if c.done_sent && c.done_received {
             c.polled = false;
             return 0;
         }

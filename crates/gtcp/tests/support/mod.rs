@@ -27,11 +27,23 @@ struct Link {
 }
 
 /// What the application on each side does with one flow.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct FlowSpec {
     pub start: u64,
     pub up: Vec<u8>,
     pub down: Vec<u8>,
+}
+
+impl std::fmt::Debug for FlowSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "FlowSpec {{ start: {}, up: {} bytes, down: {} bytes }}",
+            self.start,
+            self.up.len(),
+            self.down.len()
+        )
+    }
 }
 
 #[derive(Default, Debug, Clone)]
