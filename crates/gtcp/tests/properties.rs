@@ -147,8 +147,82 @@ fn regression_kill_while_an_empty_flow_and_a_download_finish() {
     check(&h, &specs);
 }
 
+/// Pinned failing case of `killed_connections_lose_nothing` (found 2026-11-21).
+#[test]
+fn regression_kill_of_a_finished_flows_connection_under_tcp() {
+    let specs = vec![
+        FlowSpec {
+            start: 14,
+            up: payload(368_404, 0),
+            down: Vec::new(),
+        },
+        FlowSpec {
+            start: 5,
+            up: Vec::new(),
+            down: payload(348_531, 101),
+        },
+        FlowSpec {
+            start: 8,
+            up: payload(388_341, 2),
+            down: Vec::new(),
+        },
+        FlowSpec {
+            start: 0,
+            up: payload(9_920, 3),
+            down: Vec::new(),
+        },
+    ];
+    let h = run_with_kills(Policy::new(Order::Tcp), specs.clone(), vec![(15, 3)]);
+    if std::env::var("DUMP").is_ok() {
+        println!("CLIENT {:#?}", h.client);
+    }
+    assert!(
+        h.finished(),
+        "did not finish: {:?} / {:?}",
+        h.client.counters(),
+        h.server.counters()
+    );
+    check(&h, &specs);
+}
+
+/// Pinned failing case of `killed_connections_lose_nothing` (found 2026-11-21).
+#[test]
+fn regression_two_kills_one_after_the_flows_are_done() {
+    let specs = vec![
+        FlowSpec {
+            start: 34,
+            up: payload(16_384, 0),
+            down: Vec::new(),
+        },
+        FlowSpec {
+            start: 39,
+            up: payload(378_383, 1),
+            down: Vec::new(),
+        },
+    ];
+    let h = run_with_kills(
+        Policy::new(Order::Tcp),
+        specs.clone(),
+        vec![(83, 1), (44, 5)],
+    );
+    if std::env::var("DUMP").is_ok() {
+        println!("CLIENT {:#?}", h.client);
+    }
+    assert!(
+        h.finished(),
+        "did not finish: {:?} / {:?}",
+        h.client.counters(),
+        h.server.counters()
+    );
+    check(&h, &specs);
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    // PROPTEST_CASES=N runs more cases (e.g. a long hunt in release mode); CI runs 48.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn every_policy_delivers_everything_and_keeps_the_invariant(

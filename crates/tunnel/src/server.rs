@@ -226,14 +226,22 @@ async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr) {
         .clone()
         .run_connection(auth.conn, stream, leftover)
         .await;
-    // Forget a session with nothing left in it.
-    let mut sessions = p.sessions.lock().unwrap_or_else(|e| e.into_inner());
+    // Forget a session that stays idle for a while (a client between bursts keeps its state).
     if engine.inspect(|s| s.is_idle()) {
-        if let Some(e) = sessions.remove(&auth.session) {
+        tokio::time::sleep(SESSION_LINGER).await;
+        let mut sessions = p.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        let same = sessions
+            .get(&auth.session)
+            .is_some_and(|e| Arc::ptr_eq(e, &engine));
+        if same && engine.inspect(|s| s.is_idle()) {
+            sessions.remove(&auth.session);
             p.retired
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .merge(e.invariant());
+                .merge(engine.invariant());
         }
     }
 }
+
+/// How long an idle client session is kept before it is forgotten.
+const SESSION_LINGER: std::time::Duration = std::time::Duration::from_secs(30);

@@ -27,6 +27,11 @@ impl SchedQueue {
         self.ready.first().map(|&(_, f)| f)
     }
 
+    /// The ready flows in the order they would be served.
+    pub fn iter(&self) -> impl Iterator<Item = FlowId> + '_ {
+        self.ready.iter().map(|&(_, f)| f)
+    }
+
     pub fn len(&self) -> usize {
         self.ready.len()
     }

@@ -179,10 +179,18 @@ impl Session {
             }
             // What the flow handed over before its connection existed is this connection's.
             let waiting = std::mem::take(&mut flow.awaiting_owner);
-            c.counters.virtual_queue += waiting;
-            c.counters.owner_bytes += waiting;
-            self.sum_vq += waiting;
             self.unowned -= waiting;
+            // A replacement takes over what its flow still has to send, as a new TCP
+            // connection for the flow would (that debt was orphaned when the old one died).
+            let orphan = self.total_unsent.saturating_sub(self.sum_vq + self.unowned);
+            let inherited = if flow.lost_owner {
+                flow.send.unsent().min(orphan)
+            } else {
+                0
+            };
+            c.counters.virtual_queue += waiting + inherited;
+            c.counters.owner_bytes += waiting + inherited;
+            self.sum_vq += waiting + inherited;
         }
         self.conns.insert(conn, c);
         self.counters.active_conns = self.conns.len() as u64;
@@ -214,7 +222,11 @@ impl Session {
             self.counters.resent_bytes += lost;
             let mut requeue = false;
             for d in [&mut flow.fin, &mut flow.reset] {
-                if *d == Delivery::SentOn(conn) {
+                // Sent on the dead connection, or on another one but not yet confirmed: the
+                // confirmation may have died with this one, and the peer may have forgotten
+                // the flow since. Sent again, it is confirmed again (from the frame itself if
+                // the flow is forgotten).
+                if *d == Delivery::SentOn(conn) || (!clean && matches!(*d, Delivery::SentOn(_))) {
                     *d = Delivery::Queued;
                     requeue = true;
                 }
@@ -222,14 +234,12 @@ impl Session {
             if flow.open == Delivery::SentOn(conn) {
                 flow.open = Delivery::Queued;
             }
-            if !flow.recv_done() || !clean {
-                if flow.recv.received > 0 || flow.recv.final_size.is_some() {
-                    // Acknowledgements (and credit) written on it may not have been read: they
-                    // are cumulative, so sending the current ones again costs little and
-                    // loses nothing.
-                    flow.ack_queued = true;
-                    requeue = true;
-                }
+            let received_any = flow.recv.received > 0 || flow.recv.final_size.is_some();
+            if (!flow.recv_done() || !clean) && received_any {
+                // Acknowledgements (and credit) written on it may not have been read: they are
+                // cumulative, so sending the current ones again costs little and loses nothing.
+                flow.ack_queued = true;
+                requeue = true;
             }
             if requeue {
                 self.ctrl.push_back(id);

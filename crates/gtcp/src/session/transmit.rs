@@ -13,6 +13,17 @@ use crate::wire::{frame::encode_data_header, AckFrame, Frame, OpenFrame, DATA_HE
 /// acknowledgement (26 bytes); a reset alone is 13.
 const MAX_CONTROL_PER_FLOW: usize = 17 + 26;
 
+/// What a chunk's payload is charged to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Charge {
+    /// The connection's own virtual queue only (`tcp`, its own flow).
+    Own,
+    /// Orphan debt only (`tcp`, a flow whose connection died).
+    Orphan,
+    /// The connection's virtual queue first, then orphan debt.
+    OwnThenOrphan,
+}
+
 impl Session {
     /// Connection `conn` may send: appends at most `max` bytes of frames to `out` and returns
     /// how many. `max` should leave room for an opening frame (at most 275 bytes) or control
@@ -181,14 +192,19 @@ impl Session {
                 break;
             }
             let own = c.vq();
-            let budget = own + self.orphan();
+            let orphan = self.orphan();
             let room = limit.saturating_sub(out.len() + DATA_HEADER_LEN) as u64;
-            if budget == 0 || room == 0 {
+            if own + orphan == 0 || room == 0 {
                 break;
             }
-            let Some(id) = self.pick(conn, own > 0) else {
+            let Some((id, charge)) = self.pick(conn, own, orphan) else {
                 self.starved.insert(conn);
                 break;
+            };
+            let (budget, own) = match charge {
+                Charge::Own => (own, own),
+                Charge::Orphan => (orphan, 0),
+                Charge::OwnThenOrphan => (own + orphan, own),
             };
             let Some(f) = self.flows.get_mut(&id) else {
                 break;
@@ -231,22 +247,33 @@ impl Session {
         (header, payload)
     }
 
-    /// The flow whose bytes go next on `conn`: the policy's first ready flow, or under `tcp`
-    /// the connection's own flow (other flows only for orphan debt).
-    fn pick(&self, conn: ConnId, own_budget: bool) -> Option<FlowId> {
-        if self.config.policy.is_tcp() && own_budget {
-            let owner = self.conns.get(&conn)?.owner?;
-            let f = self.flows.get(&owner)?;
-            if f.key.is_some() {
-                return Some(owner);
-            }
-            // The owner's bytes cannot go (credit); under tcp nothing else may take its turn
-            // unless some debt is orphaned.
-            if self.orphan() == 0 {
-                return None;
+    /// The flow whose bytes go next on `conn`, and what they are charged to: the policy's
+    /// first ready flow, charged to the connection's virtual queue then to orphan debt. Under
+    /// `tcp` a connection's virtual queue pays only for its own flow, and orphan debt only for
+    /// flows that have no live connection of their own (anything else would leave another
+    /// connection owing bytes its flow no longer has).
+    fn pick(&self, conn: ConnId, own: u64, orphan: u64) -> Option<(FlowId, Charge)> {
+        if !self.config.policy.is_tcp() {
+            return self.sched.first().map(|f| (f, Charge::OwnThenOrphan));
+        }
+        if own > 0 {
+            let owner = self.conns.get(&conn).and_then(|c| c.owner);
+            if let Some(o) = owner.filter(|o| self.flows.get(o).is_some_and(|f| f.key.is_some())) {
+                return Some((o, Charge::Own));
             }
         }
-        self.sched.first()
+        if orphan == 0 {
+            return None;
+        }
+        let orphaned = |f: &FlowId| {
+            self.flows
+                .get(f)
+                .is_some_and(|f| !f.owner.is_some_and(|c| self.conns.contains_key(&c)))
+        };
+        self.sched
+            .iter()
+            .find(orphaned)
+            .map(|f| (f, Charge::Orphan))
     }
 
     /// Says `Done` once the connection owes nothing, its flow is over in both directions with
