@@ -606,6 +606,7 @@ pub(crate) fn legend(cfg: &Cfg) -> String {
     let pol = cfg.policy.to_uppercase();
     match (cfg.kind, cfg.core_buffers) {
         (DriverKind::Tcp, _) => "tcp".into(),
+        (DriverKind::Schedtcp, false) if cfg.policy == "tcp" => "schedtcp, tcp policy".into(),
         (DriverKind::Schedtcp, false) => pol,
         (DriverKind::Schedtcp, true) => format!("{pol} (core buffers)"),
         (DriverKind::GtcpIdeal, _) => format!("{pol} ideal"),
