@@ -1,11 +1,20 @@
-//! Minimal reproductions of gtcp core issues found while driving the core in the simulator
-//! (`src/driver/schedtcp.rs` works around them). Each test states the *correct* behaviour
-//! and is ignored until the core is fixed: `cargo test -p sim --test gtcp_core_issues --
-//! --ignored` shows the failure.
+//! Regression tests for gtcp core issues found while driving the core in the packet
+//! simulator.
+//!
+//! Issue (fixed in the core by 3594b2d, "nothing after Done on a connection"): a session
+//! said `Done` on a connection and then kept writing control frames on it — the acceptor
+//! acknowledged data of *another* flow that the opener carried on that connection (under
+//! SRPT any connection carries any flow's bytes), because `wake_ctrl` picked the connection
+//! input last arrived on. Once the peer had seen both `Done`s it closed the connection
+//! (`ConnDone` → `connection_closed`) and `handle_input` refused what followed
+//! (`UnknownConn`): the acknowledgement — sometimes the one carrying a flow's final credit or
+//! the acknowledgement of its end — was lost, and in the simulator 50 MB flows stalled
+//! forever. `src/driver/schedtcp.rs` still hands such frames on (`late_frames`), in case.
 
 use bytes::BytesMut;
 use gtcp::wire::{Frame, FrameDecoder};
 use gtcp::{Config, ConnId, Event, FlowId, Order, Policy, ReadOutcome, Role, Session};
+use std::collections::{BTreeSet, VecDeque};
 use std::time::Duration;
 
 const T: Duration = Duration::ZERO;
@@ -20,105 +29,181 @@ fn frames(bytes: &[u8]) -> Vec<Frame> {
     v
 }
 
-fn poll(s: &mut Session, c: u64, max: usize) -> BytesMut {
-    let mut out = BytesMut::new();
-    while s.poll_transmit(T, ConnId(c), &mut out, max) > 0 {
-        if out.len() >= max {
-            break;
+/// Two sessions wired back to back, connection by connection, in order, with a checker of
+/// "nothing after Done" and of refused input.
+struct Pair {
+    o: Session,
+    a: Session,
+    /// (side 0 = opener / 1 = acceptor, connection) that wrote Done.
+    done: BTreeSet<(u8, u64)>,
+    /// Frames written on a connection after that side's Done.
+    after_done: Vec<(u8, u64, Frame)>,
+    /// Input refused because the receiving side had closed the connection.
+    refused: usize,
+    /// Bytes in transit: (to side, connection, bytes).
+    wire: VecDeque<(u8, u64, BytesMut)>,
+    closed: BTreeSet<(u8, u64)>,
+    /// Connections told `ConnReady` whose `poll_transmit` has not returned 0 since.
+    want: BTreeSet<(u8, u64)>,
+}
+
+impl Pair {
+    fn new(cfg: Config) -> Self {
+        Pair {
+            o: Session::new(Role::Opener, cfg).unwrap(),
+            a: Session::new(Role::Acceptor, cfg).unwrap(),
+            done: BTreeSet::new(),
+            after_done: Vec::new(),
+            refused: 0,
+            wire: VecDeque::new(),
+            closed: BTreeSet::new(),
+            want: BTreeSet::new(),
         }
     }
-    out
+
+    fn side(&mut self, s: u8) -> &mut Session {
+        if s == 0 {
+            &mut self.o
+        } else {
+            &mut self.a
+        }
+    }
+
+    /// Side `s` writes what it has for connection `c`, at most `max` bytes (a writable
+    /// socket's worth); it stays "wanting" until `poll_transmit` returns 0.
+    fn poll(&mut self, s: u8, c: u64, max: usize) {
+        let mut out = BytesMut::new();
+        self.want.insert((s, c));
+        loop {
+            let room = max.saturating_sub(out.len());
+            if room == 0 {
+                break;
+            }
+            if self.side(s).poll_transmit(T, ConnId(c), &mut out, room) == 0 {
+                self.want.remove(&(s, c));
+                break;
+            }
+        }
+        for f in frames(&out) {
+            if self.done.contains(&(s, c)) {
+                self.after_done.push((s, c, f.clone()));
+            }
+            if f == Frame::Done {
+                self.done.insert((s, c));
+            }
+        }
+        if !out.is_empty() {
+            self.wire.push_back((1 - s, c, out));
+        }
+    }
+
+    /// Delivers everything in transit, acts on every event (applications read everything,
+    /// the destination finishes its empty direction, `ConnDone` closes), until quiet.
+    fn settle(&mut self, max: usize) {
+        for _ in 0..10_000 {
+            let mut busy = false;
+            if let Some((s, c, mut b)) = self.wire.pop_front() {
+                busy = true;
+                if self.side(s).handle_input(T, ConnId(c), &mut b).is_err() {
+                    self.refused += 1;
+                }
+            }
+            let wanting: Vec<(u8, u64)> = self.want.iter().copied().collect();
+            for (s, c) in wanting {
+                if self.closed.contains(&(s, c)) {
+                    self.want.remove(&(s, c));
+                    continue;
+                }
+                let before = self.wire.len();
+                self.poll(s, c, max);
+                busy |= self.wire.len() > before;
+            }
+            for s in [0u8, 1] {
+                while let Some(e) = self.side(s).poll_event() {
+                    busy = true;
+                    match e {
+                        Event::ConnReady(c) => self.poll(s, c.0, max),
+                        Event::ConnDone(c) => {
+                            self.side(s).connection_closed(T, c);
+                            self.closed.insert((s, c.0));
+                            self.want.remove(&(s, c.0));
+                        }
+                        Event::FlowOpened { flow, .. } => {
+                            self.a.finish(flow).unwrap();
+                            self.read_all(1, flow);
+                        }
+                        Event::FlowReadable(f) => self.read_all(s, f),
+                        _ => {}
+                    }
+                }
+            }
+            if !busy {
+                return;
+            }
+        }
+        panic!("the sessions never settle");
+    }
+
+    fn read_all(&mut self, s: u8, f: FlowId) {
+        while let Ok(ReadOutcome::Data(_)) = self.side(s).read(T, f, 1 << 20) {}
+    }
 }
 
-fn drain_events(s: &mut Session) -> Vec<Event> {
-    std::iter::from_fn(|| s.poll_event()).collect()
-}
-
-/// A session says `Done` on a connection, then keeps writing control frames on it: the
-/// acceptor acknowledges data of *another* flow that the opener carried on that connection
-/// (any connection may carry any flow's bytes under SRPT), and `wake_ctrl` picks the
-/// connection input last arrived on even though this side has said `Done` there. Once the
-/// peer has seen both `Done`s it closes the connection (`ConnDone` → `connection_closed`)
-/// and `handle_input` refuses what follows (`UnknownConn`): the acknowledgement — possibly
-/// the only one carrying a flow's final credit or the acknowledgement of its end — is lost.
-/// In the packet simulator this stalled 50 MB flows forever.
+/// The scenario that used to put acknowledgements after the acceptor's `Done`: flow A
+/// (100 kB) on connection 1 finishes its reverse direction early; flow B (500 bytes) arrives
+/// on connection 2 and SRPT carries its bytes on connection 1.
 #[test]
-#[ignore = "gtcp core bug: control frames written on a connection after Done"]
-fn no_frame_after_done_on_the_same_connection() {
+fn no_frame_follows_done_and_nothing_is_refused() {
     let cfg = Config {
         policy: Policy::new(Order::Srpt),
         chunk: 1000,
         ..Config::default()
     };
-    let mut o = Session::new(Role::Opener, cfg).unwrap();
-    let mut a = Session::new(Role::Acceptor, cfg).unwrap();
-
-    // Flow A (100 kB) on connection 1.
-    let fa = o.open_flow(T, None, "r", 0, Some(100_000)).unwrap();
-    o.add_connection(ConnId(1), Some(fa)).unwrap();
-    assert_eq!(o.write(fa, &[7u8; 100_000]).unwrap(), 100_000);
-    o.finish(fa).unwrap();
-    a.add_connection(ConnId(1), Some(fa)).unwrap();
-
-    // A first burst of A reaches the acceptor, whose application reads it and finishes
-    // its own (empty) direction.
-    let mut b = poll(&mut o, 1, 3000);
-    a.handle_input(T, ConnId(1), &mut b).unwrap();
-    for e in drain_events(&mut a) {
-        if let Event::FlowOpened { flow, .. } = e {
-            a.finish(flow).unwrap();
+    let mut p = Pair::new(cfg);
+    let fa = p.o.open_flow(T, None, "r", 0, Some(100_000)).unwrap();
+    p.o.add_connection(ConnId(1), Some(fa)).unwrap();
+    p.a.add_connection(ConnId(1), Some(fa)).unwrap();
+    assert_eq!(p.o.write(fa, &[7u8; 100_000]).unwrap(), 100_000);
+    p.o.finish(fa).unwrap();
+    // A few small polls so that A is still sending when B arrives.
+    for _ in 0..3 {
+        p.poll(0, 1, 3000);
+        while let Some((s, c, mut b)) = p.wire.pop_front() {
+            p.side(s).handle_input(T, ConnId(c), &mut b).unwrap();
+        }
+        for s in [0u8, 1] {
+            while let Some(e) = p.side(s).poll_event() {
+                match e {
+                    Event::FlowOpened { flow, .. } => {
+                        p.a.finish(flow).unwrap();
+                        p.read_all(1, flow);
+                    }
+                    Event::FlowReadable(f) => p.read_all(s, f),
+                    Event::ConnReady(c) if s == 1 => p.poll(1, c.0, 1 << 20),
+                    _ => {}
+                }
+            }
         }
     }
-    while let Ok(ReadOutcome::Data(_)) = a.read(T, fa, 1 << 20) {}
-    let mut back = poll(&mut a, 1, 1 << 20);
-    o.handle_input(T, ConnId(1), &mut back).unwrap();
-    while let Ok(ReadOutcome::Data(_)) = o.read(T, fa, 1 << 20) {}
-    let _ = o.read(T, fa, 1 << 20); // End of the acceptor's direction.
-    drain_events(&mut o);
-
-    // The opener acknowledges the acceptor's end (and sends more of A); the acceptor's
-    // side of connection 1 is now over: it says Done.
-    let mut b = poll(&mut o, 1, 3000);
-    a.handle_input(T, ConnId(1), &mut b).unwrap();
-    while let Ok(ReadOutcome::Data(_)) = a.read(T, fa, 1 << 20) {}
-    let out = poll(&mut a, 1, 1 << 20);
+    let fb: FlowId = p.o.open_flow(T, None, "r", 0, Some(500)).unwrap();
+    p.o.add_connection(ConnId(2), Some(fb)).unwrap();
+    p.a.add_connection(ConnId(2), Some(fb)).unwrap();
+    p.o.write(fb, &[9u8; 500]).unwrap();
+    p.o.finish(fb).unwrap();
+    p.poll(0, 1, 3000);
+    p.poll(0, 2, 3000);
+    p.settle(3000);
     assert!(
-        frames(&out).contains(&Frame::Done),
-        "setup: the acceptor said Done on connection 1"
+        p.after_done.is_empty(),
+        "frames written after Done: {:?}",
+        p.after_done
     );
-    drain_events(&mut a);
-
-    // Flow B (500 bytes) arrives on connection 2; SRPT puts its bytes on connection 1,
-    // which still owes A's bytes.
-    let fb: FlowId = o.open_flow(T, None, "r", 0, Some(500)).unwrap();
-    o.add_connection(ConnId(2), Some(fb)).unwrap();
-    o.write(fb, &[9u8; 500]).unwrap();
-    o.finish(fb).unwrap();
-    let mut b = poll(&mut o, 1, 3000);
-    assert!(
-        frames(&b)
-            .iter()
-            .any(|f| matches!(f, Frame::Data(d) if d.flow == fb)),
-        "setup: connection 1 carries B's data"
-    );
-    a.handle_input(T, ConnId(1), &mut b).unwrap();
-
-    // The acceptor now writes B's acknowledgement on connection 1, after its Done.
-    let ready: Vec<ConnId> = drain_events(&mut a)
-        .into_iter()
-        .filter_map(|e| match e {
-            Event::ConnReady(c) => Some(c),
-            _ => None,
-        })
-        .collect();
-    let mut after_done = Vec::new();
-    for c in ready {
-        if c == ConnId(1) {
-            after_done.extend(frames(&poll(&mut a, 1, 1 << 20)));
+    assert_eq!(p.refused, 0, "input refused by a side that had closed");
+    // Both connections closed on both sides, both flows are over everywhere.
+    for s in [0u8, 1] {
+        for c in [1u64, 2] {
+            assert!(p.closed.contains(&(s, c)), "side {s} never closed conn {c}");
         }
     }
-    assert!(
-        after_done.is_empty(),
-        "the acceptor wrote {after_done:?} on connection 1 after saying Done there"
-    );
+    assert!(p.o.is_idle() && p.a.is_idle(), "sessions hold state");
 }

@@ -90,8 +90,8 @@ pub struct GtcpStats {
     pub decisions: u64,
     /// `schedtcp`: control frames a session wrote on a connection after it had said `Done`
     /// there, which reached the peer after the peer had closed that connection. The core
-    /// should not write them (see `DRIVERS.md`); the driver hands them to the peer through
-    /// another of its live connections instead of dropping them.
+    /// should not write them (a bug fixed in 3594b2d, see `DRIVERS.md`); the driver hands
+    /// them to the peer through another of its live connections instead of dropping them.
     pub late_frames: u64,
 }
 

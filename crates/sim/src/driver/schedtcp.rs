@@ -29,13 +29,14 @@
 //!   stream is drained). At that moment the invariant of the product is checked on the
 //!   origin's counters: the connection carried exactly its own flow's bytes of payload, and
 //!   its virtual queue is empty.
-//! * Work-around of a core bug: a session may write control frames (acknowledgements) on a
-//!   connection after it has said `Done` there, and they can reach the peer after the peer
-//!   closed that connection on `ConnDone` ([`Session::handle_input`] then refuses them).
-//!   Dropping them would stall flows (lost credit, lost end acknowledgements), so the
-//!   driver decodes them and hands each to the peer's session through another live
-//!   connection of that side ([`Session::handle_frame`]); they are counted
-//!   ([`GtcpStats::late_frames`]).
+//! * Safety net for a core bug found with this driver and since fixed in the core
+//!   (3594b2d; regression test in `tests/gtcp_core_issues.rs`): a session wrote control
+//!   frames on a connection after it had said `Done` there, and they reached the peer after
+//!   the peer closed that connection on `ConnDone` ([`Session::handle_input`] refused them).
+//!   Dropping them stalls flows (lost credit, lost end acknowledgements), so the driver
+//!   decodes any such frame and hands it to the peer's session through another live
+//!   connection of that side ([`Session::handle_frame`]), counting it
+//!   ([`GtcpStats::late_frames`], 0 with the fixed core).
 //!
 //! Unlike `gtcp-ideal`, bytes are committed to a connection when they are written, not when
 //! a segment leaves, and framing adds bytes to the stream: the distance to Proposition 1 is
