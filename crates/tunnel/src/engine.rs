@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use bytes::{Buf, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use gtcp::size::HttpResponseSizer;
 use gtcp::{ConnId, Event, FlowId, ReadOutcome, Session};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -36,7 +36,42 @@ pub mod codes {
 }
 
 /// Bytes read from a socket at once (and the most one application write hands over).
-const READ_CHUNK: usize = 64 * 1024;
+const READ_CHUNK: usize = 256 * 1024;
+
+/// The most delivered bytes written to an application socket in one go (a few frames'
+/// payloads, in one vectored write).
+const WRITE_BATCH: usize = 256 * 1024;
+
+/// Writes every buffer of `batch` (emptying it), several per system call.
+async fn write_all_vectored(
+    w: &mut tokio::net::tcp::OwnedWriteHalf,
+    batch: &mut Vec<Bytes>,
+) -> std::io::Result<()> {
+    let mut first = 0;
+    while first < batch.len() {
+        let slices: Vec<std::io::IoSlice<'_>> = batch[first..]
+            .iter()
+            .take(64)
+            .map(|b| std::io::IoSlice::new(b))
+            .collect();
+        let mut n = w.write_vectored(&slices).await?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        while n > 0 {
+            let len = batch[first].len();
+            if n >= len {
+                n -= len;
+                first += 1;
+            } else {
+                batch[first].advance(n);
+                n = 0;
+            }
+        }
+    }
+    batch.clear();
+    Ok(())
+}
 
 /// What the role (client or server) does on the events only it can handle.
 pub trait Role: Send + Sync + 'static {
@@ -369,16 +404,39 @@ impl Engine {
             }
         };
         let down = async {
+            let mut batch: Vec<Bytes> = Vec::new();
             loop {
-                match self.with(|s, now| s.read(now, flow, READ_CHUNK)) {
-                    Ok(ReadOutcome::Data(b)) => {
-                        if let Err(e) = wr.write_all(&b).await {
-                            debug!(session = %self.label, %flow, "application write failed: {e}");
-                            let _ = self.with(|s, now| s.reset(now, flow, codes::APP_ABORT));
-                            io.abort.notify_one();
-                            return;
+                // Take what is ready (up to WRITE_BATCH) under one lock, write it with as few
+                // system calls as possible.
+                let outcome = self.with(|s, now| {
+                    let mut taken = 0;
+                    loop {
+                        match s.read(now, flow, WRITE_BATCH - taken) {
+                            Ok(ReadOutcome::Data(b)) => {
+                                taken += b.len();
+                                batch.push(b);
+                                if taken >= WRITE_BATCH {
+                                    return Ok(ReadOutcome::Blocked);
+                                }
+                            }
+                            // Deliver what was taken before acting on the end or a reset.
+                            other if taken > 0 && !matches!(other, Ok(ReadOutcome::Reset(_))) => {
+                                return Ok(ReadOutcome::Blocked)
+                            }
+                            other => return other,
                         }
                     }
+                });
+                if !batch.is_empty() {
+                    if let Err(e) = write_all_vectored(&mut wr, &mut batch).await {
+                        debug!(session = %self.label, %flow, "application write failed: {e}");
+                        let _ = self.with(|s, now| s.reset(now, flow, codes::APP_ABORT));
+                        io.abort.notify_one();
+                        return;
+                    }
+                    continue;
+                }
+                match outcome {
                     Ok(ReadOutcome::End) => {
                         let _ = wr.shutdown().await;
                         return;
@@ -392,7 +450,7 @@ impl Engine {
                         return;
                     }
                     Ok(ReadOutcome::Blocked) => io.readable.notified().await,
-                    Err(_) => return,
+                    Ok(ReadOutcome::Data(_)) | Err(_) => return,
                 }
             }
         };
