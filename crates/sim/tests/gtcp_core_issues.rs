@@ -1,15 +1,16 @@
 //! Regression tests for gtcp core issues found while driving the core in the packet
 //! simulator.
 //!
-//! Issue (fixed in the core by 3594b2d, "nothing after Done on a connection"): a session
-//! said `Done` on a connection and then kept writing control frames on it — the acceptor
-//! acknowledged data of *another* flow that the opener carried on that connection (under
-//! SRPT any connection carries any flow's bytes), because `wake_ctrl` picked the connection
-//! input last arrived on. Once the peer had seen both `Done`s it closed the connection
-//! (`ConnDone` → `connection_closed`) and `handle_input` refused what followed
-//! (`UnknownConn`): the acknowledgement — sometimes the one carrying a flow's final credit or
-//! the acknowledgement of its end — was lost, and in the simulator 50 MB flows stalled
-//! forever. `src/driver/schedtcp.rs` still hands such frames on (`late_frames`), in case.
+//! Issue (fixed in the core by 3594b2d and 73a5d4a): a session said `Done` on a connection
+//! and kept writing control frames on it with no limit — the acceptor acknowledged data of
+//! *another* flow that the opener carried on that connection (under SRPT any connection
+//! carries any flow's bytes), because `wake_ctrl` picked the connection input last arrived
+//! on, even once both sides had said `Done` and the connection was closing. Frames written
+//! then were lost (the simulator's first driver closed at `ConnDone` and saw 50 MB flows
+//! stall forever on lost credit). The contract now: after our `Done`, control frames may
+//! still go until the peer's `Done` arrives, never after; each side stops writing at
+//! `ConnDone` and reads until the peer's end of stream before `connection_closed`, as the
+//! tunnel does.
 
 use bytes::BytesMut;
 use gtcp::wire::{Frame, FrameDecoder};
@@ -29,15 +30,19 @@ fn frames(bytes: &[u8]) -> Vec<Frame> {
     v
 }
 
-/// Two sessions wired back to back, connection by connection, in order, with a checker of
-/// "nothing after Done" and of refused input.
+/// Two sessions wired back to back, connection by connection, in order, closing as the
+/// tunnel does, with a checker of "nothing after both Done" and of refused input.
 struct Pair {
     o: Session,
     a: Session,
     /// (side 0 = opener / 1 = acceptor, connection) that wrote Done.
     done: BTreeSet<(u8, u64)>,
-    /// Frames written on a connection after that side's Done.
+    /// (side, connection) that received the peer's Done.
+    got_done: BTreeSet<(u8, u64)>,
+    /// Frames a side wrote on a connection after it had both sent and received Done.
     after_done: Vec<(u8, u64, Frame)>,
+    /// (side, connection) that saw `ConnDone`: it writes nothing more (half-close).
+    half_closed: BTreeSet<(u8, u64)>,
     /// Input refused because the receiving side had closed the connection.
     refused: usize,
     /// Bytes in transit: (to side, connection, bytes).
@@ -45,6 +50,9 @@ struct Pair {
     closed: BTreeSet<(u8, u64)>,
     /// Connections told `ConnReady` whose `poll_transmit` has not returned 0 since.
     want: BTreeSet<(u8, u64)>,
+    /// Close as `Event::ConnDone`'s doc says ("close it, then call `connection_closed`")
+    /// instead of reading to the peer's end of stream first.
+    close_at_conn_done: bool,
 }
 
 impl Pair {
@@ -53,11 +61,14 @@ impl Pair {
             o: Session::new(Role::Opener, cfg).unwrap(),
             a: Session::new(Role::Acceptor, cfg).unwrap(),
             done: BTreeSet::new(),
+            got_done: BTreeSet::new(),
             after_done: Vec::new(),
+            half_closed: BTreeSet::new(),
             refused: 0,
             wire: VecDeque::new(),
             closed: BTreeSet::new(),
             want: BTreeSet::new(),
+            close_at_conn_done: false,
         }
     }
 
@@ -85,7 +96,7 @@ impl Pair {
             }
         }
         for f in frames(&out) {
-            if self.done.contains(&(s, c)) {
+            if self.done.contains(&(s, c)) && self.got_done.contains(&(s, c)) {
                 self.after_done.push((s, c, f.clone()));
             }
             if f == Frame::Done {
@@ -104,13 +115,32 @@ impl Pair {
             let mut busy = false;
             if let Some((s, c, mut b)) = self.wire.pop_front() {
                 busy = true;
+                if frames(&b).contains(&Frame::Done) {
+                    self.got_done.insert((s, c));
+                }
                 if self.side(s).handle_input(T, ConnId(c), &mut b).is_err() {
                     self.refused += 1;
                 }
             }
+            // A side closes once it is half-closed and the peer's end of stream arrived:
+            // the peer is half-closed and nothing from it is in transit.
+            for s in [0u8, 1] {
+                for c in self.half_closed.clone() {
+                    if c.0 != s || self.closed.contains(&c) {
+                        continue;
+                    }
+                    let peer = (1 - s, c.1);
+                    let in_transit = self.wire.iter().any(|w| w.0 == s && w.1 == c.1);
+                    if self.half_closed.contains(&peer) && !in_transit {
+                        self.side(s).connection_closed(T, ConnId(c.1));
+                        self.closed.insert(c);
+                        busy = true;
+                    }
+                }
+            }
             let wanting: Vec<(u8, u64)> = self.want.iter().copied().collect();
             for (s, c) in wanting {
-                if self.closed.contains(&(s, c)) {
+                if self.half_closed.contains(&(s, c)) {
                     self.want.remove(&(s, c));
                     continue;
                 }
@@ -124,9 +154,12 @@ impl Pair {
                     match e {
                         Event::ConnReady(c) => self.poll(s, c.0, max),
                         Event::ConnDone(c) => {
-                            self.side(s).connection_closed(T, c);
-                            self.closed.insert((s, c.0));
+                            self.half_closed.insert((s, c.0));
                             self.want.remove(&(s, c.0));
+                            if self.close_at_conn_done {
+                                self.side(s).connection_closed(T, c);
+                                self.closed.insert((s, c.0));
+                            }
                         }
                         Event::FlowOpened { flow, .. } => {
                             self.a.finish(flow).unwrap();
@@ -154,12 +187,30 @@ impl Pair {
 /// on connection 2 and SRPT carries its bytes on connection 1.
 #[test]
 fn no_frame_follows_done_and_nothing_is_refused() {
+    let p = scenario(false);
+    assert!(
+        p.after_done.is_empty(),
+        "frames written after both sides said Done: {:?}",
+        p.after_done
+    );
+    assert_eq!(p.refused, 0, "input refused by a side that had closed");
+    // Both connections closed on both sides, both flows are over everywhere.
+    for s in [0u8, 1] {
+        for c in [1u64, 2] {
+            assert!(p.closed.contains(&(s, c)), "side {s} never closed conn {c}");
+        }
+    }
+    assert!(p.o.is_idle() && p.a.is_idle(), "sessions hold state");
+}
+
+fn scenario(close_at_conn_done: bool) -> Pair {
     let cfg = Config {
         policy: Policy::new(Order::Srpt),
         chunk: 1000,
         ..Config::default()
     };
     let mut p = Pair::new(cfg);
+    p.close_at_conn_done = close_at_conn_done;
     let fa = p.o.open_flow(T, None, "r", 0, Some(100_000)).unwrap();
     p.o.add_connection(ConnId(1), Some(fa)).unwrap();
     p.a.add_connection(ConnId(1), Some(fa)).unwrap();
@@ -193,17 +244,5 @@ fn no_frame_follows_done_and_nothing_is_refused() {
     p.poll(0, 1, 3000);
     p.poll(0, 2, 3000);
     p.settle(3000);
-    assert!(
-        p.after_done.is_empty(),
-        "frames written after Done: {:?}",
-        p.after_done
-    );
-    assert_eq!(p.refused, 0, "input refused by a side that had closed");
-    // Both connections closed on both sides, both flows are over everywhere.
-    for s in [0u8, 1] {
-        for c in [1u64, 2] {
-            assert!(p.closed.contains(&(s, c)), "side {s} never closed conn {c}");
-        }
-    }
-    assert!(p.o.is_idle() && p.a.is_idle(), "sessions hold state");
+    p
 }

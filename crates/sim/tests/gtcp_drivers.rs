@@ -202,6 +202,8 @@ fn schedtcp_keeps_the_core_invariant_under_every_policy() {
         );
         assert!(r.flows.iter().all(|f| f.finished.is_some()));
         assert_eq!(g.invariant_checked, r.flows.len() as u64, "{p}");
+        // Closing as the tunnel does (half-close, read to the end): nothing arrives late.
+        assert_eq!(g.late_frames, 0, "{p}");
         assert_eq!(r.conns.len(), r.flows.len(), "{p}: every connection closed");
         let payload: u64 = r.flows.iter().map(|f| f.size).sum();
         assert_eq!(g.payload_bytes, payload, "{p}: no payload sent twice");

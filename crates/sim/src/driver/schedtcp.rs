@@ -25,18 +25,22 @@
 //! * Completion: the flow's transfer time is when the destination application reads its
 //!   end (all bytes and the `Fin`), minus its arrival ([`FlowRecord::delivered`]);
 //!   [`FlowRecord::finished`] is when the origin's session closes the flow.
-//! * A connection closes when the core says [`Event::ConnDone`] on both sides (and its byte
-//!   stream is drained). At that moment the invariant of the product is checked on the
-//!   origin's counters: the connection carried exactly its own flow's bytes of payload, and
-//!   its virtual queue is empty.
+//! * Closing, as the tunnel does it: at [`Event::ConnDone`] a side stops writing on the
+//!   connection (half-close) but keeps reading until the peer's end of stream — the peer is
+//!   done too and everything it wrote has arrived (for the reverse direction, an end marker
+//!   sent over the same in-order channel) — and only then calls
+//!   [`Session::connection_closed`]. The simulated connection closes when both sides have.
+//!   When the origin closes, the invariant of the product is checked on its counters: the
+//!   connection carried exactly its own flow's bytes of payload, and its virtual queue is
+//!   empty.
 //! * Safety net for a core bug found with this driver and since fixed in the core
 //!   (3594b2d; regression test in `tests/gtcp_core_issues.rs`): a session wrote control
 //!   frames on a connection after it had said `Done` there, and they reached the peer after
-//!   the peer closed that connection on `ConnDone` ([`Session::handle_input`] refused them).
-//!   Dropping them stalls flows (lost credit, lost end acknowledgements), so the driver
-//!   decodes any such frame and hands it to the peer's session through another live
-//!   connection of that side ([`Session::handle_frame`]), counting it
-//!   ([`GtcpStats::late_frames`], 0 with the fixed core).
+//!   the peer closed that connection ([`Session::handle_input`] refused them). Dropping
+//!   them stalls flows (lost credit, lost end acknowledgements), so the driver decodes any
+//!   frame that reaches a side after it closed the connection and hands it to that side's
+//!   session through another of its live connections ([`Session::handle_frame`]), counting
+//!   it ([`GtcpStats::late_frames`]; 0 with the fixed core and the closing above).
 //!
 //! Unlike `gtcp-ideal`, bytes are committed to a connection when they are written, not when
 //! a segment leaves, and framing adds bytes to the stream: the distance to Proposition 1 is
@@ -115,8 +119,16 @@ struct SConn {
     /// Reverse bytes the opener has not decoded yet.
     rev_input: BytesMut,
     acceptor_added: bool,
+    /// The opener said `ConnDone` (it writes nothing more here).
     opener_done: bool,
+    /// The acceptor said `ConnDone`.
     acceptor_done: bool,
+    /// The acceptor's end of stream reached the opener.
+    opener_eof: bool,
+    /// `connection_closed` called on the opener / acceptor.
+    opener_closed: bool,
+    acceptor_closed: bool,
+    /// The simulated connection is closed.
     closed: bool,
 }
 
@@ -140,8 +152,9 @@ pub struct SchedtcpDriver<S> {
     conns: Vec<SConn>,
     /// gtcp flow id − 1 → flow index.
     by_gflow: Vec<u64>,
-    /// Reverse-direction bytes in transit: timer token → (connection, bytes).
-    reverse: BTreeMap<u64, (usize, Bytes)>,
+    /// Reverse-direction bytes in transit: timer token → (connection, bytes, or `None` for
+    /// the acceptor's end of stream).
+    reverse: BTreeMap<u64, (usize, Option<Bytes>)>,
     opener_live: Live,
     acceptor_live: Live,
     next_token: u64,
@@ -296,14 +309,19 @@ impl<S: FlowSource> SchedtcpDriver<S> {
                 return;
             }
             self.stats.reverse_bytes += n as u64;
-            let source = self.records[c].source as usize;
-            let delay = self.reverse_delay.get(source).copied().unwrap_or(0);
-            let token = self.next_token;
-            self.next_token += 1;
-            self.reverse
-                .insert(token, (c, Bytes::copy_from_slice(&self.out[..n])));
-            w.schedule(w.now() + delay, token);
+            let bytes = Bytes::copy_from_slice(&self.out[..n]);
+            self.send_back(w, c, Some(bytes));
         }
+    }
+
+    /// Puts `bytes` (or the end of stream) on connection `c`'s reverse channel.
+    fn send_back(&mut self, w: &mut World, c: usize, bytes: Option<Bytes>) {
+        let source = self.records[c].source as usize;
+        let delay = self.reverse_delay.get(source).copied().unwrap_or(0);
+        let token = self.next_token;
+        self.next_token += 1;
+        self.reverse.insert(token, (c, bytes));
+        w.schedule(w.now() + delay, token);
     }
 
     /// The destination application reads flow `idx`.
@@ -358,10 +376,25 @@ impl<S: FlowSource> SchedtcpDriver<S> {
         }
     }
 
-    /// Both sides are done and the stream is drained: the connection goes.
+    /// Each side closes once it said `ConnDone` and read the peer's end of stream; the
+    /// simulated connection goes when both have.
     fn maybe_close(&mut self, w: &mut World, c: usize) {
+        let now = dur(w.now());
+        let k = &self.conns[c];
+        if k.opener_done && k.opener_eof && !k.opener_closed {
+            self.check_invariant(c);
+            self.opener.connection_closed(now, GConn(c as u64));
+            self.opener_live.conns.remove(&c);
+            self.conns[c].opener_closed = true;
+        }
+        let k = &self.conns[c];
+        if k.acceptor_done && k.opener_done && k.stream.is_empty() && !k.acceptor_closed {
+            self.acceptor.connection_closed(now, GConn(c as u64));
+            self.acceptor_live.conns.remove(&c);
+            self.conns[c].acceptor_closed = true;
+        }
         let k = &mut self.conns[c];
-        if k.opener_done && k.acceptor_done && k.stream.is_empty() && !k.closed {
+        if k.opener_closed && k.acceptor_closed && !k.closed {
             k.closed = true;
             w.close(k.sim);
             k.input = BytesMut::new();
@@ -389,7 +422,6 @@ impl<S: FlowSource> SchedtcpDriver<S> {
     }
 
     fn on_opener_event(&mut self, w: &mut World, ev: Event) {
-        let now = dur(w.now());
         match ev {
             Event::ConnReady(c) => {
                 if let Some(k) = self.conns.get_mut(c.0 as usize) {
@@ -398,15 +430,13 @@ impl<S: FlowSource> SchedtcpDriver<S> {
                 }
             }
             Event::ConnDone(c) => {
+                // Half-close: nothing more is written; reading goes on until the end.
                 let ci = c.0 as usize;
-                self.check_invariant(ci);
-                self.opener.connection_closed(now, c);
-                self.opener_live.conns.remove(&ci);
                 if let Some(k) = self.conns.get_mut(ci) {
                     k.opener_done = true;
                     k.want = false;
+                    self.maybe_close(w, ci);
                 }
-                self.maybe_close(w, ci);
             }
             Event::FlowWritable(g) => {
                 if let Some(idx) = self.flow_of(g) {
@@ -424,7 +454,6 @@ impl<S: FlowSource> SchedtcpDriver<S> {
     }
 
     fn on_acceptor_event(&mut self, w: &mut World, ev: Event) {
-        let now = dur(w.now());
         match ev {
             Event::FlowOpened { flow, .. } => {
                 // The destination application sends nothing back.
@@ -442,13 +471,15 @@ impl<S: FlowSource> SchedtcpDriver<S> {
             }
             Event::ConnReady(c) => self.send_reverse(w, c.0 as usize),
             Event::ConnDone(c) => {
+                // Half-close: the acceptor's end of stream follows its last frames back.
                 let ci = c.0 as usize;
-                self.acceptor.connection_closed(now, c);
-                self.acceptor_live.conns.remove(&ci);
                 if let Some(k) = self.conns.get_mut(ci) {
-                    k.acceptor_done = true;
+                    if !k.acceptor_done {
+                        k.acceptor_done = true;
+                        self.send_back(w, ci, None);
+                    }
+                    self.maybe_close(w, ci);
                 }
-                self.maybe_close(w, ci);
             }
             Event::FlowClosed(_) | Event::FlowWritable(_) => {}
             Event::ConnNeeded { .. } => self.stats.api_errors += 1,
@@ -550,6 +581,13 @@ impl<S: FlowSource> Driver for SchedtcpDriver<S> {
             let Some((c, bytes)) = self.reverse.remove(&token) else {
                 return;
             };
+            let Some(bytes) = bytes else {
+                // The acceptor's end of stream.
+                self.conns[c].opener_eof = true;
+                self.maybe_close(w, c);
+                self.pump(w);
+                return;
+            };
             let k = &mut self.conns[c];
             k.rev_input.extend_from_slice(&bytes);
             let mut buf = std::mem::take(&mut k.rev_input);
@@ -629,6 +667,9 @@ impl<S: FlowSource> Driver for SchedtcpDriver<S> {
             acceptor_added: false,
             opener_done: false,
             acceptor_done: false,
+            opener_eof: false,
+            opener_closed: false,
+            acceptor_closed: false,
             closed: false,
         });
         if gflow.is_none() {
