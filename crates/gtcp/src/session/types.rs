@@ -102,7 +102,9 @@ pub enum Event {
     /// The connection has frames to send: call `poll_transmit` while it is writable until it
     /// returns 0.
     ConnReady(ConnId),
-    /// Both sides said `Done` on this connection: close it, then call `connection_closed`.
+    /// Both sides said `Done` on this connection: write nothing more on it, close its sending
+    /// half (TCP FIN), keep reading until the peer's end — control frames the peer wrote
+    /// before it saw our `Done` may still be on their way — then call `connection_closed`.
     ConnDone(ConnId),
     /// (Opener) the flow lost its connection while it still needs one: open a replacement with
     /// this owner, as plain TCP keeps one connection per active flow.
