@@ -36,28 +36,10 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(fig7),
     entry!(fig8),
     entry!(fig9),
-    // The real-TCP testbed (issue 5); modules declared at the end of this file.
-    Entry {
-        name: testbed_table2::NAME,
-        description: testbed_table2::DESCRIPTION,
-        scenario: testbed_table2::SCENARIO,
-        run: testbed_table2::run,
-    },
-    Entry {
-        name: testbed_fig6::NAME,
-        description: testbed_fig6::DESCRIPTION,
-        scenario: testbed_fig6::SCENARIO,
-        run: testbed_fig6::run,
-    },
+    entry!(testbed_table2),
+    entry!(testbed_fig6),
 ];
 
 pub(crate) fn find(name: &str) -> Option<&'static Entry> {
     ENTRIES.iter().find(|e| e.name == name)
 }
-
-// The testbed experiments (issue 5) are declared here so that they need no line in
-// `experiments/mod.rs`.
-#[path = "experiments/testbed_table2.rs"]
-mod testbed_table2;
-#[path = "experiments/testbed_fig6.rs"]
-mod testbed_fig6;

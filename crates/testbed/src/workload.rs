@@ -16,11 +16,8 @@ use anyhow::{bail, Context, Result};
 use rand::SeedableRng;
 use rand_distr::{Distribution, Exp, Pareto};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 use tokio::time::Instant;
-use tunnel::loadgen::{fill, MAX_TRANSFER};
+use tunnel::loadgen::{run_flow_observed, FlowSpec, MAX_TRANSFER};
 
 /// Which way a flow goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -237,77 +234,14 @@ impl Recorder {
     }
 }
 
-async fn send_pattern(
-    w: &mut (impl AsyncWriteExt + Unpin),
-    seed: u64,
-    len: u64,
-    h: &mut Sha256,
-) -> std::io::Result<()> {
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut off = 0;
-    while off < len {
-        let n = (len - off).min(buf.len() as u64) as usize;
-        fill(seed, off, &mut buf[..n]);
-        h.update(&buf[..n]);
-        w.write_all(&buf[..n]).await?;
-        off += n as u64;
-    }
-    Ok(())
-}
-
-/// One flow, checked end to end (the protocol of `tunnel::loadgen::run_flow`).
+/// One flow, checked end to end by `tunnel::loadgen`, its download bytes recorded over time.
 async fn one(addr: SocketAddr, f: &PlannedFlow, rec: &mut Recorder) -> Result<Duration> {
-    let started = Instant::now();
-    let s = TcpStream::connect(addr)
-        .await
-        .with_context(|| format!("connecting to {addr}"))?;
-    let _ = s.set_nodelay(true);
-    let (mut r, mut w) = s.into_split();
-    let (down, up) = (f.download, f.upload);
-    let writer = tokio::spawn(async move {
-        w.write_u64(down).await?;
-        w.write_u64(up).await?;
-        let mut h = Sha256::new();
-        send_pattern(&mut w, up ^ 0xABCD, up, &mut h).await?;
-        w.shutdown().await?;
-        anyhow::Ok(h.finalize())
-    });
-    let mut digest = Vec::with_capacity(32);
-    let mut want = vec![0u8; 64 * 1024];
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut off = 0u64;
-    loop {
-        let n = r.read(&mut buf).await.context("reading the download")?;
-        if n == 0 {
-            break;
-        }
-        let mut chunk = &buf[..n];
-        if off < down {
-            let k = ((down - off) as usize).min(chunk.len());
-            fill(down, off, &mut want[..k]);
-            if want[..k] != chunk[..k] {
-                bail!("download corrupted near offset {off}");
-            }
-            off += k as u64;
-            rec.add(k);
-            chunk = &chunk[k..];
-        }
-        digest.extend_from_slice(chunk);
-        if digest.len() > 32 {
-            bail!("download longer than announced");
-        }
-    }
-    let sent = writer.await.context("upload task")??;
-    if off != down || digest.len() != 32 {
-        bail!(
-            "flow ended early: {off} of {down} bytes and {} of 32 digest bytes",
-            digest.len()
-        );
-    }
-    if digest[..] != sent[..] {
-        bail!("upload corrupted: the target's SHA-256 differs");
-    }
-    Ok(started.elapsed())
+    let spec = FlowSpec {
+        download: f.download,
+        upload: f.upload,
+    };
+    let outcome = run_flow_observed(addr, spec, |n| rec.add(n)).await?;
+    Ok(outcome.elapsed)
 }
 
 #[cfg(test)]

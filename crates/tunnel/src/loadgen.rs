@@ -116,6 +116,16 @@ pub struct FlowOutcome {
 /// Runs one flow through `addr` (a client route, or the target directly) and checks both
 /// directions end to end.
 pub async fn run_flow(addr: SocketAddr, spec: FlowSpec) -> Result<FlowOutcome> {
+    run_flow_observed(addr, spec, |_| {}).await
+}
+
+/// [`run_flow`], telling `on_download` how many download bytes arrived each time some did
+/// (for throughput over time).
+pub async fn run_flow_observed(
+    addr: SocketAddr,
+    spec: FlowSpec,
+    mut on_download: impl FnMut(usize),
+) -> Result<FlowOutcome> {
     let started = Instant::now();
     let s = TcpStream::connect(addr)
         .await
@@ -147,6 +157,7 @@ pub async fn run_flow(addr: SocketAddr, spec: FlowSpec) -> Result<FlowOutcome> {
                 bail!("download corrupted near offset {off}");
             }
             off += k as u64;
+            on_download(k);
             chunk = &chunk[k..];
         }
         got.extend_from_slice(chunk);

@@ -1,5 +1,6 @@
-//! The experiments: issue 4's (analytical models and flow-level simulation) and issue 3's
-//! (paper 000 in the packet-level simulator: `table2`, `fig6`–`fig9`). Each module
+//! The experiments: issue 4's (analytical models and flow-level simulation), issue 3's
+//! (paper 000 in the packet-level simulator: `table2`, `fig6`–`fig9`) and issue 5's (paper 000
+//! on the real-TCP testbed: `testbed-table2`, `testbed-fig6`). Each module
 //! exposes `NAME`, `DESCRIPTION`, `SCENARIO` (its embedded TOML) and `run`.
 
 pub mod bg_fig2;
@@ -15,6 +16,8 @@ pub mod run2c_fig1;
 pub mod run2c_fig2;
 pub(crate) mod section62;
 pub mod table2;
+pub mod testbed_fig6;
+pub mod testbed_table2;
 
 /// A markdown table.
 pub(crate) fn md_table(headers: &[&str], rows: &[Vec<String>]) -> String {
