@@ -114,6 +114,18 @@ fn run_with_kills(policy: Policy, specs: Vec<FlowSpec>, mut kills: Vec<(u64, usi
     h
 }
 
+/// Runs a scenario with connections killed and checks everything (used by the pinned cases).
+fn assert_recovers(policy: Policy, specs: Vec<FlowSpec>, kills: Vec<(u64, usize)>) {
+    let h = run_with_kills(policy, specs.clone(), kills);
+    assert!(
+        h.finished(),
+        "did not finish: {:?} / {:?}",
+        h.client.counters(),
+        h.server.counters()
+    );
+    check(&h, &specs);
+}
+
 /// Pinned failing case of `killed_connections_lose_nothing` (found 2026-11-21).
 #[test]
 fn regression_kill_while_an_empty_flow_and_a_download_finish() {
@@ -134,17 +146,7 @@ fn regression_kill_while_an_empty_flow_and_a_download_finish() {
             down: Vec::new(),
         },
     ];
-    let h = run_with_kills(Policy::new(Order::Tcp), specs.clone(), vec![(34, 1)]);
-    if std::env::var("DUMP").is_ok() {
-        println!("CLIENT {:#?}\nSERVER {:#?}", h.client, h.server);
-    }
-    assert!(
-        h.finished(),
-        "did not finish: {:?} / {:?}",
-        h.client.counters(),
-        h.server.counters()
-    );
-    check(&h, &specs);
+    assert_recovers(Policy::new(Order::Tcp), specs, vec![(34, 1)]);
 }
 
 /// Pinned failing case of `killed_connections_lose_nothing` (found 2026-11-21).
@@ -172,17 +174,7 @@ fn regression_kill_of_a_finished_flows_connection_under_tcp() {
             down: Vec::new(),
         },
     ];
-    let h = run_with_kills(Policy::new(Order::Tcp), specs.clone(), vec![(15, 3)]);
-    if std::env::var("DUMP").is_ok() {
-        println!("CLIENT {:#?}", h.client);
-    }
-    assert!(
-        h.finished(),
-        "did not finish: {:?} / {:?}",
-        h.client.counters(),
-        h.server.counters()
-    );
-    check(&h, &specs);
+    assert_recovers(Policy::new(Order::Tcp), specs, vec![(15, 3)]);
 }
 
 /// Pinned failing case of `killed_connections_lose_nothing` (found 2026-11-21).
