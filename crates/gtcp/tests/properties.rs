@@ -192,21 +192,7 @@ fn regression_two_kills_one_after_the_flows_are_done() {
             down: Vec::new(),
         },
     ];
-    let h = run_with_kills(
-        Policy::new(Order::Tcp),
-        specs.clone(),
-        vec![(83, 1), (44, 5)],
-    );
-    if std::env::var("DUMP").is_ok() {
-        println!("CLIENT {:#?}", h.client);
-    }
-    assert!(
-        h.finished(),
-        "did not finish: {:?} / {:?}",
-        h.client.counters(),
-        h.server.counters()
-    );
-    check(&h, &specs);
+    assert_recovers(Policy::new(Order::Tcp), specs, vec![(83, 1), (44, 5)]);
 }
 
 proptest! {
