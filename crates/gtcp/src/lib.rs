@@ -28,7 +28,7 @@ mod conn;
 pub mod flow;
 mod ids;
 pub mod policy;
-mod session;
+pub mod session;
 pub mod size;
 pub mod wire;
 

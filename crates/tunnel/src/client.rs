@@ -159,18 +159,7 @@ pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
     }
     let registry = Registry::default();
     registry.add(&engine);
-    let metrics = match p.cfg.metrics {
-        Some(addr) => {
-            let l = TcpListener::bind(addr)
-                .await
-                .with_context(|| format!("binding metrics {addr}"))?;
-            let a = l.local_addr()?;
-            drop(l);
-            tokio::spawn(registry.clone().serve(a));
-            Some(a)
-        }
-        None => None,
-    };
+    let metrics = registry.start(p.cfg.metrics).await?;
     let (stop, stopped) = watch::channel(false);
     let mut tasks = Vec::new();
     for (l, r) in listeners {
@@ -222,12 +211,9 @@ async fn accept_loop(
         };
         let warm = p.warm.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let opened = engine.with(|s, now| {
+            // A warm connection that died meanwhile is refused: open without one.
             s.open_flow(now, warm, &route.name, route.class, None)
-                .or_else(|_| {
-                    s.open_flow(now, None, &route.name, route.class, None)
-                        .map(|f| (f, true))
-                        .map(|(f, _)| f)
-                })
+                .or_else(|_| s.open_flow(now, None, &route.name, route.class, None))
         });
         match opened {
             Ok(flow) => {

@@ -257,12 +257,21 @@ impl Registry {
         out
     }
 
-    /// Serves the endpoint on `addr` until the task is dropped.
-    pub async fn serve(self, addr: SocketAddr) -> anyhow::Result<()> {
+    /// Binds the endpoint on `addr`, if one is configured, and serves it in the background;
+    /// returns the bound address. Binding errors are reported before anything else starts.
+    pub async fn start(&self, addr: Option<SocketAddr>) -> anyhow::Result<Option<SocketAddr>> {
+        let Some(addr) = addr else { return Ok(None) };
         let listener = TcpListener::bind(addr)
             .await
             .with_context(|| format!("binding metrics endpoint {addr}"))?;
-        info!("metrics on http://{}/metrics", listener.local_addr()?);
+        let bound = listener.local_addr()?;
+        info!("metrics on http://{bound}/metrics");
+        tokio::spawn(self.clone().serve(listener));
+        Ok(Some(bound))
+    }
+
+    /// Answers every request on `listener` with the current values.
+    async fn serve(self, listener: TcpListener) -> anyhow::Result<()> {
         loop {
             let (mut sock, _) = listener.accept().await?;
             let reg = self.clone();

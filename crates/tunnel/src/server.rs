@@ -138,18 +138,7 @@ pub async fn start(cfg: ServerConfig, key: &[u8]) -> Result<ServerHandle> {
         retired: Mutex::new(InvariantTally::default()),
         cfg,
     });
-    let metrics = match p.cfg.metrics {
-        Some(a) => {
-            let l = TcpListener::bind(a)
-                .await
-                .with_context(|| format!("binding metrics {a}"))?;
-            let a = l.local_addr()?;
-            drop(l);
-            tokio::spawn(p.registry.clone().serve(a));
-            Some(a)
-        }
-        None => None,
-    };
+    let metrics = p.registry.start(p.cfg.metrics).await?;
     let (stop, mut stopped) = watch::channel(false);
     let pp = p.clone();
     let task = tokio::spawn(async move {

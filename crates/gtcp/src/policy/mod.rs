@@ -15,7 +15,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Default class threshold of [`Order::Psps`]: 200 segments of 1448 bytes. Paper 003 (Fig. 1,
-/// Section II-C) finds the optimum of E[T] under PS+PS near 200 packets for its web-like
+/// Section II-C) finds the optimum of E\[T\] under PS+PS near 200 packets for its web-like
 /// bounded-Pareto workload; it is a starting point, not a universal optimum.
 pub const DEFAULT_PSPS_THRESHOLD: u64 = 200 * 1448;
 

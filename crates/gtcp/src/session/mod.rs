@@ -19,6 +19,27 @@
 //! When a connection dies, its q_v and the bytes it carried that were not acknowledged become
 //! *orphan* debt, which any live connection carries after its own q_v (counted as
 //! `adopted_bytes`): data is never lost with a connection, and the overhead is reported.
+//! Under `tcp` only flows without a live connection of their own are served from orphan debt,
+//! and a replacement connection (the opener opens one per flow that lost its connection)
+//! inherits what its flow still has to send.
+//!
+//! # The life of a connection
+//!
+//! A side says `Done` on a connection once it owes nothing there (q_v = 0, no orphan debt),
+//! its flow is over in both directions with the last acknowledgement sent, everything it
+//! carried is acknowledged, and no opening, end or reset it sent there awaits confirmation.
+//! After `Done` it sends no data there, but may still send control frames until the peer's
+//! `Done`. Once both have said it the connection closes ([`Event::ConnDone`]). When any
+//! connection closes, acknowledgements are sent again (they are cumulative), and after an
+//! unclean loss unconfirmed ends and resets are too: whatever died with it is repeated, and a
+//! peer that has forgotten the flow answers from the frame itself.
+//!
+//! # Forgetting flows
+//!
+//! The acceptor forgets a closed flow once nothing about it awaits the peer; the opener keeps
+//! it until the flow's connection closed cleanly, so that a lost confirmation can still be
+//! asked for on a replacement. Frames about forgotten flows get idempotent answers
+//! (acknowledgement of what the frame covers, or a reset confirmation).
 
 mod input;
 mod transmit;
@@ -49,7 +70,7 @@ pub const MAX_FLOW_ID: u64 = 1 << 62;
 /// Bit of a reset code marking the confirmation of a reset, not a reset.
 pub(crate) const RESET_CONFIRM: u32 = 1 << 31;
 
-/// One end of a session. See the [module documentation](self).
+/// One end of a session. See the [module documentation](crate::session).
 #[derive(Debug)]
 pub struct Session {
     role: Role,
