@@ -177,42 +177,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         "E[T]",
         "E[T]/E[T_PS]",
     ];
-    let paper = md_table(
-        &[
-            "policy",
-            "faster",
-            "slower",
-            "equal",
-            "mean gain",
-            "mean loss",
-        ],
-        &[
-            vec![
-                "LAS".into(),
-                "61%".into(),
-                "25.6%".into(),
-                "13.2%".into(),
-                "−0.57 s".into(),
-                "+314 ms".into(),
-            ],
-            vec![
-                "SRPT".into(),
-                "88.8%".into(),
-                "3.2%".into(),
-                "8%".into(),
-                "−1.11 s".into(),
-                "+28 ms".into(),
-            ],
-            vec![
-                "FAIR".into(),
-                "89.6%".into(),
-                "2.4%".into(),
-                "7.9%".into(),
-                "−1.13 s".into(),
-                "+33 ms".into(),
-            ],
-        ],
-    );
+    let paper = crate::experiments::paper000_table2();
     let get = |name: &str| strict.iter().find(|x| x.policy.starts_with(name));
     let line = |name: &str| {
         get(name).map_or(String::new(), |x| {

@@ -33,6 +33,27 @@ pub(crate) fn md_table(headers: &[&str], rows: &[Vec<String>]) -> String {
     s
 }
 
+/// Paper 000's Table 2 (SCHED_TCP on a real network, 100 runs), as a markdown table: the
+/// reference every Table 2 experiment puts its numbers beside.
+pub(crate) fn paper000_table2() -> String {
+    let rows = [
+        ["LAS", "61%", "25.6%", "13.2%", "−0.57 s", "+314 ms"],
+        ["SRPT", "88.8%", "3.2%", "8%", "−1.11 s", "+28 ms"],
+        ["FAIR", "89.6%", "2.4%", "7.9%", "−1.13 s", "+33 ms"],
+    ];
+    md_table(
+        &[
+            "policy",
+            "faster",
+            "slower",
+            "equal",
+            "mean gain",
+            "mean loss",
+        ],
+        &rows.map(|r| r.map(String::from).to_vec()),
+    )
+}
+
 /// `x` as a percentage with `d` decimals.
 pub(crate) fn pct(x: f64, d: usize) -> String {
     format!("{:.*}%", d, 100.0 * x)

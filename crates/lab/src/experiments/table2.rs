@@ -385,24 +385,7 @@ fn summary(
     intr: &[Intrusion],
     sens: &[SensRow],
 ) -> String {
-    let paper = md_table(
-        &[
-            "policy",
-            "faster",
-            "slower",
-            "equal",
-            "mean gain",
-            "mean loss",
-        ],
-        &[
-            ["LAS", "61%", "25.6%", "13.2%", "−0.57 s", "+314 ms"],
-            ["SRPT", "88.8%", "3.2%", "8%", "−1.11 s", "+28 ms"],
-            ["FAIR", "89.6%", "2.4%", "7.9%", "−1.13 s", "+33 ms"],
-        ]
-        .iter()
-        .map(|r| r.iter().map(|s| s.to_string()).collect())
-        .collect::<Vec<_>>(),
-    );
+    let paper = crate::experiments::paper000_table2();
     let headers = [
         "policy",
         "faster",
