@@ -6,21 +6,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use testbed::bed::{is_root, list_namespaces, namespaces, require_tools};
+use testbed::bed::{can_run, list_namespaces, namespaces};
 
 const BIN: &str = env!("CARGO_BIN_EXE_schedtcp");
-
-fn can_run(test: &str) -> bool {
-    if !is_root() {
-        eprintln!("{test}: SKIPPED — the testbed needs root (network namespaces, tc)");
-        return false;
-    }
-    if let Err(e) = require_tools() {
-        eprintln!("{test}: SKIPPED — {e:#}");
-        return false;
-    }
-    true
-}
 
 fn prefix(tag: &str) -> String {
     format!("t{tag}{}", std::process::id() % 100_000)

@@ -146,6 +146,20 @@ pub fn require_tools() -> Result<()> {
     Ok(())
 }
 
+/// Whether the testbed can run here (root, iproute2). Tests call it and return early, saying
+/// why, where it cannot.
+pub fn can_run(test: &str) -> bool {
+    if !is_root() {
+        eprintln!("{test}: SKIPPED — the testbed needs root (network namespaces, tc)");
+        return false;
+    }
+    if let Err(e) = require_tools() {
+        eprintln!("{test}: SKIPPED — {e:#}");
+        return false;
+    }
+    true
+}
+
 /// Runs `ip`/`tc`/... and fails with its stderr.
 pub(crate) fn sh(prog: &str, args: &[&str]) -> Result<String> {
     let out = Command::new(prog)

@@ -4,22 +4,8 @@
 use std::process::Command;
 use std::time::Duration;
 
-use testbed::bed::{
-    cleanup, is_root, list_namespaces, namespaces, owner, require_tools, Owner, OWNER_DIR,
-};
+use testbed::bed::{can_run, cleanup, list_namespaces, namespaces, owner, Owner, OWNER_DIR};
 use testbed::{BedConfig, Queue, Testbed};
-
-fn can_run(test: &str) -> bool {
-    if !is_root() {
-        eprintln!("{test}: SKIPPED — the testbed needs root (network namespaces, tc)");
-        return false;
-    }
-    if let Err(e) = require_tools() {
-        eprintln!("{test}: SKIPPED — {e:#}");
-        return false;
-    }
-    true
-}
 
 fn cfg(prefix: &str) -> BedConfig {
     let mut c = BedConfig::new(1_000_000, Queue::Pfifo(50));
