@@ -339,6 +339,16 @@ impl Session {
     }
 
     /// Stops the target, removes the namespaces and (when `keep_logs` is false) the files.
+    /// Ends the session after `outcome`: on error the logs are kept and the error says where.
+    pub fn conclude(self, outcome: Result<()>) -> Result<()> {
+        let dir = self.dir.clone();
+        let finished = self.finish(outcome.is_err());
+        if let Err(e) = outcome {
+            anyhow::bail!("{e:#}\n(testbed logs kept in {})", dir.display());
+        }
+        finished
+    }
+
     pub fn finish(mut self, keep_logs: bool) -> Result<()> {
         let _ = self.target.terminate(Duration::from_secs(5));
         self.bed.teardown()?;

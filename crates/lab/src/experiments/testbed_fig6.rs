@@ -160,12 +160,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         Ok(())
     })();
     pb.finish_and_clear();
-    let dir = session.dir().to_path_buf();
-    let finished = session.finish(outcome.is_err());
-    if let Err(e) = outcome {
-        bail!("{e:#}\n(testbed logs kept in {})", dir.display());
-    }
-    finished?;
+    session.conclude(outcome)?;
 
     // ----- per run --------------------------------------------------------------------------
     let mut run_rows = Vec::new();

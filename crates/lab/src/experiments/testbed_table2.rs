@@ -12,7 +12,7 @@ use crate::check_param;
 use crate::experiments::{md_table, pct};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
-use anyhow::{bail, Context as _};
+use anyhow::Context as _;
 use flowsim::compare::{mean, pairwise, Pairwise, Tolerance};
 use flowsim::mg1::{simulate, Policy as FluidPolicy};
 use flowsim::path::{Job, SamplePath};
@@ -260,12 +260,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         Ok(())
     })();
     pb.finish_and_clear();
-    let dir = session.dir().to_path_buf();
-    let finished = session.finish(outcome.is_err());
-    if let Err(e) = outcome {
-        bail!("{e:#}\n(testbed logs kept in {})", dir.display());
-    }
-    finished?;
+    session.conclude(outcome)?;
 
     // ----- raw rows -------------------------------------------------------------------------
     let mut flow_rows = Vec::new();
