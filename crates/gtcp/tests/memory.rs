@@ -78,10 +78,17 @@ fn check(policy: &str, n: usize) -> Peaks {
         p.unsent as f64 / bound as f64,
         p.buffered
     );
-    assert_eq!(p.active, n as u64, "{policy}: all flows were active at once");
+    assert_eq!(
+        p.active, n as u64,
+        "{policy}: all flows were active at once"
+    );
     assert!(p.unsent <= bound, "{policy}: {} > {bound}", p.unsent);
     // Reached: the bound is tight, not a loose ceiling (every flow had a full buffer waiting).
-    assert!(p.unsent * 10 >= bound * 9, "{policy}: peak {} far below {bound}", p.unsent);
+    assert!(
+        p.unsent * 10 >= bound * 9,
+        "{policy}: peak {} far below {bound}",
+        p.unsent
+    );
     assert!(p.buffered <= n as u64 * (send_buffer + window));
     p
 }

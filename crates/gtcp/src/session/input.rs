@@ -311,7 +311,7 @@ impl Session {
         }
         let owner = f.owner;
         if skipped > 0 {
-            self.total_unsent -= skipped;
+            self.ledger.drop_unsent(skipped, 0);
             self.counters.resent_bytes -= skipped;
             self.clamp_virtual_queues(owner);
         }

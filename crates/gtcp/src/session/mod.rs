@@ -42,6 +42,7 @@
 //! (acknowledgement of what the frame covers, or a reset confirmation).
 
 mod input;
+mod ledger;
 mod transmit;
 mod types;
 
@@ -58,6 +59,7 @@ use crate::flow::{Delivery, Flow};
 use crate::ids::{ConnId, FlowId};
 use crate::policy::{Policy, SchedQueue};
 use crate::wire::Frame;
+use ledger::Ledger;
 
 /// Replies to frames about flows this side has already forgotten, at most this many waiting
 /// (older ones are dropped: they are idempotent and the peer asks again if it must).
@@ -85,14 +87,8 @@ pub struct Session {
     stale: VecDeque<Frame>,
     /// Connections that had budget but found no ready flow; woken when one becomes ready.
     starved: BTreeSet<ConnId>,
-    /// Bytes handed over and not sent (new or to be sent again): Σ over flows.
-    total_unsent: u64,
-    /// Σ q_v over live connections.
-    sum_vq: u64,
-    /// Bytes handed over by flows whose first connection is not established yet: they join
-    /// that connection's virtual queue when it arrives. The orphan debt is
-    /// `total_unsent − sum_vq − unowned`.
-    unowned: u64,
+    /// The virtual queues, orphan debt and the invariant's counters (the one owner).
+    ledger: Ledger,
     next_flow: u64,
     arrivals: u64,
     turn: u64,
@@ -122,9 +118,7 @@ impl Session {
             ctrl: VecDeque::new(),
             stale: VecDeque::new(),
             starved: BTreeSet::new(),
-            total_unsent: 0,
-            sum_vq: 0,
-            unowned: 0,
+            ledger: Ledger::default(),
             next_flow: 1,
             arrivals: 0,
             turn: 0,
@@ -198,20 +192,16 @@ impl Session {
             if flow.open == Delivery::Queued {
                 c.open_queue.push(flow.id);
             }
-            // What the flow handed over before its connection existed is this connection's.
-            let waiting = std::mem::take(&mut flow.awaiting_owner);
-            self.unowned -= waiting;
-            // A replacement takes over what its flow still has to send, as a new TCP
+            // What the flow handed over before its connection existed is this connection's;
+            // a replacement takes over what its flow still has to send, as a new TCP
             // connection for the flow would (that debt was orphaned when the old one died).
-            let orphan = self.total_unsent.saturating_sub(self.sum_vq + self.unowned);
+            let waiting = std::mem::take(&mut flow.awaiting_owner);
             let inherited = if flow.lost_owner {
-                flow.send.unsent().min(orphan)
+                flow.send.unsent()
             } else {
                 0
             };
-            c.counters.virtual_queue += waiting + inherited;
-            c.counters.owner_bytes += waiting + inherited;
-            self.sum_vq += waiting + inherited;
+            self.ledger.attach(&mut c.counters, waiting, inherited);
         }
         self.conns.insert(conn, c);
         self.counters.active_conns = self.conns.len() as u64;
@@ -231,7 +221,7 @@ impl Session {
         };
         self.counters.active_conns = self.conns.len() as u64;
         self.starved.remove(&conn);
-        self.sum_vq -= c.vq();
+        self.ledger.detach(&c.counters);
         let clean = c.done_sent && c.done_received;
         if !clean {
             self.counters.conns_lost += 1;
@@ -242,7 +232,7 @@ impl Session {
                 continue;
             };
             let lost = flow.send.requeue_lost(conn);
-            self.total_unsent += lost;
+            self.ledger.requeue(lost);
             self.counters.resent_bytes += lost;
             let mut requeue = false;
             for d in [&mut flow.fin, &mut flow.reset] {
@@ -422,18 +412,15 @@ impl Session {
         }
         f.send.push(&data[..n]);
         let owner = f.owner;
-        self.total_unsent += n as u64;
         self.counters.bytes_handed += n as u64;
         let never_owned = owner.is_none() && f.virtual_sent == 0 && !f.lost_owner;
         if never_owned {
             f.awaiting_owner += n as u64;
-            self.unowned += n as u64;
         }
-        if let Some(c) = owner.and_then(|c| self.conns.get_mut(&c)) {
-            c.counters.virtual_queue += n as u64;
-            c.counters.owner_bytes += n as u64;
-            self.sum_vq += n as u64;
-        }
+        let conn = owner.and_then(|c| self.conns.get_mut(&c));
+        let orphaned = conn.is_none() && !never_owned;
+        self.ledger
+            .hand_over(conn.map(|c| &mut c.counters), orphaned, n as u64);
         self.refresh(flow);
         self.check_writable(flow);
         match owner.filter(|c| self.conns.contains_key(c)) {
@@ -544,7 +531,7 @@ impl Session {
     pub fn counters(&self) -> SessionCounters {
         let mut c = self.counters;
         c.orphan_bytes = self.orphan();
-        c.unsent_bytes = self.total_unsent;
+        c.unsent_bytes = self.ledger.unsent();
         c.send_buffered_bytes = self.flows.values().map(|f| f.send.buffered()).sum();
         let ownerless = self
             .flows
@@ -586,7 +573,7 @@ impl Session {
 
     /// Bytes owed by no live connection.
     pub fn orphan(&self) -> u64 {
-        self.total_unsent.saturating_sub(self.sum_vq + self.unowned)
+        self.ledger.orphan()
     }
 
     /// Whether nothing is left: no flow, no connection, nothing queued.
@@ -673,8 +660,8 @@ impl Session {
             f.fin = Delivery::Idle;
         }
         let owner = f.owner;
-        self.unowned -= std::mem::take(&mut f.awaiting_owner);
-        self.total_unsent -= dropped;
+        self.ledger
+            .drop_unsent(dropped, std::mem::take(&mut f.awaiting_owner));
         self.counters.flows_reset += 1;
         self.refresh(id);
         self.clamp_virtual_queues(owner);
@@ -685,7 +672,7 @@ impl Session {
     /// Keeps Σ q_v ≤ bytes unsent after bytes were dropped: the owner's queue shrinks first,
     /// as plain TCP would discard the reset connection's buffer.
     pub(crate) fn clamp_virtual_queues(&mut self, first: Option<ConnId>) {
-        let mut excess = (self.sum_vq + self.unowned).saturating_sub(self.total_unsent);
+        let mut excess = self.ledger.excess();
         if excess == 0 {
             return;
         }
@@ -697,11 +684,8 @@ impl Session {
             let Some(c) = self.conns.get_mut(&id) else {
                 continue;
             };
-            let cut = c.counters.virtual_queue.min(excess);
-            c.counters.virtual_queue -= cut;
-            c.counters.forgiven_bytes += cut;
+            let cut = self.ledger.forgive(&mut c.counters, excess);
             let owner = c.owner;
-            self.sum_vq -= cut;
             excess -= cut;
             if let Some(o) = owner.filter(|_| cut > 0) {
                 self.check_writable(o);

@@ -102,7 +102,6 @@ impl Session {
         }
         if let Some(c) = self.conns.get_mut(&conn) {
             c.counters.header_bytes += header as u64;
-            c.counters.payload_bytes += payload;
         }
         self.counters.header_sent += header as u64;
         self.counters.payload_sent += payload;
@@ -220,17 +219,13 @@ impl Session {
             f.turn = self.turn;
             header += DATA_HEADER_LEN;
             payload += seg.len;
-            self.total_unsent -= seg.len;
             // Charge the connection's own virtual queue first, then the orphan debt.
-            let from_own = seg.len.min(own);
-            let owner = {
-                let c = self.conns.get_mut(&conn).expect("checked above");
-                c.counters.virtual_queue -= from_own;
-                c.counters.adopted_bytes += seg.len - from_own;
-                c.unacked += seg.len;
-                c.owner
+            let Some(c) = self.conns.get_mut(&conn) else {
+                break;
             };
-            self.sum_vq -= from_own;
+            let from_own = self.ledger.carry(&mut c.counters, seg.len, own);
+            c.unacked += seg.len;
+            let owner = c.owner;
             self.refresh(id);
             // Room to hand over: the owner's (its connection owes less) or, for a flow with
             // no live connection, this flow's own (it has fewer bytes unsent).
