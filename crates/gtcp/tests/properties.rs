@@ -259,6 +259,30 @@ fn a_held_back_flows_connection_never_runs_dry() {
     check(&h, &specs);
 }
 
+/// Pinned failing case of `killed_connections_lose_nothing` (found 2026-11-23 by the ledger's
+/// debug check: the session-wide identity was checked between the cuts of one clamp).
+#[test]
+fn regression_kill_while_downloads_are_acknowledged_under_las() {
+    let specs = vec![
+        FlowSpec {
+            start: 0,
+            up: Vec::new(),
+            down: Vec::new(),
+        },
+        FlowSpec {
+            start: 0,
+            up: Vec::new(),
+            down: payload(16_384, 101),
+        },
+        FlowSpec {
+            start: 4,
+            up: Vec::new(),
+            down: payload(9_959, 102),
+        },
+    ];
+    assert_recovers(Policy::new(Order::Las), specs, vec![(5, 1)]);
+}
+
 proptest! {
     // PROPTEST_CASES=N runs more cases (e.g. a long hunt in release mode); CI runs 48.
     #![proptest_config(ProptestConfig {

@@ -694,6 +694,7 @@ impl Session {
                 break;
             }
         }
+        self.ledger.settled();
     }
 
     /// Closes the flow if both directions are over.
