@@ -61,8 +61,8 @@ impl Session {
             Frame::Keepalive => Ok(()),
             Frame::Done => {
                 if let Some(c) = self.conns.get_mut(&conn) {
-                    c.done_received = true;
-                    if c.done_sent {
+                    c.phase = c.phase.receive_done();
+                    if c.phase == crate::conn::Phase::Closing {
                         self.events.push_back(Event::ConnDone(conn));
                     } else {
                         self.wake(conn);
@@ -119,8 +119,8 @@ impl Session {
             .flows
             .get_mut(&o.flow)
             .ok_or(ProtocolError::ImpossibleFlow(o.flow))?;
-        if !f.owner.is_some_and(|c| self.conns.contains_key(&c)) {
-            f.owner = Some(conn);
+        if !f.owner().is_some_and(|c| self.conns.contains_key(&c)) {
+            f.ownership = crate::flow::Ownership::Live(conn);
         }
         f.ack_queued = true;
         self.ctrl.push_back(o.flow);
@@ -155,7 +155,7 @@ impl Session {
             .conns
             .get_mut(&conn)
             .ok_or(ProtocolError::UnknownConn(conn))?;
-        if c.done_received {
+        if c.phase.done_received() {
             return Err(ProtocolError::DataAfterDone(conn));
         }
         c.counters.received_payload_bytes += len;
@@ -309,7 +309,7 @@ impl Session {
             }
             f.fin = Delivery::Confirmed;
         }
-        let owner = f.owner;
+        let owner = f.owner();
         if skipped > 0 {
             self.ledger.drop_unsent(skipped, 0);
             self.counters.resent_bytes -= skipped;

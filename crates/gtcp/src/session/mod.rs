@@ -55,7 +55,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
 use crate::conn::{Conn, ConnCounters};
-use crate::flow::{Delivery, Flow};
+use crate::flow::{Delivery, Flow, Ownership};
 use crate::ids::{ConnId, FlowId};
 use crate::policy::{Policy, SchedQueue};
 use crate::wire::Frame;
@@ -179,7 +179,7 @@ impl Session {
                 _ => {}
             }
             if let Some(flow) = self.flows.get(&f) {
-                if let Some(c) = flow.owner {
+                if let Some(c) = flow.owner() {
                     if self.conns.contains_key(&c) {
                         return Err(SessionError::AlreadyOwned { flow: f });
                     }
@@ -188,7 +188,8 @@ impl Session {
         }
         let mut c = Conn::new(conn, owner);
         if let Some(flow) = owner.and_then(|f| self.flows.get_mut(&f)) {
-            flow.owner = Some(conn);
+            let replacement = flow.ownership == Ownership::Lost;
+            flow.ownership = Ownership::Live(conn);
             if flow.open == Delivery::Queued {
                 c.open_queue.push(flow.id);
             }
@@ -196,11 +197,7 @@ impl Session {
             // a replacement takes over what its flow still has to send, as a new TCP
             // connection for the flow would (that debt was orphaned when the old one died).
             let waiting = std::mem::take(&mut flow.awaiting_owner);
-            let inherited = if flow.lost_owner {
-                flow.send.unsent()
-            } else {
-                0
-            };
+            let inherited = if replacement { flow.send.unsent() } else { 0 };
             self.ledger.attach(&mut c.counters, waiting, inherited);
         }
         self.conns.insert(conn, c);
@@ -222,7 +219,7 @@ impl Session {
         self.counters.active_conns = self.conns.len() as u64;
         self.starved.remove(&conn);
         self.ledger.detach(&c.counters);
-        let clean = c.done_sent && c.done_received;
+        let clean = c.phase == crate::conn::Phase::Closing;
         if !clean {
             self.counters.conns_lost += 1;
         }
@@ -258,12 +255,11 @@ impl Session {
             if requeue {
                 self.ctrl.push_back(id);
             }
-            if flow.owner == Some(conn) {
-                flow.owner = None;
+            if flow.owner() == Some(conn) {
                 if clean {
-                    flow.owner_closed_clean = true;
+                    flow.ownership = Ownership::ClosedClean;
                 } else {
-                    flow.lost_owner = true;
+                    flow.ownership = Ownership::Lost;
                     // Even a closed flow needs a connection again: the peer may still wait
                     // for acknowledgements that died with this one, and only a connection
                     // that closes cleanly proves it does not.
@@ -323,7 +319,7 @@ impl Session {
         if let Some(c) = conn.and_then(|c| self.conns.get_mut(&c)) {
             c.owner = Some(id);
             c.open_queue.push(id);
-            flow.owner = Some(c.id);
+            flow.ownership = Ownership::Live(c.id);
         }
         self.flows.insert(id, flow);
         self.counters.flows_opened += 1;
@@ -363,7 +359,7 @@ impl Session {
 
     /// Bytes `f` may hand over now (see [`send_capacity`](Self::send_capacity)).
     fn handover_room(&self, f: &Flow) -> u64 {
-        let pending = match f.owner.and_then(|c| self.conns.get(&c)) {
+        let pending = match f.owner().and_then(|c| self.conns.get(&c)) {
             Some(c) => c.vq(),
             None => f.send.unsent(),
         };
@@ -411,9 +407,9 @@ impl Session {
             return Ok(0);
         }
         f.send.push(&data[..n]);
-        let owner = f.owner;
+        let owner = f.owner();
         self.counters.bytes_handed += n as u64;
-        let never_owned = owner.is_none() && f.virtual_sent == 0 && !f.lost_owner;
+        let never_owned = f.ownership == Ownership::Awaiting;
         if never_owned {
             f.awaiting_owner += n as u64;
         }
@@ -533,11 +529,7 @@ impl Session {
         c.orphan_bytes = self.orphan();
         c.unsent_bytes = self.ledger.unsent();
         c.send_buffered_bytes = self.flows.values().map(|f| f.send.buffered()).sum();
-        let ownerless = self
-            .flows
-            .values()
-            .filter(|f| !f.owner.is_some_and(|o| self.conns.contains_key(&o)))
-            .count() as u64;
+        let ownerless = self.flows.values().filter(|f| f.owner().is_none()).count() as u64;
         // A live connection's queue takes hand-overs only below one send buffer, a flow with
         // no live connection only up to one send buffer of its own; what dead connections
         // owed (orphan debt) comes on top until others carry it.
@@ -635,7 +627,7 @@ impl Session {
         let open = |c: &ConnId| {
             self.conns
                 .get(c)
-                .is_some_and(|c| !(c.done_sent && c.done_received))
+                .is_some_and(|c| c.phase != crate::conn::Phase::Closing)
         };
         let target = self
             .last_input
@@ -659,7 +651,7 @@ impl Session {
         if f.fin == Delivery::Queued {
             f.fin = Delivery::Idle;
         }
-        let owner = f.owner;
+        let owner = f.owner();
         self.ledger
             .drop_unsent(dropped, std::mem::take(&mut f.awaiting_owner));
         self.counters.flows_reset += 1;
@@ -718,7 +710,7 @@ impl Session {
         };
         self.events.push_back(Event::FlowClosed(summary));
         // The owner connection may now be able to say Done.
-        if let Some(c) = f.owner {
+        if let Some(c) = f.owner() {
             self.wake(c);
         }
         self.try_retire(id);
@@ -742,7 +734,7 @@ impl Session {
         // The opener keeps a flow until the flow's connection closed cleanly (both sides said
         // Done), or it never had one.
         if self.role == Role::Opener
-            && !(f.owner_closed_clean || (f.owner.is_none() && !f.lost_owner))
+            && !matches!(f.ownership, Ownership::ClosedClean | Ownership::Awaiting)
         {
             return;
         }
@@ -800,11 +792,9 @@ impl Session {
         self.arrivals += 1;
         let mut flow = Flow::new(id, self.arrivals, Duration::ZERO, self.config.flow_window);
         // A live connection the opener already named as this flow's owner.
-        flow.owner = self
-            .conns
-            .values()
-            .find(|c| c.owner == Some(id))
-            .map(|c| c.id);
+        if let Some(c) = self.conns.values().find(|c| c.owner == Some(id)) {
+            flow.ownership = Ownership::Live(c.id);
+        }
         self.flows.insert(id, flow);
         self.counters.active_flows = self.flows.len() as u64;
         Ok(())

@@ -5,6 +5,7 @@ use std::time::Duration;
 use bytes::BytesMut;
 
 use super::{Role, Session, RESET_CONFIRM};
+use crate::conn::Phase;
 use crate::flow::Delivery;
 use crate::ids::{ConnId, FlowId};
 use crate::wire::{frame::encode_data_header, AckFrame, Frame, OpenFrame, DATA_HEADER_LEN};
@@ -52,7 +53,7 @@ impl Session {
         };
         // Once both sides said Done the connection is closing: nothing more goes on it. After
         // only our Done, control frames may still go (the peer is still reading), data not.
-        if c.done_sent && c.done_received {
+        if c.phase == Phase::Closing {
             c.polled = false;
             return 0;
         }
@@ -187,7 +188,7 @@ impl Session {
         let (mut header, mut payload) = (0usize, 0u64);
         let chunk = u64::from(self.config.chunk);
         while let Some(c) = self.conns.get(&conn) {
-            if c.done_sent {
+            if c.phase.done_sent() {
                 break;
             }
             let own = c.vq();
@@ -269,7 +270,7 @@ impl Session {
         let orphaned = |f: &FlowId| {
             self.flows
                 .get(f)
-                .is_some_and(|f| !f.owner.is_some_and(|c| self.conns.contains_key(&c)))
+                .is_some_and(|f| !f.owner().is_some_and(|c| self.conns.contains_key(&c)))
         };
         self.sched
             .iter()
@@ -283,7 +284,7 @@ impl Session {
         let Some(c) = self.conns.get(&conn) else {
             return 0;
         };
-        if c.done_sent || c.vq() > 0 || c.unacked > 0 || self.orphan() > 0 {
+        if c.phase.done_sent() || c.vq() > 0 || c.unacked > 0 || self.orphan() > 0 {
             return 0;
         }
         let Some(owner) = c.owner else { return 0 };
@@ -300,8 +301,8 @@ impl Session {
         }
         Frame::Done.encode(out);
         let c = self.conns.get_mut(&conn).expect("checked above");
-        c.done_sent = true;
-        if c.done_received {
+        c.phase = c.phase.send_done();
+        if c.phase == Phase::Closing {
             self.events.push_back(super::Event::ConnDone(conn));
         }
         1
