@@ -27,6 +27,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod admission;
 mod conn;
 pub mod driver;
 pub mod flow;

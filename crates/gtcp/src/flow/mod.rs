@@ -84,6 +84,10 @@ pub(crate) struct Flow {
     pub closed: bool,
     /// Its hand-over room ran low: tell the application when there is room again.
     pub write_armed: bool,
+    /// A background flow (under access control, when the session has it).
+    pub background: bool,
+    /// A background flow not yet admitted: it takes no bytes and has no connection.
+    pub waiting_admission: bool,
 }
 
 impl Flow {
@@ -111,6 +115,8 @@ impl Flow {
             end_reported: false,
             closed: false,
             write_armed: false,
+            background: false,
+            waiting_admission: false,
         }
     }
 

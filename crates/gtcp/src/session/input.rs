@@ -32,6 +32,9 @@ impl Session {
             return Err(ProtocolError::UnknownConn(conn));
         }
         self.last_input = Some(conn);
+        if self.admission.is_some() {
+            self.tick(now);
+        }
         let decoder = FrameDecoder::new(crate::wire::MAX_PAYLOAD_CAP);
         loop {
             let before = buf.len();
@@ -54,7 +57,7 @@ impl Session {
     ) -> Result<(), ProtocolError> {
         match frame {
             Frame::Open(o) => self.on_open(conn, o),
-            Frame::Data(d) => self.on_data(conn, d),
+            Frame::Data(d) => self.on_data(now, conn, d),
             Frame::Fin { flow, final_size } => self.on_fin(now, flow, final_size),
             Frame::Reset { flow, code } => self.on_reset(now, flow, code),
             Frame::Ack(a) => self.on_ack(now, a),
@@ -141,7 +144,7 @@ impl Session {
         Ok(())
     }
 
-    fn on_data(&mut self, conn: ConnId, d: DataFrame) -> Result<(), ProtocolError> {
+    fn on_data(&mut self, now: Duration, conn: ConnId, d: DataFrame) -> Result<(), ProtocolError> {
         let len = d.payload.len() as u64;
         // The decoder checks this; a driver may also hand frames in directly.
         if d.offset.checked_add(len).is_none() {
@@ -185,6 +188,13 @@ impl Session {
         if advanced && f.route.is_some() {
             self.events.push_back(Event::FlowReadable(d.flow));
         }
+        let background = f.background;
+        if background {
+            self.background_bytes(now, d.flow, len);
+        }
+        let Some(f) = self.flows.get_mut(&d.flow) else {
+            return Ok(());
+        };
         // Acknowledge even a duplicate: its sender believes it lost, and waits for word.
         if !f.ack_queued {
             f.ack_queued = true;

@@ -41,6 +41,7 @@
 //! asked for on a replacement. Frames about forgotten flows get idempotent answers
 //! (acknowledgement of what the frame covers, or a reset confirmation).
 
+mod background;
 mod input;
 mod ledger;
 mod transmit;
@@ -98,6 +99,8 @@ pub struct Session {
     highest_seen: u64,
     going_away: bool,
     peer_going_away: bool,
+    /// Access control of background flows, when configured.
+    admission: Option<crate::admission::Admission>,
     last_input: Option<ConnId>,
     /// Connections on which something was just confirmed: they may be able to say `Done`.
     settled: Vec<ConnId>,
@@ -126,6 +129,7 @@ impl Session {
             retired_above: BTreeSet::new(),
             highest_seen: 0,
             going_away: false,
+            admission: None,
             peer_going_away: false,
             last_input: None,
             settled: Vec::new(),
@@ -359,6 +363,9 @@ impl Session {
 
     /// Bytes `f` may hand over now (see [`send_capacity`](Self::send_capacity)).
     fn handover_room(&self, f: &Flow) -> u64 {
+        if f.waiting_admission {
+            return 0;
+        }
         let pending = match f.owner().and_then(|c| self.conns.get(&c)) {
             Some(c) => c.vq(),
             None => f.send.unsent(),
@@ -472,8 +479,14 @@ impl Session {
         if f.reset_code.is_some() || f.closed {
             return Ok(());
         }
-        f.reset = Delivery::Queued;
         f.reset_local = true;
+        if f.waiting_admission {
+            // The peer never heard of it: it ends here, and leaves the waiting queue.
+            f.reset = Delivery::Confirmed;
+            self.apply_reset(now, flow, code & !RESET_CONFIRM);
+            return Ok(());
+        }
+        f.reset = Delivery::Queued;
         self.apply_reset(now, flow, code & !RESET_CONFIRM);
         self.ctrl.push_back(flow);
         self.wake_ctrl();
@@ -708,10 +721,17 @@ impl Session {
             bytes_received: f.recv.read,
             reset: f.reset_code,
         };
+        let background = f.background.then(|| {
+            (summary.reset.is_none()).then_some(summary.bytes_sent + summary.bytes_received)
+        });
+        let owner = f.owner();
         self.events.push_back(Event::FlowClosed(summary));
         // The owner connection may now be able to say Done.
-        if let Some(c) = f.owner() {
+        if let Some(c) = owner {
             self.wake(c);
+        }
+        if let Some(size) = background {
+            self.background_closed(now, id, size);
         }
         self.try_retire(id);
     }

@@ -42,12 +42,15 @@ impl Session {
     /// next [`Event::ConnReady`](super::Event::ConnReady).
     pub fn poll_transmit(
         &mut self,
-        _now: Duration,
+        now: Duration,
         conn: ConnId,
         out: &mut BytesMut,
         max: usize,
     ) -> usize {
         let start = out.len();
+        if self.admission.is_some() {
+            self.tick(now);
+        }
         let Some(c) = self.conns.get_mut(&conn) else {
             return 0;
         };
@@ -95,7 +98,7 @@ impl Session {
             header += 1;
         }
         header += self.write_control(conn, out, limit);
-        let (data_header, data) = self.write_data(conn, out, limit);
+        let (data_header, data) = self.write_data(now, conn, out, limit);
         header += data_header;
         payload += data;
         if out.len() < limit {
@@ -184,7 +187,13 @@ impl Session {
 
     /// Data chunks while the connection's budget and `limit` allow; returns (header bytes,
     /// payload bytes).
-    fn write_data(&mut self, conn: ConnId, out: &mut BytesMut, limit: usize) -> (usize, u64) {
+    fn write_data(
+        &mut self,
+        now: Duration,
+        conn: ConnId,
+        out: &mut BytesMut,
+        limit: usize,
+    ) -> (usize, u64) {
         let (mut header, mut payload) = (0usize, 0u64);
         let chunk = u64::from(self.config.chunk);
         while let Some(c) = self.conns.get(&conn) {
@@ -228,6 +237,7 @@ impl Session {
             c.unacked += seg.len;
             let owner = c.owner;
             self.refresh(id);
+            self.background_bytes(now, id, seg.len);
             // Room to hand over: the owner's (its connection owes less) or, for a flow with
             // no live connection, this flow's own (it has fewer bytes unsent).
             if let Some(o) = owner.filter(|_| from_own > 0) {
