@@ -545,7 +545,7 @@ mod tests {
     #[test]
     fn the_adaptive_loop_converges_to_the_critical_m_of_equation_27() {
         let (k, f) = (2.0, 0.7);
-        let critical = (k * f / (1.0 - f) as f64).ceil() as u32;
+        let critical = (k * f / (1.0 - f)).ceil() as u32;
         assert_eq!(critical, 5);
         for seed in [1, 7, 42] {
             let (ms, path) = run_fluid(k, f, 4_000.0, seed);
