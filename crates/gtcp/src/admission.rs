@@ -544,7 +544,7 @@ mod tests {
     /// cent over 400 s, makes a short backlog look sustainable with fewer flows).
     #[test]
     fn the_adaptive_loop_converges_to_the_critical_m_of_equation_27() {
-        let (k, f) = (2.0, 0.7);
+        let (k, f): (f64, f64) = (2.0, 0.7);
         let critical = (k * f / (1.0 - f)).ceil() as u32;
         assert_eq!(critical, 5);
         for seed in [1, 7, 42] {
