@@ -71,7 +71,7 @@ impl Session {
                 Ok(())
             }
             Frame::GoAway => {
-                self.peer_going_away = true;
+                self.on_go_away(conn);
                 Ok(())
             }
         }

@@ -42,9 +42,11 @@
 //! (acknowledgement of what the frame covers, or a reset confirmation).
 
 mod input;
+mod liveness;
 mod transmit;
 mod types;
 
+pub use liveness::MAX_RETIRED_ABOVE;
 pub use types::{
     Config, ConfigError, Event, FlowSummary, ProtocolError, ReadOutcome, Role, SessionCounters,
     SessionError,
@@ -101,7 +103,8 @@ pub struct Session {
     retired_above: BTreeSet<u64>,
     highest_seen: u64,
     going_away: bool,
-    peer_going_away: bool,
+    /// The peer instance that said `GoAway` (see [`Session::peer_going_away`]).
+    peer_going_away: liveness::PeerGoAway,
     last_input: Option<ConnId>,
     /// Connections on which something was just confirmed: they may be able to say `Done`.
     settled: Vec<ConnId>,
@@ -132,7 +135,7 @@ impl Session {
             retired_above: BTreeSet::new(),
             highest_seen: 0,
             going_away: false,
-            peer_going_away: false,
+            peer_going_away: liveness::PeerGoAway::default(),
             last_input: None,
             settled: Vec::new(),
             counters: SessionCounters::default(),
@@ -305,7 +308,7 @@ impl Session {
         if self.role != Role::Opener {
             return Err(SessionError::NotOpener);
         }
-        if self.going_away || self.peer_going_away {
+        if self.going_away || self.peer_going_away() {
             return Err(SessionError::GoingAway);
         }
         if self.flows.len() >= self.config.max_flows {
@@ -694,10 +697,7 @@ impl Session {
         self.flows.remove(&id);
         self.counters.active_flows = self.flows.len() as u64;
         if self.role == Role::Acceptor {
-            self.retired_above.insert(id.0);
-            while self.retired_above.remove(&self.retired_below) {
-                self.retired_below += 1;
-            }
+            self.record_retired(id);
         }
     }
 
