@@ -94,3 +94,84 @@ fn retired_ids_stay_bounded_after_a_gap_and_the_gap_reads_as_retired() {
     }
     assert_eq!(none.retired_tracked(), 0, "no gap, nothing kept one by one");
 }
+
+/// Moves bytes both ways between an opener and an acceptor joined by connection 1 until
+/// neither has anything to send; returns whether both saw the connection close (`ConnDone`).
+fn pump(o: &mut Session, a: &mut Session) -> (bool, bool) {
+    let (mut o_done, mut a_done) = (false, false);
+    for _ in 0..1000 {
+        let mut moved = false;
+        for opener_sends in [true, false] {
+            let (from, to) = if opener_sends {
+                (&mut *o, &mut *a)
+            } else {
+                (&mut *a, &mut *o)
+            };
+            let mut b = BytesMut::new();
+            if from.poll_transmit(T0, ConnId(1), &mut b, 1 << 20) > 0 {
+                moved = true;
+                to.handle_input(T0, ConnId(1), &mut b).unwrap();
+            }
+        }
+        for (s, done) in [(&mut *o, &mut o_done), (&mut *a, &mut a_done)] {
+            while let Some(e) = s.poll_event() {
+                if let gtcp::Event::FlowReadable(f) = e {
+                    while let Ok(gtcp::ReadOutcome::Data(_)) = s.read(T0, f, 1 << 20) {}
+                }
+                *done |= matches!(e, gtcp::Event::ConnDone(_));
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+    (o_done, a_done)
+}
+
+#[test]
+fn a_flow_reset_with_data_in_flight_releases_its_connection_and_is_forgotten() {
+    let mut o = Session::new(Role::Opener, Config::default()).unwrap();
+    let mut a = Session::new(Role::Acceptor, Config::default()).unwrap();
+    let f = o.open_flow(T0, None, "r", 0, None).unwrap();
+    o.add_connection(ConnId(1), Some(f)).unwrap();
+    a.add_connection(ConnId(1), Some(f)).unwrap();
+    o.write(f, &[7u8; 100_000]).unwrap();
+    // Data goes out but its acknowledgement never comes back before the application resets.
+    let mut b = BytesMut::new();
+    assert!(o.poll_transmit(T0, ConnId(1), &mut b, 1 << 20) > 0);
+    a.handle_input(T0, ConnId(1), &mut b).unwrap();
+    while a.poll_event().is_some() {}
+    o.reset(T0, f, 1).unwrap();
+    let (o_done, a_done) = pump(&mut o, &mut a);
+    assert!(
+        o_done && a_done,
+        "the connection closes on both sides: {o_done} {a_done}"
+    );
+    o.connection_closed(T0, ConnId(1));
+    a.connection_closed(T0, ConnId(1));
+    assert_eq!(o.flow_ids().count(), 0, "opener forgot the flow");
+    assert_eq!(a.flow_ids().count(), 0, "acceptor forgot the flow");
+}
+
+#[test]
+fn a_half_closed_flow_the_acceptor_resets_releases_its_connection_and_is_forgotten() {
+    let mut o = Session::new(Role::Opener, Config::default()).unwrap();
+    let mut a = Session::new(Role::Acceptor, Config::default()).unwrap();
+    let f = o.open_flow(T0, None, "r", 0, None).unwrap();
+    o.add_connection(ConnId(1), Some(f)).unwrap();
+    a.add_connection(ConnId(1), Some(f)).unwrap();
+    o.write(f, b"request").unwrap();
+    o.finish(f).unwrap();
+    // Opening, data and end go out; the target refuses before anything is acknowledged.
+    let mut b = BytesMut::new();
+    assert!(o.poll_transmit(T0, ConnId(1), &mut b, 1 << 20) > 0);
+    a.handle_input(T0, ConnId(1), &mut b).unwrap();
+    while a.poll_event().is_some() {}
+    a.reset(T0, f, 2).unwrap();
+    let (o_done, a_done) = pump(&mut o, &mut a);
+    assert!(o_done && a_done, "the connection closes on both sides");
+    o.connection_closed(T0, ConnId(1));
+    a.connection_closed(T0, ConnId(1));
+    assert_eq!(o.flow_ids().count(), 0, "opener forgot the flow");
+    assert_eq!(a.flow_ids().count(), 0, "acceptor forgot the flow");
+}

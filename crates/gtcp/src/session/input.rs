@@ -235,6 +235,7 @@ impl Session {
             }
             return Ok(());
         }
+        self.peer_reset_settles(id);
         let Some(f) = self.flows.get_mut(&id) else {
             return Ok(());
         };

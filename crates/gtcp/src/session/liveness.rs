@@ -57,6 +57,44 @@ impl Session {
         n
     }
 
+    /// A reset flow waits for nothing but its reset's confirmation: its segments in flight will
+    /// never be acknowledged (the receiver drops a reset flow's data) and it sends no more
+    /// acknowledgements itself. Its connections stop waiting for either, so they can say
+    /// `Done` and close instead of staying open forever.
+    pub(crate) fn release_for_reset(&mut self, id: FlowId) {
+        let Some(f) = self.flows.get_mut(&id) else {
+            return;
+        };
+        f.ack_queued = false;
+        let (conns, settled) = (&mut self.conns, &mut self.settled);
+        f.send.release_in_flight(|c, n| {
+            if let Some(conn) = conns.get_mut(&c) {
+                conn.unacked -= n.min(conn.unacked);
+                if conn.unacked == 0 {
+                    settled.push(c);
+                }
+            }
+        });
+        self.wake_settled();
+    }
+
+    /// The peer reset the flow (or confirmed our reset): it knows the flow, and it drops
+    /// whatever else it gets about it. An opening or end sent for it is settled — a reset flow
+    /// gets no acknowledgement that would otherwise settle them, and its connection could
+    /// never say `Done`.
+    pub(crate) fn peer_reset_settles(&mut self, id: FlowId) {
+        use crate::flow::Delivery;
+        let Some(f) = self.flows.get_mut(&id) else {
+            return;
+        };
+        for d in [&mut f.open, &mut f.fin] {
+            if let Delivery::SentOn(c) = *d {
+                *d = Delivery::Confirmed;
+                self.settled.push(c);
+            }
+        }
+    }
+
     /// (Acceptor) Records a retired id, keeping the set above the contiguous prefix bounded
     /// by [`MAX_RETIRED_ABOVE`].
     pub(crate) fn record_retired(&mut self, id: FlowId) {

@@ -596,6 +596,7 @@ impl Session {
     /// Applies a reset, from either side: unsent bytes are dropped, buffers freed, and the
     /// virtual queues shrink so they never promise bytes that no longer exist.
     pub(crate) fn apply_reset(&mut self, now: Duration, id: FlowId, code: u32) {
+        self.release_for_reset(id);
         let Some(f) = self.flows.get_mut(&id) else {
             return;
         };
