@@ -595,3 +595,106 @@ async fn relay(
         }
     }
 }
+
+/// Resident memory of a process, KiB.
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Many short flows (a tenth reset by their application mid-download) through real release
+/// processes; afterwards fds, sessions and flows are back to their baseline and resident memory
+/// within 10% (plus 2 MiB) of it. Not run by default (minutes): run with
+/// `CHURN_FLOWS=100000 cargo test --release -p schedtcp --test liveness churn -- --ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn churn() {
+    let flows: u64 = std::env::var("CHURN_FLOWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000);
+    const LANES: u64 = 8;
+    let (env, _t) = Setup::new("churn").await;
+    let server = env.server("").await;
+    let client = env.client("client", env.server, "").await;
+    // Warm up (allocator arenas, first session), then take the baseline.
+    for _ in 0..200 {
+        flows_ok(client.t, &[SMALL]).await;
+    }
+    assert_released("client", client.metrics, 1.0, HEAL).await;
+    assert_released("server", env.server_metrics, 1.0, HEAL).await;
+    let base = (
+        client.proc.fds(),
+        server.fds(),
+        rss_kib(client.proc.pid()),
+        rss_kib(server.pid()),
+    );
+    let began = Instant::now();
+    let lanes: Vec<_> = (0..LANES)
+        .map(|lane| {
+            let route = client.t;
+            tokio::spawn(async move {
+                let mut peak_ok = 0u64;
+                for i in (lane..flows).step_by(LANES as usize) {
+                    if i % 10 == 9 {
+                        let mut s = start_download(route, 10_000_000).await;
+                        let mut buf = vec![0u8; 50_000];
+                        let _ = s.read_exact(&mut buf).await;
+                        socket2::SockRef::from(&s)
+                            .set_linger(Some(Duration::ZERO))
+                            .unwrap();
+                    } else {
+                        let spec = FlowSpec {
+                            download: 1000 + i % 20_000,
+                            upload: i % 3000,
+                        };
+                        loadgen::run_flow(route, spec)
+                            .await
+                            .unwrap_or_else(|e| panic!("flow {i}: {e:#}"));
+                        peak_ok += 1;
+                    }
+                }
+                peak_ok
+            })
+        })
+        .collect();
+    let mut ok = 0;
+    for l in lanes {
+        ok += l.await.unwrap();
+    }
+    let took = began.elapsed();
+    assert_released("client", client.metrics, 1.0, HEAL).await;
+    assert_released("server", env.server_metrics, 1.0, HEAL).await;
+    assert_fds("client", &client.proc, base.0, HEAL).await;
+    assert_fds("server", &server, base.1, HEAL).await;
+    let after = (rss_kib(client.proc.pid()), rss_kib(server.pid()));
+    let server_text = scrape(env.server_metrics).await.unwrap();
+    println!(
+        "churn: {flows} flows ({ok} complete, {} reset by the application) in {:.1} s; \
+         fds client {} -> {}, server {} -> {}; RSS KiB client {} -> {}, server {} -> {}; \
+         server sessions {}",
+        flows - ok,
+        took.as_secs_f64(),
+        base.0,
+        client.proc.fds(),
+        base.1,
+        server.fds(),
+        base.2,
+        after.0,
+        base.3,
+        after.1,
+        total(&server_text, "sessions")
+    );
+    for (who, b, a) in [("client", base.2, after.0), ("server", base.3, after.1)] {
+        assert!(
+            a <= b + b / 10 + 2048,
+            "{who}: resident memory {a} KiB after churn, {b} KiB before"
+        );
+    }
+}
