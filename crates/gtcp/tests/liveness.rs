@@ -175,3 +175,41 @@ fn a_half_closed_flow_the_acceptor_resets_releases_its_connection_and_is_forgott
     assert_eq!(o.flow_ids().count(), 0, "opener forgot the flow");
     assert_eq!(a.flow_ids().count(), 0, "acceptor forgot the flow");
 }
+
+#[test]
+fn a_flow_that_lost_its_connection_and_was_reset_is_forgotten_once_the_reset_is_settled() {
+    let mut o = Session::new(Role::Opener, Config::default()).unwrap();
+    let mut a = Session::new(Role::Acceptor, Config::default()).unwrap();
+    let f = o.open_flow(T0, None, "r", 0, None).unwrap();
+    o.add_connection(ConnId(1), Some(f)).unwrap();
+    a.add_connection(ConnId(1), Some(f)).unwrap();
+    o.write(f, &[1u8; 50_000]).unwrap();
+    let mut b = BytesMut::new();
+    o.poll_transmit(T0, ConnId(1), &mut b, 1 << 20);
+    a.handle_input(T0, ConnId(1), &mut b).unwrap();
+    // The connection dies; no replacement comes, and the driver gives up on the flow.
+    o.connection_closed(T0, ConnId(1));
+    a.connection_closed(T0, ConnId(1));
+    o.reset(T0, f, 4).unwrap();
+    assert_eq!(
+        o.flow_ids().count(),
+        1,
+        "the reset must reach the peer first"
+    );
+    // Another flow's connection carries the reset; the peer confirms.
+    let g = o.open_flow(T0, None, "r", 0, None).unwrap();
+    o.add_connection(ConnId(1), Some(g)).unwrap();
+    a.add_connection(ConnId(1), Some(g)).unwrap();
+    o.finish(g).unwrap();
+    pump(&mut o, &mut a);
+    a.finish(g).unwrap();
+    let (o_done, a_done) = pump(&mut o, &mut a);
+    assert!(o_done && a_done, "flow g's connection closes");
+    o.connection_closed(T0, ConnId(1));
+    a.connection_closed(T0, ConnId(1));
+    assert!(
+        !o.flow_ids().any(|x| x == f),
+        "the opener forgot the reset flow"
+    );
+    assert!(!a.flow_ids().any(|x| x == f), "so did the acceptor");
+}

@@ -306,6 +306,29 @@ async fn a_server_restart_heals_without_restarting_the_client() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_down_longer_than_the_handshake_timeout_resets_its_flows_and_then_heals() {
+    let (env, _t) = Setup::new("serverdown").await;
+    let mut server = env.server("").await;
+    let client = env.client("client", env.server, "").await;
+    let mut s = start_download(client.t, 50_000_000).await;
+    let deadline = Instant::now() + HEAL;
+    while held(env.server_metrics).await.map_or(0.0, |h| h.sockets) < 1.0 {
+        assert!(Instant::now() < deadline, "the download never started");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    server.kill9();
+    // The flow's connection is gone and no replacement can be set up: the application sees
+    // a reset within the handshake timeout (5 s), not a hang.
+    let end = read_end(&mut s, Duration::from_secs(15)).await;
+    assert!(end.is_err(), "a reset, not an end: {end:?}");
+    let _server = env.server("").await;
+    flows_ok(client.t, &[SMALL; 3]).await;
+    // The reset flow is settled with the new server and forgotten.
+    assert_released("client", client.metrics, 1.0, HEAL).await;
+    assert_released("server", env.server_metrics, 1.0, HEAL).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_killed_mid_download_leaves_no_session_flow_or_target_socket() {
     let (env, _t) = Setup::new("kill9").await;
     let server = env.server("").await;
@@ -408,6 +431,8 @@ async fn a_silent_pool_connection_is_detected_and_its_flow_completes_intact() {
             .unwrap()
             .expect("flow intact after its connection went silent");
     }
+    // Two flows, two cuts: a few replacements, not a reconnect storm.
+    assert!(proxy.accepted() <= 12, "{} connections", proxy.accepted());
     assert_released("client", client.metrics, 1.0, HEAL).await;
     assert_released("server", env.server_metrics, 1.0, HEAL).await;
 }

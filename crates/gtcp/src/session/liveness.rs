@@ -15,6 +15,14 @@ use crate::wire::Frame;
 /// it that never arrived counts as retired, and frames about it get idempotent answers.
 pub const MAX_RETIRED_ABOVE: usize = 4096;
 
+/// (Opener) A flow that lost its connection and was reset (by the driver, when no replacement
+/// could be established, or by the peer), with the reset settled: the peer has forgotten the
+/// flow or will answer about it from the frames themselves, so it can be forgotten here too
+/// without waiting for a connection that will never close cleanly.
+pub(crate) fn reset_settled_without_owner(f: &crate::flow::Flow) -> bool {
+    f.owner.is_none() && f.reset == crate::flow::Delivery::Confirmed
+}
+
 /// The connections a peer's `GoAway` concerns: the one it arrived on and every connection live
 /// when it did, i.e. the peer instance that is going away. A connection established later was
 /// accepted by a live instance (a restarted server), so it lifts the refusal.
@@ -79,7 +87,7 @@ impl Session {
     }
 
     /// The peer reset the flow (or confirmed our reset): it knows the flow, and it drops
-    /// whatever else it gets about it. An opening or end sent for it is settled — a reset flow
+    /// whatever else it gets about it. An opening or end sent (or to be sent again) is settled — a reset flow
     /// gets no acknowledgement that would otherwise settle them, and its connection could
     /// never say `Done`.
     pub(crate) fn peer_reset_settles(&mut self, id: FlowId) {
@@ -88,9 +96,14 @@ impl Session {
             return;
         };
         for d in [&mut f.open, &mut f.fin] {
-            if let Delivery::SentOn(c) = *d {
-                *d = Delivery::Confirmed;
-                self.settled.push(c);
+            match *d {
+                Delivery::SentOn(c) => {
+                    *d = Delivery::Confirmed;
+                    self.settled.push(c);
+                }
+                // An opening still to be sent again (its connection died) is moot.
+                Delivery::Queued => *d = Delivery::Confirmed,
+                _ => {}
             }
         }
     }

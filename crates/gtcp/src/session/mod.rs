@@ -686,9 +686,11 @@ impl Session {
             return;
         }
         // The opener keeps a flow until the flow's connection closed cleanly (both sides said
-        // Done), or it never had one.
+        // Done), or it never had one, or it lost it and the reset is settled with the peer.
         if self.role == Role::Opener
-            && !(f.owner_closed_clean || (f.owner.is_none() && !f.lost_owner))
+            && !(f.owner_closed_clean
+                || (f.owner.is_none() && !f.lost_owner)
+                || liveness::reset_settled_without_owner(f))
         {
             return;
         }
