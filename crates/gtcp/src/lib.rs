@@ -44,5 +44,5 @@ pub use ids::{ConnId, FlowId};
 pub use policy::{Order, Policy};
 pub use session::{
     Config, ConfigError, Event, FlowSummary, ProtocolError, ReadOutcome, Role, Session,
-    SessionCounters, SessionError,
+    SessionCounters, SessionError, MAX_RETIRED_ABOVE,
 };

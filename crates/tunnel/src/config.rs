@@ -46,6 +46,16 @@ pub struct Tuning {
     /// (default 10).
     #[serde(default = "d_grace")]
     pub shutdown_grace_secs: u64,
+    /// Seconds a pool connection may send nothing before it sends a keepalive frame (default 5,
+    /// at least 1).
+    #[serde(default = "d_keepalive")]
+    pub keepalive_secs: u64,
+    /// Seconds without a byte from the peer after which a pool connection is taken for dead
+    /// and closed, its flows moved to other connections or a replacement (default 15, at least
+    /// twice `keepalive_secs`). Also the pool sockets' `TCP_USER_TIMEOUT`, so data the peer
+    /// does not acknowledge for that long kills the connection in the kernel too.
+    #[serde(default = "d_dead_peer")]
+    pub dead_peer_secs: u64,
 }
 
 // The core's defaults, never re-typed here.
@@ -70,6 +80,12 @@ fn d_handshake() -> u64 {
 fn d_grace() -> u64 {
     10
 }
+fn d_keepalive() -> u64 {
+    5
+}
+fn d_dead_peer() -> u64 {
+    15
+}
 
 impl Default for Tuning {
     fn default() -> Self {
@@ -81,6 +97,8 @@ impl Default for Tuning {
             max_flows: d_max_flows(),
             handshake_timeout_secs: d_handshake(),
             shutdown_grace_secs: d_grace(),
+            keepalive_secs: d_keepalive(),
+            dead_peer_secs: d_dead_peer(),
         }
     }
 }
@@ -95,7 +113,18 @@ impl Tuning {
             max_flows: self.max_flows,
         };
         c.validate().context("invalid [tuning]")?;
+        if self.keepalive_secs == 0 || self.dead_peer_secs < 2 * self.keepalive_secs {
+            bail!("invalid [tuning]: keepalive_secs must be at least 1 and dead_peer_secs at least twice keepalive_secs");
+        }
         Ok(c)
+    }
+
+    /// How the driver keeps pool connections alive and detects dead ones.
+    pub fn liveness(&self) -> crate::engine::Liveness {
+        crate::engine::Liveness {
+            keepalive: Duration::from_secs(self.keepalive_secs),
+            dead_peer: Duration::from_secs(self.dead_peer_secs),
+        }
     }
 
     pub fn handshake_timeout(&self) -> Duration {
@@ -210,9 +239,14 @@ pub struct ServerConfig {
     pub policy: Policy,
     /// Address of the Prometheus text endpoint; none by default.
     pub metrics: Option<SocketAddr>,
-    /// Client sessions served at once (default 64).
+    /// Client sessions with a live pool connection served at once (default 64). A client
+    /// beyond it is refused in the handshake, and retries with backoff.
     #[serde(default = "d_sessions")]
     pub max_sessions: usize,
+    /// Seconds a client session may have no live pool connection before its flows are reset,
+    /// their target sockets closed, and the session forgotten (default 30, at least 1).
+    #[serde(default = "d_session_timeout")]
+    pub session_timeout_secs: u64,
     #[serde(default)]
     pub tuning: Tuning,
     #[serde(rename = "route")]
@@ -221,6 +255,9 @@ pub struct ServerConfig {
 
 fn d_sessions() -> usize {
     64
+}
+fn d_session_timeout() -> u64 {
+    30
 }
 
 fn check_names<'a>(names: impl Iterator<Item = &'a str>) -> Result<()> {
@@ -279,6 +316,9 @@ impl ServerConfig {
         if c.max_sessions == 0 {
             bail!("max_sessions must be at least 1");
         }
+        if c.session_timeout_secs == 0 {
+            bail!("session_timeout_secs must be at least 1");
+        }
         c.tuning.core(c.policy)?;
         Ok(c)
     }
@@ -286,6 +326,10 @@ impl ServerConfig {
     /// Reads and checks the file, and loads its key (a `key_file` is relative to it).
     pub fn load(path: &Path) -> Result<(Self, Vec<u8>)> {
         load_file(path, Self::from_toml, |c| &c.key)
+    }
+
+    pub fn session_timeout(&self) -> Duration {
+        Duration::from_secs(self.session_timeout_secs)
     }
 
     pub fn route(&self, name: &str) -> Option<&ServerRoute> {
@@ -328,6 +372,10 @@ listen = "127.0.0.1:8080"
                 "twice",
             ),
             (format!("{CLIENT}[tuning]\nchunk = 100000\n"), "tuning"),
+            (
+                format!("{CLIENT}[tuning]\nkeepalive_secs = 10\ndead_peer_secs = 15\n"),
+                "dead_peer_secs",
+            ),
             (CLIENT.replace("127.0.0.1:8080", "nowhere"), "invalid"),
         ];
         for (text, want) in cases {

@@ -82,6 +82,21 @@ impl Registry {
             .iter()
             .map(|e| (e.label.clone(), e.inspect(|s| s.counters())))
             .collect();
+        counter(
+            "sessions",
+            "Sessions this process holds (live, or waiting to expire).",
+            "gauge",
+            vec![(String::new(), engines.len() as f64)],
+        );
+        counter(
+            "relayed_sockets",
+            "Application (client) or target (server) sockets being relayed.",
+            "gauge",
+            engines
+                .iter()
+                .map(|e| (format!("session=\"{}\"", e.label), e.relayed_flows() as f64))
+                .collect(),
+        );
         let per = |f: fn(&gtcp::SessionCounters) -> u64| {
             sessions
                 .iter()

@@ -74,7 +74,7 @@ impl Session {
                 Ok(())
             }
             Frame::GoAway => {
-                self.peer_going_away = true;
+                self.on_go_away(conn);
                 Ok(())
             }
         }
@@ -245,6 +245,7 @@ impl Session {
             }
             return Ok(());
         }
+        self.peer_reset_settles(id);
         let Some(f) = self.flows.get_mut(&id) else {
             return Ok(());
         };

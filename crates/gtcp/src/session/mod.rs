@@ -44,9 +44,11 @@
 mod background;
 mod input;
 mod ledger;
+mod liveness;
 mod transmit;
 mod types;
 
+pub use liveness::MAX_RETIRED_ABOVE;
 pub use types::{
     Config, ConfigError, Event, FlowSummary, ProtocolError, ReadOutcome, Role, SessionCounters,
     SessionError,
@@ -98,7 +100,8 @@ pub struct Session {
     retired_above: BTreeSet<u64>,
     highest_seen: u64,
     going_away: bool,
-    peer_going_away: bool,
+    /// The peer instance that said `GoAway` (see [`Session::peer_going_away`]).
+    peer_going_away: liveness::PeerGoAway,
     /// Access control of background flows, when configured.
     admission: Option<crate::admission::Admission>,
     last_input: Option<ConnId>,
@@ -130,7 +133,7 @@ impl Session {
             highest_seen: 0,
             going_away: false,
             admission: None,
-            peer_going_away: false,
+            peer_going_away: liveness::PeerGoAway::default(),
             last_input: None,
             settled: Vec::new(),
             counters: SessionCounters::default(),
@@ -299,7 +302,7 @@ impl Session {
         if self.role != Role::Opener {
             return Err(SessionError::NotOpener);
         }
-        if self.going_away || self.peer_going_away {
+        if self.going_away || self.peer_going_away() {
             return Err(SessionError::GoingAway);
         }
         if self.flows.len() >= self.config.max_flows {
@@ -654,6 +657,7 @@ impl Session {
     /// Applies a reset, from either side: unsent bytes are dropped, buffers freed, and the
     /// virtual queues shrink so they never promise bytes that no longer exist.
     pub(crate) fn apply_reset(&mut self, now: Duration, id: FlowId, code: u32) {
+        self.release_for_reset(id);
         let Some(f) = self.flows.get_mut(&id) else {
             return;
         };
@@ -752,9 +756,10 @@ impl Session {
             return;
         }
         // The opener keeps a flow until the flow's connection closed cleanly (both sides said
-        // Done), or it never had one.
+        // Done), or it never had one, or it lost it and the reset is settled with the peer.
         if self.role == Role::Opener
-            && !matches!(f.ownership, Ownership::ClosedClean | Ownership::Awaiting)
+            && !(matches!(f.ownership, Ownership::ClosedClean | Ownership::Awaiting)
+                || liveness::reset_settled_without_owner(f))
         {
             return;
         }
@@ -764,10 +769,7 @@ impl Session {
         self.flows.remove(&id);
         self.counters.active_flows = self.flows.len() as u64;
         if self.role == Role::Acceptor {
-            self.retired_above.insert(id.0);
-            while self.retired_above.remove(&self.retired_below) {
-                self.retired_below += 1;
-            }
+            self.record_retired(id);
         }
     }
 
