@@ -688,6 +688,13 @@ impl Pair {
                 }
                 end.state = EndState::Closed;
                 end.ready = false;
+                if !self.tainted && !(end.sent_done() && end.got_done) {
+                    // `ConnDone` means both `Done`s went through the pipes: the pair's own
+                    // bookkeeping of them (behind `after_done`) must agree.
+                    self.violations.push(format!(
+                        "{side:?} closed {conn} without both Done seen on the wire"
+                    ));
+                }
                 let s = &mut self.sessions[side.idx()];
                 if let Some(counters) = s.connection_counters(conn) {
                     if let Err(e) = counters.check_closed() {

@@ -87,6 +87,11 @@ fn check(h: &Pair, specs: &[FlowSpec]) {
         assert_eq!(c.orphan_bytes, 0);
         assert_eq!(c.payload_sent, c.bytes_handed + c.resent_bytes, "{c:?}");
     }
+    // The pair's own checks: closed connections kept the invariant, nothing was written after
+    // both Done, every direction was read to its end with exactly what was written.
+    if let Err(e) = h.check_end() {
+        panic!("{e}");
+    }
 }
 
 /// Runs one scenario of `killed_connections_lose_nothing`.

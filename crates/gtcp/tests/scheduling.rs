@@ -37,6 +37,9 @@ fn long_and_short(policy: &str) -> (u64, u64) {
         h.run(10_000),
         "{policy}: everything finishes and every connection closes"
     );
+    if let Err(e) = h.check_end() {
+        panic!("{policy}: {e}");
+    }
     let long = h.ids[0].unwrap();
     let short = h.ids[1].unwrap();
     for (id, spec) in [(long, &specs[0]), (short, &specs[1])] {
