@@ -688,7 +688,8 @@ impl Pair {
                 }
                 end.state = EndState::Closed;
                 end.ready = false;
-                if !self.tainted && !(end.sent_done() && end.got_done) {
+                let both_done = end.sent_done() && end.got_done;
+                if !self.tainted && !both_done {
                     // `ConnDone` means both `Done`s went through the pipes: the pair's own
                     // bookkeeping of them (behind `after_done`) must agree.
                     self.violations.push(format!(
@@ -1102,5 +1103,95 @@ impl Pair {
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one_flow(up: usize) -> (Pair, FlowId, ConnId) {
+        let mut p = Pair::new(Config::default()).expect("config");
+        let f = p
+            .open_flow(None, "r", 0, None, Source::Bytes(vec![5u8; up].into()))
+            .expect("open");
+        let c = p.add_connection(Some(f)).expect("connection");
+        p.app_write(Side::Opener, f, usize::MAX);
+        p.app_finish(Side::Opener, f).expect("finish");
+        p.handle_events();
+        (p, f, c)
+    }
+
+    #[test]
+    fn each_end_closes_after_the_peers_end_of_stream_and_all_checks_hold() {
+        let (mut p, f, c) = one_flow(100_000);
+        assert!(p.pump(1000, 20_000), "quiet");
+        assert_eq!(p.apps[1][&f].read, 100_000);
+        assert_eq!(p.conn_ids(), Vec::<ConnId>::new());
+        let sides: Vec<(Side, ConnId)> = p.closed.iter().map(|k| (k.side, k.conn)).collect();
+        assert_eq!(sides.len(), 2, "{sides:?}");
+        assert!(sides.contains(&(Side::Opener, c)) && sides.contains(&(Side::Acceptor, c)));
+        assert_eq!(p.check_end(), Ok(()));
+    }
+
+    #[test]
+    fn bytes_for_an_end_that_died_are_refused_and_the_sender_dies_too() {
+        let (mut p, _, c) = one_flow(10_000);
+        assert!(p.transmit(Side::Opener, c, 1 << 20) > 10_000);
+        p.kill(c, Some(Side::Acceptor));
+        assert_eq!(p.end_state(Side::Opener, c), Some(EndState::Open));
+        assert!(p.deliver(Side::Opener, c, usize::MAX) > 0);
+        assert_eq!(p.refused, 1);
+        assert_eq!(p.end_state(Side::Opener, c), Some(EndState::Closed));
+        assert_eq!(p.lost, 2);
+    }
+
+    #[test]
+    fn bytes_arrive_after_the_delay_and_in_pieces() {
+        let mut p = Pair::new(Config::default()).expect("config");
+        p.delay = 2;
+        let f = p
+            .open_flow(None, "r", 0, None, Source::Bytes(vec![1u8; 5000].into()))
+            .expect("open");
+        let c = p.add_connection(Some(f)).expect("connection");
+        p.app_write(Side::Opener, f, usize::MAX);
+        let sent = p.transmit(Side::Opener, c, 1 << 20);
+        assert_eq!(p.deliver(Side::Opener, c, usize::MAX), 0, "not due yet");
+        p.now += 2;
+        assert_eq!(p.deliver(Side::Opener, c, 100), 100);
+        assert_eq!(p.deliver(Side::Opener, c, usize::MAX), sent - 100);
+    }
+
+    #[test]
+    fn the_end_check_reports_a_direction_not_read_to_its_end() {
+        let (mut p, _, c) = one_flow(1000);
+        p.transmit(Side::Opener, c, 1 << 20);
+        assert!(p.check_end().is_err(), "nothing was delivered");
+    }
+
+    #[test]
+    fn the_tick_loop_carries_specs_both_ways() {
+        let specs = vec![
+            FlowSpec {
+                start: 0,
+                up: vec![3; 50_000],
+                down: vec![4; 70_000],
+            },
+            FlowSpec {
+                start: 5,
+                up: Vec::new(),
+                down: vec![6; 1000],
+            },
+        ];
+        let mut p = Pair::with_flows(Config::default(), specs, 10_000, 2);
+        assert!(p.run(1000), "finishes");
+        let r = p.result(p.ids[0].expect("started"));
+        assert_eq!(
+            (r.up_received.len(), r.down_received.len()),
+            (50_000, 70_000)
+        );
+        // 70 kB at 10 kB per tick: no sooner than 7 ticks.
+        assert!(r.down_done.expect("done") >= 7);
+        assert_eq!(p.check_end(), Ok(()));
     }
 }
