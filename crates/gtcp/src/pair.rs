@@ -1092,11 +1092,11 @@ impl Pair {
         let conns: Vec<ConnId> = s.connections().map(|c| c.0).collect();
         for conn in conns {
             let vq = s.connection_counters(conn).map_or(0, |c| c.virtual_queue);
-            let open = self
+            let live = self
                 .links
                 .get(&conn)
-                .is_some_and(|l| l.ends[0].state == EndState::Open);
-            if vq > 0 && open && !self.is_ready(Side::Opener, conn) {
+                .is_some_and(|l| l.ends[0].state != EndState::Closed);
+            if vq > 0 && live && !self.is_ready(Side::Opener, conn) {
                 self.idle_breaches.push(format!(
                     "tick {}: client {conn} owes {vq} bytes and was not woken",
                     self.now
