@@ -506,6 +506,9 @@ impl Pair {
         let end = &mut link.ends[side.idx()];
         if end.state != EndState::Open {
             end.ready = false;
+            if end.state == EndState::HalfClosed {
+                self.probe_after_done(side, conn);
+            }
             return 0;
         }
         let s = &mut self.sessions[side.idx()];
@@ -547,6 +550,24 @@ impl Pair {
         end.sent += n as u64;
         end.pipe.push_back((now + self.delay, out));
         n
+    }
+
+    /// A half-closed end writes nothing; whatever the session would still write on it (asked
+    /// by a `ConnReady` after `ConnDone`, or by a low-level transmit) is a frame after both
+    /// `Done`s: recorded in [`Pair::after_done`], never put on the wire.
+    fn probe_after_done(&mut self, side: Side, conn: ConnId) {
+        let mut out = BytesMut::new();
+        let n = self.sessions[side.idx()].poll_transmit(t(self.now), conn, &mut out, 1 << 20);
+        if n == 0 || self.tainted {
+            return;
+        }
+        let decoder = FrameDecoder::new(MAX_PAYLOAD_CAP);
+        while let Ok(Some(f)) = decoder.decode(&mut out) {
+            self.violations.push(format!(
+                "{side:?} would write {f:?} on {conn} after ConnDone"
+            ));
+            self.after_done.push((side, conn, f));
+        }
     }
 
     /// Up to `max` bytes that `from` sent on `conn` and that are due reach the other side.
@@ -623,8 +644,12 @@ impl Pair {
     fn on_event(&mut self, side: Side, ev: Event) {
         match ev {
             Event::ConnReady(c) => {
-                if let Some(end) = self.end_mut(side, c) {
+                let state = self.end_mut(side, c).map(|end| {
                     end.ready = end.state == EndState::Open;
+                    end.state
+                });
+                if state == Some(EndState::HalfClosed) {
+                    self.probe_after_done(side, c);
                 }
             }
             Event::ConnDone(c) => {
