@@ -3,7 +3,7 @@
 //! Only built with the cargo feature `pair` (tests, fuzz targets and the simulator's
 //! core-regression tests enable it); the core itself carries no test code.
 //!
-//! Each pool connection is a [`Link`]-like pair of pipes (one per direction) with a rate
+//! Each pool connection is a pair of pipes (one per direction) with a rate
 //! (bytes per tick, like a TCP connection's share of a path) and a delay (ticks). The driver
 //! side of the contract is done here once:
 //!
