@@ -534,7 +534,7 @@ impl Pair {
             return 0;
         }
         // Which frames went: `Done`, and anything after both `Done`s.
-        let closing = end.sent_done() && end.got_done;
+        let mut closing = end.sent_done() && end.got_done;
         let mut scan = out.clone();
         let decoder = FrameDecoder::new(MAX_PAYLOAD_CAP);
         while let Ok(Some(f)) = decoder.decode(&mut scan) {
@@ -545,6 +545,8 @@ impl Pair {
             }
             if f == Frame::Done && end.done_at.is_none() {
                 end.done_at = Some(end.sent + (n - scan.len()) as u64);
+                // The peer's Done arrived already: `Done` is this end's last frame.
+                closing = end.got_done;
             }
         }
         end.sent += n as u64;
