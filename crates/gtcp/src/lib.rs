@@ -32,6 +32,8 @@ mod conn;
 pub mod driver;
 pub mod flow;
 mod ids;
+#[cfg(feature = "pair")]
+pub mod pair;
 pub mod policy;
 pub mod session;
 pub mod size;
