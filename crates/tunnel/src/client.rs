@@ -187,7 +187,10 @@ pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
         backoff: Backoff::default(),
         cfg,
     });
-    let session = Session::new(CoreRole::Opener, core)?;
+    let mut session = Session::new(CoreRole::Opener, core)?;
+    if p.cfg.has_background() {
+        session.set_admission(p.cfg.admission.core()?)?;
+    }
     let liveness = p.cfg.tuning.liveness();
     let engine = Engine::new(session, Box::new(ClientRole(p.clone())), label, liveness);
     let mut listeners = Vec::new();
@@ -211,6 +214,12 @@ pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
             p.clone(),
             l,
             r,
+            stopped.clone(),
+        )));
+    }
+    if p.cfg.has_background() {
+        tasks.push(tokio::spawn(tick_admission(
+            engine.clone(),
             stopped.clone(),
         )));
     }
@@ -252,6 +261,10 @@ async fn accept_loop(
             },
             _ = stop.changed() => return,
         };
+        if route.background {
+            open_background(&engine, &p, &route, app, peer);
+            continue;
+        }
         let warm = p.warm.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let opened = engine.with(|s, now| {
             // A warm connection that died meanwhile is refused: open without one.
@@ -274,6 +287,44 @@ async fn accept_loop(
                 warn!(route = %route.name, %peer, "refusing application connection: {e}");
                 let _ = socket2::SockRef::from(&app).set_linger(Some(Duration::ZERO));
             }
+        }
+    }
+}
+
+/// An application connected on a background route: admitted, it starts as any flow (on a new
+/// connection, never a warm one: the class is counted in connections); waiting, its bytes are
+/// not read and no connection is opened until the core admits it (`ConnNeeded`); refused (the
+/// waiting queue is full), the application sees a reset.
+fn open_background(
+    engine: &Arc<Engine>,
+    p: &Arc<Params>,
+    route: &ClientRoute,
+    app: TcpStream,
+    peer: SocketAddr,
+) {
+    use gtcp::admission::Verdict;
+    match engine.with(|s, now| s.open_background_flow(now, &route.name, route.class, None)) {
+        Ok((flow, verdict)) => {
+            tracing::debug!(route = %route.name, %peer, %flow, ?verdict, "background flow");
+            engine.register_flow(flow);
+            tokio::spawn(engine.clone().run_flow(flow, app, None));
+            if verdict == Verdict::Admitted {
+                tokio::spawn(open_conn(engine.clone(), p.clone(), Some(flow)));
+            }
+        }
+        Err(e) => {
+            warn!(route = %route.name, %peer, "refusing background connection: {e}");
+            let _ = socket2::SockRef::from(&app).set_linger(Some(Duration::ZERO));
+        }
+    }
+}
+
+/// Lets the access controller's slow loop run once a second (it may admit waiting flows).
+async fn tick_admission(engine: Arc<Engine>, mut stop: watch::Receiver<bool>) {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(1)) => engine.with(|s, now| s.tick(now)),
+            _ = stop.changed() => return,
         }
     }
 }

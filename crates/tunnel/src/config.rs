@@ -190,6 +190,91 @@ pub struct ClientRoute {
     /// Priority class of this route's flows (0 first) under the `priority` policy.
     #[serde(default)]
     pub class: u8,
+    /// Background route (paper 004): its flows are under access control — at most M active at
+    /// once, each on its own pool connection, the others waiting in arrival order with their
+    /// data not yet read (`[admission]`).
+    #[serde(default)]
+    pub background: bool,
+}
+
+/// `[admission]`: access control of background routes (paper 004, Sections III-B and IV).
+/// Without `fixed`, M adapts: it grows while flows wait, every slot is busy and the background
+/// sending rate falls short of the arrival load, and shrinks while the backlog stays short.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdmissionToml {
+    /// A fixed M (at least 1); absent: adaptive.
+    pub fixed: Option<u32>,
+    /// Background flows waiting at once (default 1024); beyond it a new one is reset.
+    #[serde(default = "d_max_waiting")]
+    pub max_waiting: usize,
+    /// Adaptive M: start, smallest, largest (defaults 1, 1, 64).
+    pub initial: Option<u32>,
+    pub min: Option<u32>,
+    pub max: Option<u32>,
+    /// Memory of the rate and load estimates, seconds (default 60): much longer than a
+    /// background flow's life.
+    pub window_secs: Option<f64>,
+    /// Seconds between two steps of M (default 15).
+    pub period_secs: Option<f64>,
+    /// Waiting flows the loop aims to keep (default 8).
+    pub target_waiting: Option<usize>,
+}
+
+fn d_max_waiting() -> usize {
+    gtcp::admission::DEFAULT_MAX_WAITING
+}
+
+impl Default for AdmissionToml {
+    fn default() -> Self {
+        AdmissionToml {
+            fixed: None,
+            max_waiting: d_max_waiting(),
+            initial: None,
+            min: None,
+            max: None,
+            window_secs: None,
+            period_secs: None,
+            target_waiting: None,
+        }
+    }
+}
+
+impl AdmissionToml {
+    /// The core's configuration.
+    pub fn core(&self) -> Result<gtcp::admission::AdmissionConfig> {
+        use gtcp::admission::{Adaptive, AdmissionConfig, Limit};
+        let secs = |v: Option<f64>, d: Duration, what: &str| -> Result<Duration> {
+            match v {
+                None => Ok(d),
+                Some(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(Duration::from_secs_f64(s)),
+                Some(s) => {
+                    bail!("[admission] {what} must be a positive number of seconds, not {s}")
+                }
+            }
+        };
+        let limit = match self.fixed {
+            Some(m) => Limit::Fixed(m),
+            None => {
+                let d = Adaptive::default();
+                Limit::Adaptive(Adaptive {
+                    initial: self.initial.unwrap_or(d.initial),
+                    min: self.min.unwrap_or(d.min),
+                    max: self.max.unwrap_or(d.max),
+                    window: secs(self.window_secs, d.window, "window_secs")?,
+                    period: secs(self.period_secs, d.period, "period_secs")?,
+                    target_waiting: self.target_waiting.unwrap_or(d.target_waiting),
+                    margin: d.margin,
+                })
+            }
+        };
+        let c = AdmissionConfig {
+            limit,
+            max_waiting: self.max_waiting,
+        };
+        c.validate().context("invalid [admission]")?;
+        Ok(c)
+    }
 }
 
 /// `schedtcp client --config client.toml`.
@@ -210,6 +295,9 @@ pub struct ClientConfig {
     pub metrics: Option<SocketAddr>,
     #[serde(default)]
     pub tuning: Tuning,
+    /// Access control of the background routes (defaults when absent).
+    #[serde(default)]
+    pub admission: AdmissionToml,
     #[serde(rename = "route")]
     pub routes: Vec<ClientRoute>,
 }
@@ -300,7 +388,13 @@ impl ClientConfig {
             bail!("warm_pool is at most 64");
         }
         c.tuning.core(c.policy)?;
+        c.admission.core()?;
         Ok(c)
+    }
+
+    /// Whether some route is a background route (its flows under access control).
+    pub fn has_background(&self) -> bool {
+        self.routes.iter().any(|r| r.background)
     }
 
     /// Reads and checks the file, and loads its key (a `key_file` is relative to it).

@@ -145,6 +145,21 @@ impl InvariantTally {
     }
 }
 
+/// What the access controller of background flows reports ([`Engine::admission`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AdmissionStatus {
+    /// M: background flows that may be active at once.
+    pub limit: u32,
+    pub active: usize,
+    pub waiting: usize,
+    /// Flows refused because the waiting queue was full.
+    pub refused: u64,
+    /// Background bytes per second, sent and received (moving average).
+    pub rate: f64,
+    /// Estimated background arrival load, bytes per second (none before a flow finished).
+    pub load: Option<f64>,
+}
+
 /// One session end and everything that drives it.
 pub struct Engine {
     session: Mutex<Session>,
@@ -263,6 +278,22 @@ impl Engine {
     /// Forgets a flow's wake-ups when its tasks never started (its target was unreachable).
     pub(crate) fn forget_flow(&self, flow: FlowId) {
         lock(&self.flows).remove(&flow);
+    }
+
+    /// The access controller of background flows, when configured: (M, active, waiting,
+    /// refused, background bytes per second sent, estimated arrival load in bytes per second).
+    pub fn admission(&self) -> Option<AdmissionStatus> {
+        let now = self.epoch.elapsed();
+        self.inspect(|s| {
+            s.admission().map(|a| AdmissionStatus {
+                limit: a.limit(),
+                active: a.active(),
+                waiting: a.waiting(),
+                refused: a.refused(),
+                rate: a.sending_rate(now),
+                load: a.arrival_load(now),
+            })
+        })
     }
 
     /// Flows whose application socket is still being relayed.
