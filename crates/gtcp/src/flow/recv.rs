@@ -154,16 +154,23 @@ impl RecvStream {
         !self.ready.is_empty()
     }
 
-    /// Raises the credit to `read + window` if that grants at least a quarter window more.
-    /// Returns whether it changed (an acknowledgement should carry it).
-    pub fn maybe_extend_credit(&mut self) -> bool {
-        let target = self.read + self.window;
+    /// Raises the credit to `read + window` (a window at least this flow's own, at most what the
+    /// session's receive budget leaves it) if that grants at least a quarter of the flow's own
+    /// window more.
+    pub fn maybe_extend_credit_to(&mut self, window: u64) -> bool {
+        let target = self.read + window.max(self.window);
         if target >= self.credit + self.window / 4 {
             self.credit = target;
             true
         } else {
             false
         }
+    }
+
+    /// Credit granted beyond what the application read: what this flow may still receive and
+    /// buffer.
+    pub fn outstanding(&self) -> u64 {
+        self.credit.saturating_sub(self.read)
     }
 
     pub fn clear(&mut self) {
@@ -262,9 +269,9 @@ mod tests {
     fn credit_grows_as_the_application_reads() {
         let mut r = RecvStream::new(INITIAL_CREDIT);
         r.insert(0, Bytes::from(vec![0u8; 100_000])).unwrap();
-        assert!(!r.maybe_extend_credit());
+        assert!(!r.maybe_extend_credit_to(0));
         r.read(100_000);
-        assert!(r.maybe_extend_credit());
+        assert!(r.maybe_extend_credit_to(0));
         assert_eq!(r.credit, 100_000 + INITIAL_CREDIT);
     }
 }

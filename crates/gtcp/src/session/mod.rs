@@ -104,6 +104,9 @@ pub struct Session {
     peer_going_away: liveness::PeerGoAway,
     /// Access control of background flows, when configured.
     admission: Option<crate::admission::Admission>,
+    /// Receive credit granted beyond the flows' own windows: Σ max(0, credit − read −
+    /// flow_window), what the session's receive budget lends out ([`Session::credit_window`]).
+    recv_extra: u64,
     last_input: Option<ConnId>,
     /// Connections on which something was just confirmed: they may be able to say `Done`.
     settled: Vec<ConnId>,
@@ -133,6 +136,7 @@ impl Session {
             highest_seen: 0,
             going_away: false,
             admission: None,
+            recv_extra: 0,
             peer_going_away: liveness::PeerGoAway::default(),
             last_input: None,
             settled: Vec::new(),
@@ -511,9 +515,16 @@ impl Session {
             f.end_reported = true;
             return Ok(ReadOutcome::Reset(code));
         }
+        let extra_before = f.recv.outstanding().saturating_sub(self.config.flow_window);
         if let Some(data) = f.recv.read(max.max(1)) {
+            let extra_after = f.recv.outstanding().saturating_sub(self.config.flow_window);
+            self.recv_extra = self.recv_extra - extra_before + extra_after;
             self.counters.bytes_delivered += data.len() as u64;
-            if f.recv.maybe_extend_credit() && !f.ack_queued {
+            let extended = self.extend_credit(flow);
+            let Some(f) = self.flows.get_mut(&flow) else {
+                return Ok(ReadOutcome::Data(data));
+            };
+            if extended && !f.ack_queued {
                 f.ack_queued = true;
                 self.ctrl.push_back(flow);
                 self.wake_ctrl();
@@ -528,6 +539,41 @@ impl Session {
             return Ok(ReadOutcome::End);
         }
         Ok(ReadOutcome::Blocked)
+    }
+
+    /// The receive window flow `id` may be granted: at least its own `flow_window`, and up to
+    /// the session's receive budget — `flow_window` per live connection, as plain TCP's pair
+    /// would have one receive buffer per connection — less what the other flows hold beyond
+    /// their own windows. Under a size-based policy the flow served first is carried by every
+    /// connection at once; a window of one connection's would hold all of them back (the
+    /// receive-side half of the hand-over rule, issue 8). A reader that stops reading holds at
+    /// most the budget, and every other flow keeps its own window: memory stays within
+    /// `max_flows × flow_window` plus the budget.
+    pub(crate) fn credit_window(&self, id: FlowId) -> u64 {
+        let w = self.config.flow_window;
+        let budget = w.saturating_mul(self.conns.len().max(1) as u64);
+        let own = self
+            .flows
+            .get(&id)
+            .map_or(0, |f| f.recv.outstanding().saturating_sub(w));
+        let others = self.recv_extra.saturating_sub(own);
+        w.max(budget.saturating_sub(others))
+    }
+
+    /// Extends flow `id`'s credit within [`credit_window`](Self::credit_window), keeping the
+    /// session's tally of credit granted beyond the flows' own windows. Returns whether the
+    /// credit grew (an acknowledgement should carry it).
+    pub(crate) fn extend_credit(&mut self, id: FlowId) -> bool {
+        let window = self.credit_window(id);
+        let w = self.config.flow_window;
+        let Some(f) = self.flows.get_mut(&id) else {
+            return false;
+        };
+        let before = f.recv.outstanding().saturating_sub(w);
+        let grew = f.recv.maybe_extend_credit_to(window);
+        let after = f.recv.outstanding().saturating_sub(w);
+        self.recv_extra = self.recv_extra - before + after;
+        grew
     }
 
     /// Stop opening or accepting flows; the peer is told on the next transmission.
@@ -766,7 +812,10 @@ impl Session {
         if let Some(k) = f.key {
             self.sched.remove(k, id);
         }
-        self.flows.remove(&id);
+        if let Some(f) = self.flows.remove(&id) {
+            let extra = f.recv.outstanding().saturating_sub(self.config.flow_window);
+            self.recv_extra -= extra.min(self.recv_extra);
+        }
         self.counters.active_flows = self.flows.len() as u64;
         if self.role == Role::Acceptor {
             self.record_retired(id);

@@ -166,7 +166,10 @@ impl Session {
             }
             if f.ack_queued {
                 f.ack_queued = false;
-                f.recv.maybe_extend_credit();
+                self.extend_credit(id);
+                let Some(f) = self.flows.get_mut(&id) else {
+                    continue;
+                };
                 let ack = AckFrame {
                     flow: id,
                     received: f.recv.received,
