@@ -64,6 +64,9 @@ pub fn with_competitor(base: &Scenario, at_s: f64) -> Result<Scenario, ScenarioE
     Ok(s)
 }
 
+/// Delivered bytes so far, sampled during a run: `(t seconds, competitor, pair)`.
+pub type DeliveredSeries = Vec<(f64, u64, u64)>;
+
 /// What one run of a competitor scenario measured over its window.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct CompetitorOutcome {
@@ -106,7 +109,7 @@ pub fn measure(
     from_s: f64,
     to_s: f64,
     sample_s: f64,
-) -> Result<(CompetitorOutcome, Vec<(f64, u64, u64)>), ScenarioError> {
+) -> Result<(CompetitorOutcome, DeliveredSeries), ScenarioError> {
     let end = s.duration_s + s.drain_s;
     if !(from_s >= 0.0 && from_s < to_s && to_s <= end) {
         return Err(ScenarioError::Invalid(format!(

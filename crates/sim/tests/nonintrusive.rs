@@ -58,11 +58,22 @@ fn base(seed: u64, driver: DriverKind, policy: &str, duration_s: f64) -> Scenari
     }
 }
 
-fn outcome(seed: u64, driver: DriverKind, policy: &str, from_s: f64, to_s: f64) -> CompetitorOutcome {
-    let s = with_competitor(&base(seed, driver, policy, to_s), 0.0).unwrap_or_else(|e| panic!("{e}"));
+fn outcome(
+    seed: u64,
+    driver: DriverKind,
+    policy: &str,
+    from_s: f64,
+    to_s: f64,
+) -> CompetitorOutcome {
+    let s =
+        with_competitor(&base(seed, driver, policy, to_s), 0.0).unwrap_or_else(|e| panic!("{e}"));
     let (o, _) = measure(&s, from_s, to_s, 1.0).unwrap_or_else(|e| panic!("{e}"));
     if let Some(g) = o.gtcp {
-        assert_eq!(g.api_errors + g.protocol_errors + g.payload_mismatches, 0, "{g:?}");
+        assert_eq!(
+            g.api_errors + g.protocol_errors + g.payload_mismatches,
+            0,
+            "{g:?}"
+        );
         assert_eq!(g.invariant_violations, 0, "{g:?}");
     }
     o
@@ -87,15 +98,29 @@ fn the_competitor_is_counted_and_the_workload_is_carried() {
 #[test]
 #[ignore = "probe: cargo test --release -p sim --test nonintrusive -- --ignored probe --nocapture"]
 fn probe() {
-    let to: f64 = std::env::var("NI_TO").ok().and_then(|v| v.parse().ok()).unwrap_or(40.0);
-    let seeds: u64 = std::env::var("NI_SEEDS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+    let to: f64 = std::env::var("NI_TO")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40.0);
+    let seeds: u64 = std::env::var("NI_SEEDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
     for seed in 1..=seeds {
         let t0 = std::time::Instant::now();
         let plain = outcome(seed, DriverKind::Tcp, "tcp", 5.0, to);
-        let mut line = format!("seed {seed}: plain comp {:.0} pair {:.0}", plain.competitor_rate(), plain.pair_rate());
+        let mut line = format!(
+            "seed {seed}: plain comp {:.0} pair {:.0}",
+            plain.competitor_rate(),
+            plain.pair_rate()
+        );
         let tcp = outcome(seed, DriverKind::Schedtcp, "tcp", 5.0, to);
         for pol in ["tcp", "srpt", "fair", "las", "psps"] {
-            let o = if pol == "tcp" { tcp } else { outcome(seed, DriverKind::Schedtcp, pol, 5.0, to) };
+            let o = if pol == "tcp" {
+                tcp
+            } else {
+                outcome(seed, DriverKind::Schedtcp, pol, 5.0, to)
+            };
             line += &format!(
                 " | {pol} comp {:.3} pair {:.3}",
                 o.competitor_bytes as f64 / tcp.competitor_bytes as f64,
