@@ -270,7 +270,16 @@ Issue 8 measured with α = 1.5 (mean 5 MB, load 0.9) on the old core: `schedtcp/
 the default 1 MiB buffers E[T] = 1.26 × tcp's, 3 flows never finished; with 64 MiB, 0.57 × \
 tcp's. Invariant violations over all runs: {violations}.\n\n\
 Files: `table2_buffers.csv`, `table2_buffers.json`. Reproduce: `schedtcp experiment run {NAME}`.\n",
-        desc = crate::experiments::section62::describe(p),
+        desc = {
+            // The path and workload of the first size distribution (the others differ only
+            // in α and c, see their headers).
+            let mut first = p.clone();
+            if let Some(sz) = sizes.first() {
+                first.workload.alpha = sz.alpha;
+                first.workload.c = sz.c;
+            }
+            crate::experiments::section62::describe(&first)
+        },
         fw = p.gtcp.flow_window as f64 / 1048576.0,
         dfw = sim::scenario::GtcpConfig::default().flow_window,
         dsb = sim::scenario::GtcpConfig::default().send_buffer,
