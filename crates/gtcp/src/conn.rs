@@ -31,6 +31,44 @@ pub struct ConnCounters {
     pub received_bytes: u64,
 }
 
+/// A connection's counters break the invariant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum InvariantViolation {
+    /// `payload + virtual_queue + forgiven ≠ owner + adopted`: the connection carried other
+    /// than what its flow handed over (and what it adopted).
+    #[error(
+        "carried {carried} bytes (payload + virtual queue + forgiven) but owes {owed} (owner + adopted)"
+    )]
+    Ledger { carried: u64, owed: u64 },
+    /// The connection closed owing bytes.
+    #[error("closed with {0} bytes still in its virtual queue")]
+    OpenDebt(u64),
+}
+
+impl ConnCounters {
+    /// The ledger identity, true at any time:
+    /// `payload + virtual_queue + forgiven == owner + adopted`.
+    pub fn check_invariant(&self) -> Result<(), InvariantViolation> {
+        let carried = self.payload_bytes + self.virtual_queue + self.forgiven_bytes;
+        let owed = self.owner_bytes + self.adopted_bytes;
+        if carried != owed {
+            return Err(InvariantViolation::Ledger { carried, owed });
+        }
+        Ok(())
+    }
+
+    /// The invariant of a connection that is closing or closed: the identity, and nothing left
+    /// owing, so its payload is exactly its flow's bytes (plus adopted, less forgiven). Every
+    /// driver and test checks closed connections with this one function.
+    pub fn check_closed(&self) -> Result<(), InvariantViolation> {
+        self.check_invariant()?;
+        if self.virtual_queue != 0 {
+            return Err(InvariantViolation::OpenDebt(self.virtual_queue));
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Conn {
     pub id: ConnId,

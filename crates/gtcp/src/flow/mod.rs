@@ -71,6 +71,8 @@ pub(crate) struct Flow {
     pub end_reported: bool,
     /// The flow counts as closed; it lingers until its connection is gone (opener side).
     pub closed: bool,
+    /// Its hand-over room ran low: tell the application when there is room again.
+    pub write_armed: bool,
 }
 
 impl Flow {
@@ -99,6 +101,7 @@ impl Flow {
             ack_queued: false,
             end_reported: false,
             closed: false,
+            write_armed: false,
         }
     }
 

@@ -290,7 +290,6 @@ impl Session {
                 sent: f.send.next,
             });
         }
-        let before = f.send.buffered();
         let (conns, settled) = (&mut self.conns, &mut self.settled);
         let skipped = f.send.on_ack(a.received, a.credit, |c, n| {
             if let Some(conn) = conns.get_mut(&c) {
@@ -300,7 +299,6 @@ impl Session {
                 }
             }
         });
-        let freed = f.send.buffered() < before;
         if a.fin && !f.fin_acked {
             if !f.send.finished || a.received != f.send.written {
                 return Err(ProtocolError::AckOfUnsentFin { flow: a.flow });
@@ -312,16 +310,13 @@ impl Session {
             f.fin = Delivery::Confirmed;
         }
         let owner = f.owner;
-        let writable = freed && !f.send.finished;
         if skipped > 0 {
             self.total_unsent -= skipped;
             self.counters.resent_bytes -= skipped;
             self.clamp_virtual_queues(owner);
         }
-        if writable {
-            self.events.push_back(Event::FlowWritable(a.flow));
-        }
         self.refresh(a.flow);
+        self.check_writable(a.flow);
         // Acknowledged data may let a connection say Done.
         self.settled.extend(owner);
         self.wake_settled();

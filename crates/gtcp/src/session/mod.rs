@@ -215,6 +215,9 @@ impl Session {
         }
         self.conns.insert(conn, c);
         self.counters.active_conns = self.conns.len() as u64;
+        if let Some(f) = owner {
+            self.check_writable(f);
+        }
         self.wake(conn);
         Ok(())
     }
@@ -278,6 +281,7 @@ impl Session {
                         self.events.push_back(Event::ConnNeeded { owner: id });
                     }
                 }
+                self.check_writable(id);
             }
             self.refresh(id);
             self.try_retire(id);
@@ -342,6 +346,20 @@ impl Session {
 
     /// How many bytes [`write`](Self::write) would take now; an error once the flow takes no
     /// more (finished, reset or gone).
+    ///
+    /// **The hand-over rule.** A flow may hand bytes over while *its own connection's* virtual
+    /// queue is below [`Config::send_buffer`], however many of its bytes are already buffered:
+    /// plain TCP's application keeps writing into its own socket buffer while that buffer has
+    /// room, and it is that connection, not the flow, whose sending the virtual queue mirrors.
+    /// Bounding by the flow instead would let the connection of a long flow that the policy
+    /// holds back run dry (its bytes wait, its buffer stays full, it hands over nothing) while
+    /// plain TCP's connection would still be sending: the pair would take less than plain TCP
+    /// (issue 8). A flow without a live connection (its first one not yet established, or its
+    /// connection died) may have at most `send_buffer` of its own bytes unsent.
+    ///
+    /// Memory: unsent bytes ≤ live connections × `send_buffer` + orphan debt (bounded by the
+    /// flows without a live connection × `send_buffer` plus what died in flight); sent and not
+    /// yet acknowledged bytes stay within the receiver's per-flow credit.
     pub fn send_capacity(&self, flow: FlowId) -> Result<usize, SessionError> {
         let f = self
             .flows
@@ -350,7 +368,43 @@ impl Session {
         if f.no_more_writes() {
             return Err(SessionError::Finished(flow));
         }
-        Ok(self.config.send_buffer.saturating_sub(f.send.buffered()) as usize)
+        Ok(usize::try_from(self.handover_room(f)).unwrap_or(usize::MAX))
+    }
+
+    /// Bytes `f` may hand over now (see [`send_capacity`](Self::send_capacity)).
+    fn handover_room(&self, f: &Flow) -> u64 {
+        let pending = match f.owner.and_then(|c| self.conns.get(&c)) {
+            Some(c) => c.vq(),
+            None => f.send.unsent(),
+        };
+        self.config.send_buffer.saturating_sub(pending)
+    }
+
+    /// Room at which a flow that ran out of it is told [`Event::FlowWritable`]: half the
+    /// bound, so a woken application hands over in large writes while its connection still
+    /// owes half a buffer (it never runs dry while the application has bytes).
+    fn writable_threshold(&self) -> u64 {
+        (self.config.send_buffer / 2).max(1)
+    }
+
+    /// Arms `id` for [`Event::FlowWritable`] if its room fell below the threshold, or fires
+    /// the event if an armed flow has room again. Called wherever the room may change.
+    pub(crate) fn check_writable(&mut self, id: FlowId) {
+        let Some(f) = self.flows.get(&id) else { return };
+        if f.no_more_writes() {
+            return;
+        }
+        let room = self.handover_room(f);
+        let low = room < self.writable_threshold();
+        let Some(f) = self.flows.get_mut(&id) else {
+            return;
+        };
+        if low {
+            f.write_armed = true;
+        } else if f.write_armed {
+            f.write_armed = false;
+            self.events.push_back(Event::FlowWritable(id));
+        }
     }
 
     /// The application handed bytes over (Algorithm 1, `on_wri`): they join the flow's buffer
@@ -381,6 +435,7 @@ impl Session {
             self.sum_vq += n as u64;
         }
         self.refresh(flow);
+        self.check_writable(flow);
         match owner.filter(|c| self.conns.contains_key(c)) {
             Some(c) => self.wake(c),
             // Waiting for its own connection: others may still carry it under the policy.
@@ -484,9 +539,23 @@ impl Session {
 
     // ----- observability ------------------------------------------------------------------
 
+    /// Session-wide counters. The memory figures (`unsent_bound`, `send_buffered_bytes`)
+    /// take a pass over the flows.
     pub fn counters(&self) -> SessionCounters {
         let mut c = self.counters;
         c.orphan_bytes = self.orphan();
+        c.unsent_bytes = self.total_unsent;
+        c.send_buffered_bytes = self.flows.values().map(|f| f.send.buffered()).sum();
+        let ownerless = self
+            .flows
+            .values()
+            .filter(|f| !f.owner.is_some_and(|o| self.conns.contains_key(&o)))
+            .count() as u64;
+        // A live connection's queue takes hand-overs only below one send buffer, a flow with
+        // no live connection only up to one send buffer of its own; what dead connections
+        // owed (orphan debt) comes on top until others carry it.
+        c.unsent_bound =
+            (self.conns.len() as u64 + ownerless) * self.config.send_buffer + c.orphan_bytes;
         c
     }
 
@@ -631,8 +700,12 @@ impl Session {
             let cut = c.counters.virtual_queue.min(excess);
             c.counters.virtual_queue -= cut;
             c.counters.forgiven_bytes += cut;
+            let owner = c.owner;
             self.sum_vq -= cut;
             excess -= cut;
+            if let Some(o) = owner.filter(|_| cut > 0) {
+                self.check_writable(o);
+            }
             if excess == 0 {
                 break;
             }

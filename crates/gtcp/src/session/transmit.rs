@@ -232,6 +232,12 @@ impl Session {
             };
             self.sum_vq -= from_own;
             self.refresh(id);
+            // Room to hand over: the owner's (its connection owes less) or, for a flow with
+            // no live connection, this flow's own (it has fewer bytes unsent).
+            if let Some(o) = owner.filter(|_| from_own > 0) {
+                self.check_writable(o);
+            }
+            self.check_writable(id);
             // FAIR's key of the owner depends on what its own connection carried.
             if from_own > 0 {
                 if let Some(o) = owner {
