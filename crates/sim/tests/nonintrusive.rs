@@ -95,38 +95,35 @@ fn the_competitor_is_counted_and_the_workload_is_carried() {
     assert!(measure(&one, 0.0, 6.0, 1.0).is_err());
 }
 
+/// Issue 8's goal at CI size: pooled over 8 sample paths of 40 s, the competitor's bytes
+/// over [5, 40) s under `srpt` and `fair` are within ±2% of its bytes under the tunnel's
+/// `tcp` policy, with the default configuration. With the old per-flow hand-over bound
+/// (before 8012484) the competitor gained about 30% here: the deprioritised long flows'
+/// connections ran dry. (Per path the ratio still moves by a few percent: a packet-level run
+/// is chaotic once two sample paths differ by a byte; plain TCP without the tunnel differs
+/// from the tunnel's `tcp` policy as much.)
 #[test]
-#[ignore = "probe: cargo test --release -p sim --test nonintrusive -- --ignored probe --nocapture"]
-fn probe() {
-    let to: f64 = std::env::var("NI_TO")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40.0);
-    let seeds: u64 = std::env::var("NI_SEEDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3);
-    for seed in 1..=seeds {
-        let t0 = std::time::Instant::now();
-        let plain = outcome(seed, DriverKind::Tcp, "tcp", 5.0, to);
-        let mut line = format!(
-            "seed {seed}: plain comp {:.0} pair {:.0}",
-            plain.competitor_rate(),
-            plain.pair_rate()
+fn the_competitor_gets_the_same_bytes_under_srpt_and_fair_as_under_tcp() {
+    const SEEDS: u64 = 8;
+    let pooled = |policy: &str| -> u64 {
+        let per_seed: Vec<u64> = std::thread::scope(|s| {
+            let h: Vec<_> = (1..=SEEDS)
+                .map(|seed| {
+                    s.spawn(move || {
+                        outcome(seed, DriverKind::Schedtcp, policy, 5.0, 40.0).competitor_bytes
+                    })
+                })
+                .collect();
+            h.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        per_seed.iter().sum()
+    };
+    let tcp = pooled("tcp") as f64;
+    for policy in ["srpt", "fair"] {
+        let ratio = pooled(policy) as f64 / tcp;
+        assert!(
+            (ratio - 1.0).abs() <= 0.02,
+            "competitor under {policy} / under tcp = {ratio:.4} (goal ±2%)"
         );
-        let tcp = outcome(seed, DriverKind::Schedtcp, "tcp", 5.0, to);
-        for pol in ["tcp", "srpt", "fair", "las", "psps"] {
-            let o = if pol == "tcp" {
-                tcp
-            } else {
-                outcome(seed, DriverKind::Schedtcp, pol, 5.0, to)
-            };
-            line += &format!(
-                " | {pol} comp {:.3} pair {:.3}",
-                o.competitor_bytes as f64 / tcp.competitor_bytes as f64,
-                o.pair_bytes as f64 / tcp.pair_bytes as f64
-            );
-        }
-        println!("{line}  ({:.1}s)", t0.elapsed().as_secs_f64());
     }
 }
