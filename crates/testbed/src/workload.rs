@@ -345,11 +345,6 @@ mod tests {
         assert!(r[0].stopped && r[0].error.is_none() && r[0].completion_s.is_none());
         assert!(r[0].received > 0 && r[0].received < MAX_TRANSFER);
         assert_eq!(r[0].bins.iter().sum::<u64>(), r[0].received);
-        assert!(
-            r[0].bins.len() <= 6,
-            "stopped at 0.2 s: {} bins",
-            r[0].bins.len()
-        );
         assert!(!r[1].stopped && r[1].completion_s.is_some());
         // A stop before the start is refused.
         plan.flows[0].stop_at_s = Some(0.0);
