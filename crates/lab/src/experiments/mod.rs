@@ -1,7 +1,9 @@
 //! The experiments: issue 4's (analytical models and flow-level simulation), issue 3's
 //! (paper 000 in the packet-level simulator: `table2`, `fig6`–`fig9`) and issue 5's (paper 000
-//! on the real-TCP testbed: `testbed-table2`, `testbed-fig6`). Each module
-//! exposes `NAME`, `DESCRIPTION`, `SCENARIO` (its embedded TOML) and `run`.
+//! on the real-TCP testbed: `testbed-table2`, `testbed-fig6`) and issue 8's (non-intrusive
+//! under load with the default configuration: `nonintrusive`, `table2-buffers`,
+//! `testbed-nonintrusive`). Each module exposes `NAME`, `DESCRIPTION`, `SCENARIO` (its
+//! embedded TOML) and `run`.
 
 pub mod bg_fig2;
 pub mod bg_fig3;
