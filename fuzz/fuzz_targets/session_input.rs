@@ -8,21 +8,21 @@
 //! flows, connections added, dying or closing, and bounded "pump" rounds that let the two ends
 //! talk until they are quiet.
 //!
-//! A protocol error is fine: the driver closes that connection on both ends, as the tunnel
-//! would, and goes on. A panic anywhere is a bug. While no raw bytes were injected, it also
-//! checks that every byte an application reads is the byte the other application wrote at that
-//! offset, and while nothing was reset or lost, the per-connection invariant
-//! `payload = owner − virtual_queue + adopted`.
+//! The driving and the checks are the shared two-endpoint harness, [`gtcp::pair::Pair`]: it
+//! acts on events as the driver contract says (`ConnDone` half-closes, the end closes after the
+//! peer's end of stream; `ConnNeeded` opens a replacement). A protocol error is fine: the pair
+//! closes that connection on both ends, as the tunnel would, and goes on. A panic anywhere is a
+//! bug. After every op, every live connection keeps the ledger identity
+//! `payload + virtual_queue + forgiven = owner + adopted`; while no raw bytes were injected (and
+//! no connection was added on one side only), every byte an application reads is the byte the
+//! other application wrote at that offset, nothing is written on a connection after both of its
+//! sides said `Done`, and every connection that closes cleanly owes nothing.
 
 #![no_main]
 
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
-use std::time::Duration;
-
 use arbitrary::Arbitrary;
-use bytes::BytesMut;
-use gtcp::{Config, ConnId, Event, FlowId, Policy, ReadOutcome, Role, Session};
+use gtcp::pair::{Pair, Source};
+use gtcp::{Config, ConnId, FlowId, Policy};
 use libfuzzer_sys::fuzz_target;
 
 /// Connection ids the fuzzer can name (a few more than ever get added, so unknown ids occur).
@@ -34,6 +34,15 @@ const PUMP_ROUNDS: usize = 64;
 enum Side {
     Opener,
     Acceptor,
+}
+
+impl From<Side> for gtcp::pair::Side {
+    fn from(s: Side) -> Self {
+        match s {
+            Side::Opener => gtcp::pair::Side::Opener,
+            Side::Acceptor => gtcp::pair::Side::Acceptor,
+        }
+    }
 }
 
 #[derive(Arbitrary, Debug)]
@@ -136,263 +145,6 @@ const POLICIES: [&str; 9] = [
     "priority:psps:100",
 ];
 
-/// Longest write or checked read.
-const MAX_LEN: usize = 1 << 16;
-/// Period of the bytes an application writes.
-const PERIOD: u64 = 251;
-
-/// What the application on `side` writes to `flow` from `offset` on: bytes counting modulo
-/// [`PERIOD`] from a start that depends on the side, the flow and the offset.
-fn pattern(side: usize, flow: FlowId, offset: u64, len: usize) -> &'static [u8] {
-    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
-    let bytes = BYTES.get_or_init(|| {
-        (0..PERIOD as u8)
-            .cycle()
-            .take(PERIOD as usize + MAX_LEN)
-            .collect()
-    });
-    let start = offset
-        .wrapping_add(flow.0.wrapping_mul(7))
-        .wrapping_add(side as u64 * 100)
-        % PERIOD;
-    &bytes[start as usize..start as usize + len.min(MAX_LEN)]
-}
-
-#[derive(Default)]
-struct FlowApp {
-    written: u64,
-    read: u64,
-    finished: bool,
-    ended: bool,
-    reset: bool,
-}
-
-struct End {
-    s: Session,
-    /// Bytes received on each connection, not yet decoded.
-    inbox: BTreeMap<ConnId, BytesMut>,
-    /// Bytes sent on each connection, not yet delivered to the peer.
-    pipe: BTreeMap<ConnId, BytesMut>,
-    apps: BTreeMap<FlowId, FlowApp>,
-}
-
-struct World {
-    ends: [End; 2],
-    now: u64,
-    next_conn: u64,
-    /// Raw bytes were injected: the data check no longer applies.
-    tainted: bool,
-}
-
-fn idx(s: Side) -> usize {
-    match s {
-        Side::Opener => 0,
-        Side::Acceptor => 1,
-    }
-}
-
-impl World {
-    fn now(&self) -> Duration {
-        Duration::from_millis(self.now)
-    }
-
-    fn conn(&self, c: u8) -> ConnId {
-        ConnId(u64::from(c) % CONN_IDS + 1)
-    }
-
-    /// One of the flows `side` tracks, or (one time in `len + 1`) a flow id it may not know.
-    fn flow(&self, side: usize, f: u8) -> FlowId {
-        let ids: Vec<FlowId> = self.ends[side].s.flow_ids().collect();
-        ids.get(usize::from(f) % (ids.len() + 1))
-            .copied()
-            .unwrap_or(FlowId(u64::from(f % 8) + 1))
-    }
-
-    /// The connection is gone on `side` (closed by the driver, or dead).
-    fn close(&mut self, side: usize, c: ConnId) {
-        let now = self.now();
-        let e = &mut self.ends[side];
-        e.inbox.remove(&c);
-        e.pipe.remove(&c);
-        e.s.connection_closed(now, c);
-    }
-
-    fn kill_both(&mut self, c: ConnId) {
-        self.close(0, c);
-        self.close(1, c);
-    }
-
-    /// Bytes arrive at `side` on `c`.
-    fn input(&mut self, side: usize, c: ConnId, bytes: &[u8]) {
-        let now = self.now();
-        let e = &mut self.ends[side];
-        let inbox = e.inbox.entry(c).or_default();
-        inbox.extend_from_slice(bytes);
-        if e.s.handle_input(now, c, inbox).is_err() {
-            // The tunnel closes the offending connection; the peer sees it die.
-            self.kill_both(c);
-        }
-    }
-
-    fn transmit(&mut self, side: usize, c: ConnId, max: usize) -> usize {
-        let now = self.now();
-        let e = &mut self.ends[side];
-        let mut out = BytesMut::new();
-        let n = e.s.poll_transmit(now, c, &mut out, max);
-        assert_eq!(n, out.len(), "poll_transmit must return what it wrote");
-        if n > 0 {
-            e.pipe.entry(c).or_default().extend_from_slice(&out);
-        }
-        n
-    }
-
-    fn deliver(&mut self, from: usize, c: ConnId, max: usize) -> usize {
-        let Some(pipe) = self.ends[from].pipe.get_mut(&c) else {
-            return 0;
-        };
-        let n = pipe.len().min(max);
-        if n == 0 {
-            return 0;
-        }
-        let bytes = pipe.split_to(n);
-        self.input(1 - from, c, &bytes);
-        n
-    }
-
-    /// Drains both ends' events, acting on them as the tunnel would.
-    fn events(&mut self) {
-        loop {
-            let mut any = false;
-            for side in 0..2 {
-                while let Some(ev) = self.ends[side].s.poll_event() {
-                    any = true;
-                    match ev {
-                        Event::ConnDone(c) => self.shutdown(side, c),
-                        Event::FlowOpened { flow, .. } => {
-                            self.ends[side].apps.entry(flow).or_default();
-                        }
-                        Event::FlowReadable(_)
-                        | Event::FlowWritable(_)
-                        | Event::FlowClosed(_)
-                        | Event::ConnReady(_)
-                        | Event::ConnNeeded { .. } => {}
-                    }
-                }
-            }
-            if !any {
-                break;
-            }
-        }
-    }
-
-    /// `side` closes `c` cleanly after both said Done: what it sent still arrives (TCP delivers
-    /// before the FIN), then the peer reads end-of-stream and closes its end too.
-    fn shutdown(&mut self, side: usize, c: ConnId) {
-        if let Some(rest) = self.ends[side].pipe.remove(&c) {
-            if !rest.is_empty() {
-                self.input(1 - side, c, &rest);
-            }
-        }
-        self.close(side, c);
-        self.close(1 - side, c);
-    }
-
-    fn write(&mut self, side: usize, flow: FlowId, len: usize) {
-        let e = &mut self.ends[side];
-        let app = e.apps.entry(flow).or_default();
-        let data = pattern(side, flow, app.written, len);
-        let len = data.len();
-        if let Ok(n) = e.s.write(flow, data) {
-            assert!(n <= len);
-            app.written += n as u64;
-        }
-    }
-
-    /// Reads once; returns whether it got data.
-    fn read(&mut self, side: usize, flow: FlowId, max: usize) -> bool {
-        let now = self.now();
-        let tainted = self.tainted;
-        let [a, b] = &mut self.ends;
-        let (e, peer) = if side == 0 { (a, b) } else { (b, a) };
-        let Ok(got) = e.s.read(now, flow, max) else {
-            return false;
-        };
-        let app = e.apps.entry(flow).or_default();
-        match got {
-            ReadOutcome::Data(d) => {
-                assert!(!d.is_empty(), "Data is never empty");
-                assert!(d.len() <= max.max(1), "read more than asked");
-                if !tainted && !app.reset {
-                    for (i, part) in d.chunks(MAX_LEN).enumerate() {
-                        let at = app.read + (i * MAX_LEN) as u64;
-                        let want = pattern(1 - side, flow, at, part.len());
-                        assert!(part == want, "{flow}: wrong bytes at {at}");
-                    }
-                    if let Some(w) = peer.apps.get(&flow) {
-                        assert!(
-                            app.read + d.len() as u64 <= w.written,
-                            "read beyond written"
-                        );
-                    }
-                }
-                app.read += d.len() as u64;
-                return true;
-            }
-            ReadOutcome::End => {
-                if !tainted && !app.ended {
-                    let w = peer.apps.get(&flow).map_or(0, |w| w.written);
-                    assert_eq!(app.read, w, "{flow} ended early or late");
-                    assert!(
-                        peer.apps.get(&flow).is_some_and(|w| w.finished),
-                        "{flow} ended but its writer did not finish"
-                    );
-                }
-                app.ended = true;
-            }
-            ReadOutcome::Reset(_) => app.reset = true,
-            ReadOutcome::Blocked => {}
-        }
-        false
-    }
-
-    fn pump(&mut self, rounds: usize, chunk: usize) {
-        for _ in 0..rounds {
-            let mut moved = 0;
-            for side in 0..2 {
-                let conns: Vec<ConnId> = self.ends[side].s.connections().map(|(c, _)| c).collect();
-                for c in conns {
-                    moved += self.transmit(side, c, chunk);
-                    moved += self.deliver(side, c, usize::MAX);
-                    self.events();
-                }
-            }
-            for side in 0..2 {
-                let flows: Vec<FlowId> = self.ends[side].s.flow_ids().collect();
-                for f in flows {
-                    while self.read(side, f, usize::MAX) {}
-                }
-            }
-            self.events();
-            if moved == 0 {
-                break;
-            }
-        }
-    }
-
-    /// The per-connection ledger identity (the core's one check), on every live connection,
-    /// whatever was reset or lost.
-    fn check_invariant(&self) {
-        for e in &self.ends {
-            for (c, _) in e.s.connections() {
-                let k = e.s.connection_counters(c).expect("live connection");
-                if let Err(err) = k.check_invariant() {
-                    panic!("{c}: {err} ({k:?})");
-                }
-            }
-        }
-    }
-}
-
 fn config(input: &Input) -> Option<Config> {
     let policy: Policy = POLICIES[usize::from(input.policy) % POLICIES.len()]
         .parse()
@@ -408,130 +160,113 @@ fn config(input: &Input) -> Option<Config> {
     Some(config)
 }
 
+/// The connection id the fuzzer names with `c` (a few more than ever get added).
+fn conn(c: u8) -> ConnId {
+    ConnId(u64::from(c) % CONN_IDS + 1)
+}
+
+/// One of the flows `side` tracks, or (one time in `len + 1`) a flow id it may not know.
+fn flow(p: &Pair, side: Side, f: u8) -> FlowId {
+    let ids: Vec<FlowId> = p.session(side.into()).flow_ids().collect();
+    ids.get(usize::from(f) % (ids.len() + 1))
+        .copied()
+        .unwrap_or(FlowId(u64::from(f % 8) + 1))
+}
+
+/// The pair's checks that hold whatever the fuzzer did, and the others while nothing was
+/// injected.
+fn check(p: &Pair) {
+    if let Err(e) = p.check_invariant() {
+        panic!("{e}");
+    }
+    if !p.tainted {
+        assert!(p.violations.is_empty(), "{:?}", p.violations);
+    }
+}
+
 fn run(input: Input) {
     let Some(config) = config(&input) else {
         return;
     };
-    let end = |role| End {
-        s: Session::new(role, config).expect("valid config"),
-        inbox: BTreeMap::new(),
-        pipe: BTreeMap::new(),
-        apps: BTreeMap::new(),
-    };
-    let mut w = World {
-        ends: [end(Role::Opener), end(Role::Acceptor)],
-        now: 0,
-        next_conn: 1,
-        tainted: false,
-    };
-    // Two flows with their connections and a warm spare, as a client starts.
+    let mut p = Pair::new(config).expect("valid config");
+    p.strict = false;
+    p.auto_apps = false;
+    p.acceptor_source = Source::Pattern;
+    p.conn_limit = CONN_IDS;
+    // Up to two flows with their connections and a warm spare, as a client starts.
     for _ in 0..input.setup % 3 {
         // (max_flows may be 1.)
-        if let Ok(f) = w.ends[0].s.open_flow(w.now(), None, "web", 0, None) {
-            w.ends[0].apps.entry(f).or_default();
-            add_conn(&mut w, Some(f));
+        if let Ok(f) = p.open_flow(None, "web", 0, None, Source::Pattern) {
+            p.add_connection(Some(f));
         }
     }
-    add_conn(&mut w, None);
+    p.add_connection(None);
+    p.handle_events();
 
     for op in input.ops {
-        w.now += 1;
-        let now = w.now();
+        p.now += 1;
         match op {
-            Op::Inject { side, conn, bytes } => {
-                w.tainted = true;
-                let c = w.conn(conn);
-                w.input(idx(side), c, &bytes);
+            Op::Inject { side, conn: c, bytes } => p.inject(side.into(), conn(c), &bytes),
+            Op::Transmit { side, conn: c, max } => {
+                p.transmit(side.into(), conn(c), usize::from(max));
             }
-            Op::Transmit { side, conn, max } => {
-                let c = w.conn(conn);
-                w.transmit(idx(side), c, usize::from(max));
-            }
-            Op::Deliver { from, conn, max } => {
-                let c = w.conn(conn);
-                w.deliver(idx(from), c, usize::from(max));
+            Op::Deliver { from, conn: c, max } => {
+                p.deliver(from.into(), conn(c), usize::from(max));
             }
             Op::Pump { rounds, chunk } => {
-                w.pump(
+                p.pump(
                     usize::from(rounds) % PUMP_ROUNDS + 1,
                     usize::from(chunk) + 1,
                 );
             }
-            Op::OpenFlow { conn, class, hint } => {
-                let c = conn.map(|c| w.conn(c));
-                if let Ok(f) = w.ends[0]
-                    .s
-                    .open_flow(now, c, "web", class % 4, hint.map(u64::from))
-                {
-                    w.ends[0].apps.entry(f).or_default();
-                }
+            Op::OpenFlow { conn: c, class, hint } => {
+                let _ = p.open_flow(
+                    c.map(conn),
+                    "web",
+                    class % 4,
+                    hint.map(u64::from),
+                    Source::Pattern,
+                );
             }
-            Op::Write { side, flow, len } => {
-                let f = w.flow(idx(side), flow);
-                w.write(idx(side), f, usize::from(len));
+            Op::Write { side, flow: f, len } => {
+                let f = flow(&p, side, f);
+                p.app_write(side.into(), f, usize::from(len));
             }
-            Op::Read { side, flow, max } => {
-                let f = w.flow(idx(side), flow);
-                w.read(idx(side), f, usize::from(max));
+            Op::Read { side, flow: f, max } => {
+                let f = flow(&p, side, f);
+                p.app_read(side.into(), f, usize::from(max));
             }
-            Op::Finish { side, flow } => {
-                let f = w.flow(idx(side), flow);
-                let e = &mut w.ends[idx(side)];
-                if e.s.finish(f).is_ok() {
-                    e.apps.entry(f).or_default().finished = true;
-                }
+            Op::Finish { side, flow: f } => {
+                let f = flow(&p, side, f);
+                let _ = p.app_finish(side.into(), f);
             }
-            Op::Reset { side, flow, code } => {
-                let f = w.flow(idx(side), flow);
-                let e = &mut w.ends[idx(side)];
-                if e.s.reset(now, f, code).is_ok() {
-                    e.apps.entry(f).or_default().reset = true;
-                }
+            Op::Reset { side, flow: f, code } => {
+                let f = flow(&p, side, f);
+                let _ = p.app_reset(side.into(), f, code);
             }
-            Op::KnownEnd { flow, end } => {
-                let f = w.flow(0, flow);
-                let _ = w.ends[0].s.set_known_end(f, end.map(u64::from));
+            Op::KnownEnd { flow: f, end } => {
+                let f = flow(&p, Side::Opener, f);
+                let _ = p
+                    .session_mut(gtcp::pair::Side::Opener)
+                    .set_known_end(f, end.map(u64::from));
             }
             Op::AddConn { owner } => {
-                let owner = owner.map(|o| w.flow(0, o));
-                add_conn(&mut w, owner);
+                let owner = owner.map(|o| flow(&p, Side::Opener, o));
+                p.add_connection(owner);
             }
-            Op::AcceptConn { conn, owner } => {
-                w.tainted = true;
-                let c = w.conn(conn);
-                let _ = w.ends[1].s.add_connection(c, owner.map(FlowId));
+            Op::AcceptConn { conn: c, owner } => {
+                let _ =
+                    p.add_connection_on(gtcp::pair::Side::Acceptor, conn(c), owner.map(FlowId));
             }
-            Op::Kill { conn, only } => {
-                let c = w.conn(conn);
-                match only {
-                    Some(side) => w.close(idx(side), c),
-                    None => w.kill_both(c),
-                }
-            }
-            Op::GoAway { side } => w.ends[idx(side)].s.go_away(),
+            Op::Kill { conn: c, only } => p.kill(conn(c), only.map(Into::into)),
+            Op::GoAway { side } => p.session_mut(side.into()).go_away(),
         }
-        w.events();
-        w.check_invariant();
+        p.handle_events();
+        check(&p);
     }
     // Whatever happened, letting the ends talk must not panic either.
-    w.pump(PUMP_ROUNDS, 16 * 1024 + 64);
-    w.check_invariant();
-}
-
-/// A pool connection finished its handshake: both ends learn it (the opener first; the acceptor
-/// may refuse it, and then the opener sees it die).
-fn add_conn(w: &mut World, owner: Option<FlowId>) {
-    if w.next_conn > CONN_IDS {
-        return;
-    }
-    let c = ConnId(w.next_conn);
-    w.next_conn += 1;
-    if w.ends[0].s.add_connection(c, owner).is_err() {
-        return;
-    }
-    if w.ends[1].s.add_connection(c, owner).is_err() {
-        w.close(0, c);
-    }
+    p.pump(PUMP_ROUNDS, 16 * 1024 + 64);
+    check(&p);
 }
 
 fuzz_target!(|input: Input| run(input));

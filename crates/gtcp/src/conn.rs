@@ -69,6 +69,50 @@ impl ConnCounters {
     }
 }
 
+/// Where a connection stands in its closing handshake: each side says `Done` once it owes
+/// nothing there; once both have, it closes ([`Event::ConnDone`](crate::Event::ConnDone)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Phase {
+    /// Carrying data.
+    #[default]
+    Open,
+    /// We said `Done`: no more data from us here; control frames may still go until the
+    /// peer's `Done`.
+    DoneSent,
+    /// The peer said `Done`: no more data from it here.
+    DoneReceived,
+    /// Both said `Done`: nothing more goes on it; the driver half-closes it.
+    Closing,
+}
+
+impl Phase {
+    pub fn done_sent(self) -> bool {
+        matches!(self, Phase::DoneSent | Phase::Closing)
+    }
+
+    pub fn done_received(self) -> bool {
+        matches!(self, Phase::DoneReceived | Phase::Closing)
+    }
+
+    /// The phase after we say `Done`.
+    pub fn send_done(self) -> Phase {
+        if self.done_received() {
+            Phase::Closing
+        } else {
+            Phase::DoneSent
+        }
+    }
+
+    /// The phase after the peer's `Done`.
+    pub fn receive_done(self) -> Phase {
+        if self.done_sent() {
+            Phase::Closing
+        } else {
+            Phase::DoneReceived
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Conn {
     pub id: ConnId,
@@ -76,10 +120,8 @@ pub(crate) struct Conn {
     pub counters: ConnCounters,
     /// Payload bytes carried here not yet acknowledged by the receiver.
     pub unacked: u64,
-    /// We said `Done`: no more data from us on this connection.
-    pub done_sent: bool,
-    /// The peer said `Done`.
-    pub done_received: bool,
+    /// The closing handshake.
+    pub phase: Phase,
     /// The driver has been told this connection has something to send and has not yet found it
     /// empty.
     pub polled: bool,
@@ -96,8 +138,7 @@ impl Conn {
             owner,
             counters: ConnCounters::default(),
             unacked: 0,
-            done_sent: false,
-            done_received: false,
+            phase: Phase::Open,
             polled: false,
             go_away_sent: false,
             open_queue: Vec::new(),

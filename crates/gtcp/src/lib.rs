@@ -27,10 +27,13 @@
 
 #![forbid(unsafe_code)]
 
+pub mod admission;
 mod conn;
 pub mod driver;
 pub mod flow;
 mod ids;
+#[cfg(feature = "pair")]
+pub mod pair;
 pub mod policy;
 pub mod session;
 pub mod size;
@@ -43,5 +46,5 @@ pub use ids::{ConnId, FlowId};
 pub use policy::{Order, Policy};
 pub use session::{
     Config, ConfigError, Event, FlowSummary, ProtocolError, ReadOutcome, Role, Session,
-    SessionCounters, SessionError,
+    SessionCounters, SessionError, MAX_RETIRED_ABOVE,
 };

@@ -5,10 +5,8 @@
 //! The CI case runs 300 flows; `cargo test --release -p gtcp --test memory -- --ignored
 //! --nocapture` runs 10 000 and prints the peaks.
 
-mod support;
-
+use gtcp::pair::{FlowSpec, Pair};
 use gtcp::{Config, Policy};
-use support::{FlowSpec, Harness};
 
 struct Peaks {
     unsent: u64,
@@ -33,7 +31,9 @@ fn peaks(policy: &str, n: usize, send_buffer: u64, size: usize) -> Peaks {
         })
         .collect();
     // Slow connections: every flow stays active for many ticks.
-    let mut h = Harness::new(config, specs, 2_000, 2);
+    let mut h = Pair::with_flows(config, specs, 2_000, 2);
+    // Only the counts matter here: received bytes are checked as they arrive, not kept.
+    h.keep_received = false;
     let mut p = Peaks {
         unsent: 0,
         buffered: 0,
@@ -41,7 +41,7 @@ fn peaks(policy: &str, n: usize, send_buffer: u64, size: usize) -> Peaks {
     };
     for _ in 0..200_000 {
         h.step();
-        let c = h.client.counters();
+        let c = h.opener().counters();
         assert!(
             c.unsent_bytes <= c.unsent_bound,
             "{policy}: tick {}: {} unsent bytes above the bound {}",
@@ -57,10 +57,13 @@ fn peaks(policy: &str, n: usize, send_buffer: u64, size: usize) -> Peaks {
         }
     }
     assert!(h.finished(), "{policy}: every flow finishes");
-    let c = h.client.counters();
+    if let Err(e) = h.check_end() {
+        panic!("{policy}: {e}");
+    }
+    let c = h.opener().counters();
     assert_eq!(c.orphan_bytes, 0);
     assert_eq!(c.bytes_delivered, 0, "uploads only");
-    assert_eq!(h.server.counters().bytes_delivered, (n * size) as u64);
+    assert_eq!(h.acceptor().counters().bytes_delivered, (n * size) as u64);
     p
 }
 
@@ -78,10 +81,18 @@ fn check(policy: &str, n: usize) -> Peaks {
         p.unsent as f64 / bound as f64,
         p.buffered
     );
-    assert_eq!(p.active, n as u64, "{policy}: all flows were active at once");
+    assert_eq!(
+        p.active, n as u64,
+        "{policy}: all flows were active at once"
+    );
     assert!(p.unsent <= bound, "{policy}: {} > {bound}", p.unsent);
-    // Reached: the bound is tight, not a loose ceiling (every flow had a full buffer waiting).
-    assert!(p.unsent * 10 >= bound * 9, "{policy}: peak {} far below {bound}", p.unsent);
+    // Reached, not a loose ceiling: applications refill when their room is back to half the
+    // buffer (`FlowWritable`), so every connection holds between half and all of it.
+    assert!(
+        p.unsent * 2 >= bound,
+        "{policy}: peak {} far below {bound}",
+        p.unsent
+    );
     assert!(p.buffered <= n as u64 * (send_buffer + window));
     p
 }
@@ -94,7 +105,7 @@ fn unsent_bytes_stay_within_the_bound_with_three_hundred_flows() {
 }
 
 #[test]
-#[ignore = "10 000 flows: about 1 GB and a minute in release; run with --ignored --nocapture"]
+#[ignore = "10 000 flows: about 1 GB and up to half an hour in release on a loaded 2-core machine; run with --ignored --nocapture"]
 fn unsent_bytes_stay_within_the_bound_with_ten_thousand_flows() {
     for policy in ["srpt", "fair", "tcp"] {
         check(policy, 10_000);

@@ -2,11 +2,9 @@
 //! and the connections killed, every byte arrives intact and in order, every connection carries
 //! exactly its own flow's bytes (plus what it adopted from dead ones), and everything closes.
 
-mod support;
-
+use gtcp::pair::{FlowSpec, Pair};
 use gtcp::{Config, Order, Policy};
 use proptest::prelude::*;
-use support::{FlowSpec, Harness};
 
 fn policy() -> impl Strategy<Value = Policy> {
     prop_oneof![
@@ -49,11 +47,11 @@ fn specs() -> impl Strategy<Value = Vec<FlowSpec>> {
     })
 }
 
-fn check(h: &Harness, specs: &[FlowSpec]) {
+fn check(h: &Pair, specs: &[FlowSpec]) {
     let mut sorted = specs.to_vec();
     sorted.sort_by_key(|s| s.start);
     for (i, spec) in sorted.iter().enumerate() {
-        let r = &h.results[&h.ids[i].expect("started")];
+        let r = &h.result(h.ids[i].expect("started"));
         assert!(!r.reset, "flow {i} was reset");
         assert!(
             r.up_received == spec.up,
@@ -64,20 +62,22 @@ fn check(h: &Harness, specs: &[FlowSpec]) {
         assert!(r.down_received == spec.down, "flow {i}: download differs");
     }
     // The invariant, per connection and per side, at the time it closed.
-    for (conn, c) in h.closed_counters.iter().chain(&h.closed_server_counters) {
+    for closed in &h.closed {
+        let (conn, c) = (closed.conn, closed.counters);
         if let Err(e) = c.check_closed() {
             panic!("{conn}: {e} ({c:?})");
         }
     }
     if h.lost == 0 {
-        for (conn, c) in h.closed_counters.iter().chain(&h.closed_server_counters) {
+        for closed in &h.closed {
+            let (conn, c) = (closed.conn, closed.counters);
             assert_eq!(
                 c.adopted_bytes, 0,
                 "{conn}: nothing to adopt without a failure"
             );
         }
     }
-    for s in [&h.client, &h.server] {
+    for s in [h.opener(), h.acceptor()] {
         assert!(
             s.is_idle(),
             "session not idle at the end: {:?}",
@@ -87,16 +87,21 @@ fn check(h: &Harness, specs: &[FlowSpec]) {
         assert_eq!(c.orphan_bytes, 0);
         assert_eq!(c.payload_sent, c.bytes_handed + c.resent_bytes, "{c:?}");
     }
+    // The pair's own checks: closed connections kept the invariant, nothing was written after
+    // both Done, every direction was read to its end with exactly what was written.
+    if let Err(e) = h.check_end() {
+        panic!("{e}");
+    }
 }
 
 /// Runs one scenario of `killed_connections_lose_nothing`.
-fn run_with_kills(policy: Policy, specs: Vec<FlowSpec>, mut kills: Vec<(u64, usize)>) -> Harness {
+fn run_with_kills(policy: Policy, specs: Vec<FlowSpec>, mut kills: Vec<(u64, usize)>) -> Pair {
     let config = Config {
         policy,
         chunk: 8 * 1024,
         ..Config::default()
     };
-    let mut h = Harness::new(config, specs.clone(), 10_000, 2);
+    let mut h = Pair::with_flows(config, specs.clone(), 10_000, 2);
     kills.sort();
     for (at, which) in kills {
         while h.now < at && !h.finished() {
@@ -104,7 +109,7 @@ fn run_with_kills(policy: Policy, specs: Vec<FlowSpec>, mut kills: Vec<(u64, usi
         }
         let conns = h.conn_ids();
         if !conns.is_empty() {
-            h.kill(conns[which % conns.len()]);
+            h.kill(conns[which % conns.len()], None);
         }
     }
     h.run(8_000);
@@ -117,8 +122,8 @@ fn assert_recovers(policy: Policy, specs: Vec<FlowSpec>, kills: Vec<(u64, usize)
     assert!(
         h.finished(),
         "did not finish: {:?} / {:?}",
-        h.client.counters(),
-        h.server.counters()
+        h.opener().counters(),
+        h.acceptor().counters()
     );
     check(&h, &specs);
 }
@@ -224,14 +229,14 @@ fn run_checking_liveness(
     specs: Vec<FlowSpec>,
     send_buffer: u64,
     rate: usize,
-) -> Harness {
+) -> Pair {
     let config = Config {
         policy,
         chunk: 4 * 1024,
         send_buffer,
         ..Config::default()
     };
-    let mut h = Harness::new(config, specs, rate, 2);
+    let mut h = Pair::with_flows(config, specs, rate, 2);
     h.check_liveness = true;
     h.run(20_000);
     h
@@ -259,6 +264,30 @@ fn a_held_back_flows_connection_never_runs_dry() {
     check(&h, &specs);
 }
 
+/// Pinned failing case of `killed_connections_lose_nothing` (found 2026-11-23 by the ledger's
+/// debug check: the session-wide identity was checked between the cuts of one clamp).
+#[test]
+fn regression_kill_while_downloads_are_acknowledged_under_las() {
+    let specs = vec![
+        FlowSpec {
+            start: 0,
+            up: Vec::new(),
+            down: Vec::new(),
+        },
+        FlowSpec {
+            start: 0,
+            up: Vec::new(),
+            down: payload(16_384, 101),
+        },
+        FlowSpec {
+            start: 4,
+            up: Vec::new(),
+            down: payload(9_959, 102),
+        },
+    ];
+    assert_recovers(Policy::new(Order::Las), specs, vec![(5, 1)]);
+}
+
 proptest! {
     // PROPTEST_CASES=N runs more cases (e.g. a long hunt in release mode); CI runs 48.
     #![proptest_config(ProptestConfig {
@@ -271,8 +300,8 @@ proptest! {
         policy in policy(), specs in specs(), rate in 3_000usize..40_000, delay in 1u64..4,
     ) {
         let config = Config { policy, chunk: 8 * 1024, ..Config::default() };
-        let mut h = Harness::new(config, specs.clone(), rate, delay);
-        prop_assert!(h.run(5_000), "did not finish: {:?} / {:?}", h.client.counters(), h.server.counters());
+        let mut h = Pair::with_flows(config, specs.clone(), rate, delay);
+        prop_assert!(h.run(5_000), "did not finish: {:?} / {:?}", h.opener().counters(), h.acceptor().counters());
         check(&h, &specs);
     }
 
@@ -284,7 +313,7 @@ proptest! {
         policy in policy(), specs in long_specs(), send_buffer in send_buffer(), rate in 3_000usize..40_000,
     ) {
         let h = run_checking_liveness(policy, specs.clone(), send_buffer, rate);
-        prop_assert!(h.finished(), "did not finish: {:?} / {:?}", h.client.counters(), h.server.counters());
+        prop_assert!(h.finished(), "did not finish: {:?} / {:?}", h.opener().counters(), h.acceptor().counters());
         prop_assert!(h.idle_breaches.is_empty(), "{:?}", &h.idle_breaches[..h.idle_breaches.len().min(5)]);
         check(&h, &specs);
     }
@@ -294,7 +323,7 @@ proptest! {
         policy in policy(), specs in specs(), kills in prop::collection::vec((1u64..120, 0usize..8), 1..4),
     ) {
         let h = run_with_kills(policy, specs.clone(), kills);
-        prop_assert!(h.finished(), "did not finish: {:?} / {:?}", h.client.counters(), h.server.counters());
+        prop_assert!(h.finished(), "did not finish: {:?} / {:?}", h.opener().counters(), h.acceptor().counters());
         check(&h, &specs);
     }
 }

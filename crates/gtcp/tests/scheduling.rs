@@ -1,9 +1,7 @@
 //! Scheduling claims of paper 000 on the deterministic two-endpoint harness.
 
-mod support;
-
+use gtcp::pair::{FlowSpec, Pair};
 use gtcp::{Config, Policy};
-use support::{FlowSpec, Harness};
 
 const RATE: usize = 20_000; // bytes per tick per connection
 const LONG: usize = 3_000_000;
@@ -34,22 +32,22 @@ fn long_and_short(policy: &str) -> (u64, u64) {
             down: Vec::new(),
         },
     ];
-    let mut h = Harness::new(config, specs.clone(), RATE, 2);
+    let mut h = Pair::with_flows(config, specs.clone(), RATE, 2);
     assert!(
         h.run(10_000),
         "{policy}: everything finishes and every connection closes"
     );
+    if let Err(e) = h.check_end() {
+        panic!("{policy}: {e}");
+    }
     let long = h.ids[0].unwrap();
     let short = h.ids[1].unwrap();
     for (id, spec) in [(long, &specs[0]), (short, &specs[1])] {
-        assert_eq!(
-            h.results[&id].up_received, spec.up,
-            "{policy}: bytes intact"
-        );
+        assert_eq!(h.result(id).up_received, spec.up, "{policy}: bytes intact");
     }
     (
-        h.results[&long].up_done.unwrap(),
-        h.results[&short].up_done.unwrap(),
+        h.result(long).up_done.unwrap(),
+        h.result(short).up_done.unwrap(),
     )
 }
 
@@ -108,11 +106,11 @@ fn under_fair_no_flow_finishes_later_than_under_tcp() {
             policy: policy.parse::<Policy>().unwrap(),
             ..Config::default()
         };
-        let mut h = Harness::new(config, specs.clone(), RATE, 2);
+        let mut h = Pair::with_flows(config, specs.clone(), RATE, 2);
         assert!(h.run(20_000), "{policy} finishes");
         h.ids
             .iter()
-            .map(|id| h.results[&id.unwrap()].up_done.unwrap())
+            .map(|id| h.result(id.unwrap()).up_done.unwrap())
             .collect::<Vec<_>>()
     };
     let tcp = run("tcp");

@@ -16,13 +16,18 @@ use tokio::task::JoinHandle;
 use tracing::{info, warn};
 
 use crate::auth::HmacKey;
+use crate::backoff::Backoff;
 use crate::config::{ClientConfig, ClientRoute};
 use crate::engine::{codes, Engine, Role};
 use crate::metrics::Registry;
 use crate::net;
 
-/// Attempts to establish a pool connection before the flow it is for is reset.
-const CONNECT_ATTEMPTS: u32 = 4;
+/// A connection that dies sooner than this after its handshake counts as a failed attempt
+/// for the reconnect backoff (a path that kills connections at once must not cause a storm).
+const STABLE_AFTER: Duration = Duration::from_secs(5);
+
+/// Time left before a flow's connection deadline below which no new attempt starts.
+const MIN_ATTEMPT: Duration = Duration::from_millis(50);
 
 struct Params {
     cfg: ClientConfig,
@@ -32,6 +37,7 @@ struct Params {
     /// Established, authenticated, never-used connections.
     warm: Mutex<Vec<ConnId>>,
     warm_taken: Notify,
+    backoff: Backoff,
 }
 
 struct ClientRole(Arc<Params>);
@@ -42,20 +48,42 @@ impl Role for ClientRole {
     fn conn_needed(&self, engine: &Arc<Engine>, owner: FlowId) {
         tokio::spawn(open_conn(engine.clone(), self.0.clone(), Some(owner)));
     }
+
+    fn conn_ended(&self, clean: bool, lived: Duration) {
+        let b = &self.0.backoff;
+        if clean || lived >= STABLE_AFTER {
+            b.succeeded();
+        }
+        if !clean {
+            b.failed();
+        }
+    }
 }
 
-/// Establishes and authenticates one pool connection and hands it to the engine.
+/// Establishes and authenticates one pool connection and hands it to the engine. Attempts
+/// wait the session's reconnect [`Backoff`]; a flow that has no connection within
+/// `handshake_timeout_secs` is reset, so its application sees a reset, not a hang.
 async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -> Option<ConnId> {
     let t = &p.cfg.tuning;
-    for attempt in 0..CONNECT_ATTEMPTS {
+    let deadline = tokio::time::Instant::now() + t.handshake_timeout();
+    loop {
+        // Half of what is left at most, so that even after many failures a flow gets a few
+        // attempts before its deadline.
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        if left < MIN_ATTEMPT {
+            break;
+        }
+        tokio::time::sleep(p.backoff.delay().min(left / 2)).await;
+        if owner.is_some_and(|f| engine.inspect(|s| s.flow_ids().all(|g| g != f))) {
+            // The flow ended meanwhile (its application gave up): nothing to connect for.
+            return None;
+        }
         let conn = ConnId(p.next_conn.fetch_add(1, Ordering::Relaxed));
-        let result = async {
-            let mut stream =
-                tokio::time::timeout(t.handshake_timeout(), TcpStream::connect(p.cfg.server))
-                    .await
-                    .context("connect timed out")?
-                    .with_context(|| format!("connecting to {}", p.cfg.server))?;
-            net::tune(&stream, t.notsent_lowat)?;
+        let result = tokio::time::timeout_at(deadline, async {
+            let mut stream = TcpStream::connect(p.cfg.server)
+                .await
+                .with_context(|| format!("connecting to {}", p.cfg.server))?;
+            net::tune(&stream, t.notsent_lowat, t.liveness().dead_peer)?;
             let leftover = net::client_handshake(
                 &mut stream,
                 &p.key,
@@ -66,8 +94,13 @@ async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -
             )
             .await?;
             anyhow::Ok((stream, leftover))
-        }
-        .await;
+        })
+        .await
+        .unwrap_or_else(|_| {
+            Err(anyhow::anyhow!(
+                "no connection within the handshake timeout"
+            ))
+        });
         match result {
             Ok((stream, leftover)) => {
                 if let Err(e) = engine.with(|s, _| s.add_connection(conn, owner)) {
@@ -78,12 +111,16 @@ async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -
                 return Some(conn);
             }
             Err(e) => {
-                warn!(%conn, attempt, "pool connection failed: {e:#}");
-                tokio::time::sleep(Duration::from_millis(50 << attempt)).await;
+                p.backoff.failed();
+                match e.downcast_ref::<net::Refused>() {
+                    Some(r) => warn!(%conn, "pool connection: {r}; retrying after a backoff"),
+                    None => warn!(%conn, "pool connection failed: {e:#}"),
+                }
             }
         }
     }
     if let Some(f) = owner {
+        warn!(flow = %f, "no pool connection within {} s: resetting the flow", t.handshake_timeout().as_secs());
         let _ = engine.with(|s, now| s.reset(now, f, codes::NO_CONNECTION));
     }
     None
@@ -107,24 +144,28 @@ impl ClientHandle {
         let _ = self.stop.send(true);
         let _ = self.task.await;
         self.engine.go_away();
-        drain(&self.engine, self.grace).await;
+        drain(&self.engine, tokio::time::Instant::now() + self.grace).await;
     }
 }
 
-/// Waits until the engine has no flow left or `grace` passed; then resets the rest.
-pub(crate) async fn drain(engine: &Arc<Engine>, grace: Duration) {
-    let deadline = tokio::time::Instant::now() + grace;
+/// Waits until the engine has no flow left or `deadline` passed; then resets the rest.
+pub(crate) async fn drain(engine: &Arc<Engine>, deadline: tokio::time::Instant) {
     while engine.active_flows() > 0 {
         let idle = engine.idle.notified();
         if tokio::time::timeout_at(deadline, idle).await.is_err() {
             let left = engine.active_flows();
             if left > 0 {
                 warn!(
+                    session = %engine.label,
                     flows = left,
                     "shutdown grace period over: resetting the remaining flows"
                 );
                 engine.reset_all(codes::SHUTDOWN);
-                tokio::time::sleep(Duration::from_millis(100)).await;
+                // Let the resets reach the applications' sockets (bounded).
+                let settle = tokio::time::Instant::now() + Duration::from_millis(500);
+                while engine.relayed_flows() > 0 && tokio::time::Instant::now() < settle {
+                    let _ = tokio::time::timeout_at(settle, engine.idle.notified()).await;
+                }
             }
             break;
         }
@@ -143,10 +184,15 @@ pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
         next_conn: AtomicU64::new(1),
         warm: Mutex::new(Vec::new()),
         warm_taken: Notify::new(),
+        backoff: Backoff::default(),
         cfg,
     });
-    let session = Session::new(CoreRole::Opener, core)?;
-    let engine = Engine::new(session, Box::new(ClientRole(p.clone())), label);
+    let mut session = Session::new(CoreRole::Opener, core)?;
+    if p.cfg.has_background() {
+        session.set_admission(p.cfg.admission.core()?)?;
+    }
+    let liveness = p.cfg.tuning.liveness();
+    let engine = Engine::new(session, Box::new(ClientRole(p.clone())), label, liveness);
     let mut listeners = Vec::new();
     let mut routes = Vec::new();
     for r in &p.cfg.routes {
@@ -168,6 +214,12 @@ pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
             p.clone(),
             l,
             r,
+            stopped.clone(),
+        )));
+    }
+    if p.cfg.has_background() {
+        tasks.push(tokio::spawn(tick_admission(
+            engine.clone(),
             stopped.clone(),
         )));
     }
@@ -209,6 +261,10 @@ async fn accept_loop(
             },
             _ = stop.changed() => return,
         };
+        if route.background {
+            open_background(&engine, &p, &route, app, peer);
+            continue;
+        }
         let warm = p.warm.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let opened = engine.with(|s, now| {
             // A warm connection that died meanwhile is refused: open without one.
@@ -231,6 +287,44 @@ async fn accept_loop(
                 warn!(route = %route.name, %peer, "refusing application connection: {e}");
                 let _ = socket2::SockRef::from(&app).set_linger(Some(Duration::ZERO));
             }
+        }
+    }
+}
+
+/// An application connected on a background route: admitted, it starts as any flow (on a new
+/// connection, never a warm one: the class is counted in connections); waiting, its bytes are
+/// not read and no connection is opened until the core admits it (`ConnNeeded`); refused (the
+/// waiting queue is full), the application sees a reset.
+fn open_background(
+    engine: &Arc<Engine>,
+    p: &Arc<Params>,
+    route: &ClientRoute,
+    app: TcpStream,
+    peer: SocketAddr,
+) {
+    use gtcp::admission::Verdict;
+    match engine.with(|s, now| s.open_background_flow(now, &route.name, route.class, None)) {
+        Ok((flow, verdict)) => {
+            tracing::debug!(route = %route.name, %peer, %flow, ?verdict, "background flow");
+            engine.register_flow(flow);
+            tokio::spawn(engine.clone().run_flow(flow, app, None));
+            if verdict == Verdict::Admitted {
+                tokio::spawn(open_conn(engine.clone(), p.clone(), Some(flow)));
+            }
+        }
+        Err(e) => {
+            warn!(route = %route.name, %peer, "refusing background connection: {e}");
+            let _ = socket2::SockRef::from(&app).set_linger(Some(Duration::ZERO));
+        }
+    }
+}
+
+/// Lets the access controller's slow loop run once a second (it may admit waiting flows).
+async fn tick_admission(engine: Arc<Engine>, mut stop: watch::Receiver<bool>) {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(1)) => engine.with(|s, now| s.tick(now)),
+            _ = stop.changed() => return,
         }
     }
 }

@@ -46,6 +46,16 @@ pub struct Tuning {
     /// (default 10).
     #[serde(default = "d_grace")]
     pub shutdown_grace_secs: u64,
+    /// Seconds a pool connection may send nothing before it sends a keepalive frame (default 5,
+    /// at least 1).
+    #[serde(default = "d_keepalive")]
+    pub keepalive_secs: u64,
+    /// Seconds without a byte from the peer after which a pool connection is taken for dead
+    /// and closed, its flows moved to other connections or a replacement (default 15, at least
+    /// twice `keepalive_secs`). Also the pool sockets' `TCP_USER_TIMEOUT`, so data the peer
+    /// does not acknowledge for that long kills the connection in the kernel too.
+    #[serde(default = "d_dead_peer")]
+    pub dead_peer_secs: u64,
 }
 
 // The core's defaults, never re-typed here.
@@ -70,6 +80,12 @@ fn d_handshake() -> u64 {
 fn d_grace() -> u64 {
     10
 }
+fn d_keepalive() -> u64 {
+    5
+}
+fn d_dead_peer() -> u64 {
+    15
+}
 
 impl Default for Tuning {
     fn default() -> Self {
@@ -81,6 +97,8 @@ impl Default for Tuning {
             max_flows: d_max_flows(),
             handshake_timeout_secs: d_handshake(),
             shutdown_grace_secs: d_grace(),
+            keepalive_secs: d_keepalive(),
+            dead_peer_secs: d_dead_peer(),
         }
     }
 }
@@ -95,7 +113,18 @@ impl Tuning {
             max_flows: self.max_flows,
         };
         c.validate().context("invalid [tuning]")?;
+        if self.keepalive_secs == 0 || self.dead_peer_secs < 2 * self.keepalive_secs {
+            bail!("invalid [tuning]: keepalive_secs must be at least 1 and dead_peer_secs at least twice keepalive_secs");
+        }
         Ok(c)
+    }
+
+    /// How the driver keeps pool connections alive and detects dead ones.
+    pub fn liveness(&self) -> crate::engine::Liveness {
+        crate::engine::Liveness {
+            keepalive: Duration::from_secs(self.keepalive_secs),
+            dead_peer: Duration::from_secs(self.dead_peer_secs),
+        }
     }
 
     pub fn handshake_timeout(&self) -> Duration {
@@ -161,6 +190,91 @@ pub struct ClientRoute {
     /// Priority class of this route's flows (0 first) under the `priority` policy.
     #[serde(default)]
     pub class: u8,
+    /// Background route (paper 004): its flows are under access control — at most M active at
+    /// once, each on its own pool connection, the others waiting in arrival order with their
+    /// data not yet read (`[admission]`).
+    #[serde(default)]
+    pub background: bool,
+}
+
+/// `[admission]`: access control of background routes (paper 004, Sections III-B and IV).
+/// Without `fixed`, M adapts: it grows while flows wait, every slot is busy and the background
+/// sending rate falls short of the arrival load, and shrinks while the backlog stays short.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdmissionToml {
+    /// A fixed M (at least 1); absent: adaptive.
+    pub fixed: Option<u32>,
+    /// Background flows waiting at once (default 1024); beyond it a new one is reset.
+    #[serde(default = "d_max_waiting")]
+    pub max_waiting: usize,
+    /// Adaptive M: start, smallest, largest (defaults 1, 1, 64).
+    pub initial: Option<u32>,
+    pub min: Option<u32>,
+    pub max: Option<u32>,
+    /// Memory of the rate and load estimates, seconds (default 60): much longer than a
+    /// background flow's life.
+    pub window_secs: Option<f64>,
+    /// Seconds between two steps of M (default 15).
+    pub period_secs: Option<f64>,
+    /// Waiting flows the loop aims to keep (default 8).
+    pub target_waiting: Option<usize>,
+}
+
+fn d_max_waiting() -> usize {
+    gtcp::admission::DEFAULT_MAX_WAITING
+}
+
+impl Default for AdmissionToml {
+    fn default() -> Self {
+        AdmissionToml {
+            fixed: None,
+            max_waiting: d_max_waiting(),
+            initial: None,
+            min: None,
+            max: None,
+            window_secs: None,
+            period_secs: None,
+            target_waiting: None,
+        }
+    }
+}
+
+impl AdmissionToml {
+    /// The core's configuration.
+    pub fn core(&self) -> Result<gtcp::admission::AdmissionConfig> {
+        use gtcp::admission::{Adaptive, AdmissionConfig, Limit};
+        let secs = |v: Option<f64>, d: Duration, what: &str| -> Result<Duration> {
+            match v {
+                None => Ok(d),
+                Some(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(Duration::from_secs_f64(s)),
+                Some(s) => {
+                    bail!("[admission] {what} must be a positive number of seconds, not {s}")
+                }
+            }
+        };
+        let limit = match self.fixed {
+            Some(m) => Limit::Fixed(m),
+            None => {
+                let d = Adaptive::default();
+                Limit::Adaptive(Adaptive {
+                    initial: self.initial.unwrap_or(d.initial),
+                    min: self.min.unwrap_or(d.min),
+                    max: self.max.unwrap_or(d.max),
+                    window: secs(self.window_secs, d.window, "window_secs")?,
+                    period: secs(self.period_secs, d.period, "period_secs")?,
+                    target_waiting: self.target_waiting.unwrap_or(d.target_waiting),
+                    margin: d.margin,
+                })
+            }
+        };
+        let c = AdmissionConfig {
+            limit,
+            max_waiting: self.max_waiting,
+        };
+        c.validate().context("invalid [admission]")?;
+        Ok(c)
+    }
 }
 
 /// `schedtcp client --config client.toml`.
@@ -181,6 +295,9 @@ pub struct ClientConfig {
     pub metrics: Option<SocketAddr>,
     #[serde(default)]
     pub tuning: Tuning,
+    /// Access control of the background routes (defaults when absent).
+    #[serde(default)]
+    pub admission: AdmissionToml,
     #[serde(rename = "route")]
     pub routes: Vec<ClientRoute>,
 }
@@ -210,9 +327,14 @@ pub struct ServerConfig {
     pub policy: Policy,
     /// Address of the Prometheus text endpoint; none by default.
     pub metrics: Option<SocketAddr>,
-    /// Client sessions served at once (default 64).
+    /// Client sessions with a live pool connection served at once (default 64). A client
+    /// beyond it is refused in the handshake, and retries with backoff.
     #[serde(default = "d_sessions")]
     pub max_sessions: usize,
+    /// Seconds a client session may have no live pool connection before its flows are reset,
+    /// their target sockets closed, and the session forgotten (default 30, at least 1).
+    #[serde(default = "d_session_timeout")]
+    pub session_timeout_secs: u64,
     #[serde(default)]
     pub tuning: Tuning,
     #[serde(rename = "route")]
@@ -221,6 +343,9 @@ pub struct ServerConfig {
 
 fn d_sessions() -> usize {
     64
+}
+fn d_session_timeout() -> u64 {
+    30
 }
 
 fn check_names<'a>(names: impl Iterator<Item = &'a str>) -> Result<()> {
@@ -263,7 +388,13 @@ impl ClientConfig {
             bail!("warm_pool is at most 64");
         }
         c.tuning.core(c.policy)?;
+        c.admission.core()?;
         Ok(c)
+    }
+
+    /// Whether some route is a background route (its flows under access control).
+    pub fn has_background(&self) -> bool {
+        self.routes.iter().any(|r| r.background)
     }
 
     /// Reads and checks the file, and loads its key (a `key_file` is relative to it).
@@ -279,6 +410,9 @@ impl ServerConfig {
         if c.max_sessions == 0 {
             bail!("max_sessions must be at least 1");
         }
+        if c.session_timeout_secs == 0 {
+            bail!("session_timeout_secs must be at least 1");
+        }
         c.tuning.core(c.policy)?;
         Ok(c)
     }
@@ -286,6 +420,10 @@ impl ServerConfig {
     /// Reads and checks the file, and loads its key (a `key_file` is relative to it).
     pub fn load(path: &Path) -> Result<(Self, Vec<u8>)> {
         load_file(path, Self::from_toml, |c| &c.key)
+    }
+
+    pub fn session_timeout(&self) -> Duration {
+        Duration::from_secs(self.session_timeout_secs)
     }
 
     pub fn route(&self, name: &str) -> Option<&ServerRoute> {
@@ -328,6 +466,10 @@ listen = "127.0.0.1:8080"
                 "twice",
             ),
             (format!("{CLIENT}[tuning]\nchunk = 100000\n"), "tuning"),
+            (
+                format!("{CLIENT}[tuning]\nkeepalive_secs = 10\ndead_peer_secs = 15\n"),
+                "dead_peer_secs",
+            ),
             (CLIENT.replace("127.0.0.1:8080", "nowhere"), "invalid"),
         ];
         for (text, want) in cases {

@@ -33,6 +33,26 @@ pub mod codes {
     pub const NO_CONNECTION: u32 = 4;
     /// The tunnel is shutting down.
     pub const SHUTDOWN: u32 = 5;
+    /// The session had no live pool connection for the server's `session_timeout_secs`.
+    pub const SESSION_EXPIRED: u32 = 6;
+}
+
+/// How pool connections are kept alive and dead ones detected (see `[tuning]`).
+#[derive(Debug, Clone, Copy)]
+pub struct Liveness {
+    /// Idle time on a connection's sending side before a keepalive frame goes out.
+    pub keepalive: Duration,
+    /// Silence on a connection's receiving side after which it is dead.
+    pub dead_peer: Duration,
+}
+
+impl Default for Liveness {
+    fn default() -> Self {
+        Self {
+            keepalive: Duration::from_secs(5),
+            dead_peer: Duration::from_secs(15),
+        }
+    }
 }
 
 /// Bytes read from a socket at once (and the most one application write hands over): the
@@ -80,6 +100,9 @@ pub trait Role: Send + Sync + 'static {
     fn flow_opened(&self, engine: &Arc<Engine>, flow: FlowId, route: String);
     /// A flow lost its pool connection (client): open a replacement.
     fn conn_needed(&self, engine: &Arc<Engine>, owner: FlowId);
+    /// A pool connection ended (before the core learns it): `clean` if both sides said `Done`,
+    /// after `lived` since it was established.
+    fn conn_ended(&self, _clean: bool, _lived: Duration) {}
 }
 
 struct ConnIo {
@@ -122,6 +145,21 @@ impl InvariantTally {
     }
 }
 
+/// What the access controller of background flows reports ([`Engine::admission`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AdmissionStatus {
+    /// M: background flows that may be active at once.
+    pub limit: u32,
+    pub active: usize,
+    pub waiting: usize,
+    /// Flows refused because the waiting queue was full.
+    pub refused: u64,
+    /// Background bytes per second, sent and received (moving average).
+    pub rate: f64,
+    /// Estimated background arrival load, bytes per second (none before a flow finished).
+    pub load: Option<f64>,
+}
+
 /// One session end and everything that drives it.
 pub struct Engine {
     session: Mutex<Session>,
@@ -135,7 +173,10 @@ pub struct Engine {
     pub(crate) completion: Mutex<Histogram>,
     pub label: String,
     pub(crate) idle: Notify,
+    /// Woken whenever a pool connection starts or ends.
+    pub(crate) conns_changed: Notify,
     invariant: Mutex<InvariantTally>,
+    liveness: Liveness,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -144,7 +185,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Engine {
-    pub fn new(session: Session, role: Box<dyn Role>, label: String) -> Arc<Self> {
+    pub fn new(
+        session: Session,
+        role: Box<dyn Role>,
+        label: String,
+        liveness: Liveness,
+    ) -> Arc<Self> {
         let poll_max = gtcp::DriverProfile::new(session.config()).poll_max();
         Arc::new(Self {
             session: Mutex::new(session),
@@ -156,7 +202,9 @@ impl Engine {
             completion: Mutex::new(Histogram::default()),
             label,
             idle: Notify::new(),
+            conns_changed: Notify::new(),
             invariant: Mutex::new(InvariantTally::default()),
+            liveness,
         })
     }
 
@@ -227,6 +275,37 @@ impl Engine {
         lock(&self.flows).entry(flow).or_default().clone()
     }
 
+    /// Forgets a flow's wake-ups when its tasks never started (its target was unreachable).
+    pub(crate) fn forget_flow(&self, flow: FlowId) {
+        lock(&self.flows).remove(&flow);
+    }
+
+    /// The access controller of background flows, when configured: (M, active, waiting,
+    /// refused, background bytes per second sent, estimated arrival load in bytes per second).
+    pub fn admission(&self) -> Option<AdmissionStatus> {
+        let now = self.epoch.elapsed();
+        self.inspect(|s| {
+            s.admission().map(|a| AdmissionStatus {
+                limit: a.limit(),
+                active: a.active(),
+                waiting: a.waiting(),
+                refused: a.refused(),
+                rate: a.sending_rate(now),
+                load: a.arrival_load(now),
+            })
+        })
+    }
+
+    /// Flows whose application socket is still being relayed.
+    pub fn relayed_flows(&self) -> usize {
+        lock(&self.flows).len()
+    }
+
+    /// Live pool connections (as the core sees them).
+    pub fn live_connections(&self) -> usize {
+        self.inspect(|s| s.connections().count())
+    }
+
     pub fn active_flows(&self) -> usize {
         self.inspect(|s| s.flow_ids().count())
     }
@@ -246,6 +325,7 @@ impl Engine {
         stream: TcpStream,
         mut leftover: BytesMut,
     ) {
+        let started = Instant::now();
         let stream = Arc::new(stream);
         let io = Arc::new(ConnIo {
             ready: Notify::new(),
@@ -253,8 +333,9 @@ impl Engine {
             stream: stream.clone(),
         });
         lock(&self.conns).insert(conn, io.clone());
+        self.conns_changed.notify_waiters();
         io.ready.notify_one();
-        let writer = tokio::spawn(self.clone().write_loop(conn, io.clone()));
+        let mut writer = tokio::spawn(self.clone().write_loop(conn, io.clone()));
         let reason = self.read_loop(conn, &stream, &mut leftover).await;
         let clean = io.closing.load(Ordering::Acquire);
         match &reason {
@@ -266,7 +347,17 @@ impl Engine {
         }
         io.closing.store(true, Ordering::Release);
         io.ready.notify_one();
-        let _ = writer.await;
+        if !(clean && reason.is_ok()) {
+            // A dead connection: the writer may wait forever for room in a socket nobody
+            // reads. Shut it down so every wait ends now.
+            let _ = socket2::SockRef::from(stream.as_ref()).shutdown(std::net::Shutdown::Both);
+        }
+        if tokio::time::timeout(self.liveness.dead_peer, &mut writer)
+            .await
+            .is_err()
+        {
+            writer.abort();
+        }
         lock(&self.conns).remove(&conn);
         if clean {
             if let Some(c) = self.inspect(|s| s.connection_counters(conn)) {
@@ -281,8 +372,11 @@ impl Engine {
                 }
             }
         }
+        self.role
+            .conn_ended(clean && reason.is_ok(), started.elapsed());
         self.with(|s, now| s.connection_closed(now, conn));
         self.idle.notify_waiters();
+        self.conns_changed.notify_waiters();
     }
 
     async fn read_loop(
@@ -297,7 +391,12 @@ impl Engine {
                     .map_err(|e| anyhow::anyhow!("protocol violation: {e}"))?;
             }
             buf.reserve(READ_CHUNK);
-            stream.readable().await?;
+            // A live peer sends at least a keepalive every `keepalive`: silence this long
+            // means the peer or the path is gone.
+            let dead = self.liveness.dead_peer;
+            tokio::time::timeout(dead, stream.readable())
+                .await
+                .map_err(|_| anyhow::anyhow!("peer silent for {} s", dead.as_secs()))??;
             match stream.try_read_buf(buf) {
                 Ok(0) => return Ok(()),
                 Ok(_) => {}
@@ -316,7 +415,16 @@ impl Engine {
                 if io.closing.load(Ordering::Acquire) {
                     break;
                 }
-                io.ready.notified().await;
+                let quiet = tokio::time::sleep(self.liveness.keepalive);
+                tokio::select! {
+                    _ = io.ready.notified() => {}
+                    _ = quiet => {
+                        // Nothing to send for a while: tell the peer this side is alive.
+                        if self.with(|s, _| s.keepalive(conn, &mut pending)) == 0 {
+                            break;
+                        }
+                    }
+                }
                 idle = false;
             }
             if pending.is_empty() {
@@ -446,7 +554,16 @@ impl Engine {
                         return;
                     }
                     Ok(ReadOutcome::Blocked) => io.readable.notified().await,
-                    Ok(ReadOutcome::Data(_)) | Err(_) => return,
+                    Ok(ReadOutcome::Data(_)) => return,
+                    Err(e) => {
+                        // The flow ended without this side learning how (it was reset and
+                        // forgotten meanwhile): the application sees a reset, never a hang.
+                        debug!(session = %self.label, %flow, "flow gone: {e}");
+                        let _ =
+                            socket2::SockRef::from(wr.as_ref()).set_linger(Some(Duration::ZERO));
+                        io.abort.notify_one();
+                        return;
+                    }
                 }
             }
         };

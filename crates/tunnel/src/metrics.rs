@@ -82,6 +82,21 @@ impl Registry {
             .iter()
             .map(|e| (e.label.clone(), e.inspect(|s| s.counters())))
             .collect();
+        counter(
+            "sessions",
+            "Sessions this process holds (live, or waiting to expire).",
+            "gauge",
+            vec![(String::new(), engines.len() as f64)],
+        );
+        counter(
+            "relayed_sockets",
+            "Application (client) or target (server) sockets being relayed.",
+            "gauge",
+            engines
+                .iter()
+                .map(|e| (format!("session=\"{}\"", e.label), e.relayed_flows() as f64))
+                .collect(),
+        );
         let per = |f: fn(&gtcp::SessionCounters) -> u64| {
             sessions
                 .iter()
@@ -177,6 +192,49 @@ impl Registry {
             "Bytes held in send buffers (unsent, or sent and not yet acknowledged).",
             "gauge",
             per(|c| c.send_buffered_bytes),
+        );
+        let admission: Vec<_> = engines
+            .iter()
+            .filter_map(|e| Some((format!("session=\"{}\"", e.label), e.admission()?)))
+            .collect();
+        let adm = |f: fn(&crate::engine::AdmissionStatus) -> f64| -> Vec<(String, f64)> {
+            admission.iter().map(|(l, a)| (l.clone(), f(a))).collect()
+        };
+        counter(
+            "admission_limit",
+            "M: background flows that may be active at once (paper 004, equation (27)).",
+            "gauge",
+            adm(|a| f64::from(a.limit)),
+        );
+        counter(
+            "admission_active",
+            "Background flows active.",
+            "gauge",
+            adm(|a| a.active as f64),
+        );
+        counter(
+            "admission_waiting",
+            "Background flows waiting for admission.",
+            "gauge",
+            adm(|a| a.waiting as f64),
+        );
+        counter(
+            "admission_refused_total",
+            "Background flows refused because the waiting queue was full.",
+            "counter",
+            adm(|a| a.refused as f64),
+        );
+        counter(
+            "admission_rate_bytes",
+            "Background bytes per second (moving average).",
+            "gauge",
+            adm(|a| a.rate),
+        );
+        counter(
+            "admission_load_bytes",
+            "Estimated background arrival load, bytes per second (NaN before a flow finished).",
+            "gauge",
+            adm(|a| a.load.unwrap_or(f64::NAN)),
         );
         let mut conn_rows: Vec<(&str, &str, Rows)> = vec![
             (

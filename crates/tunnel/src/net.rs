@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use bytes::BytesMut;
-use gtcp::wire::handshake::{ClientAuth, ClientHello, ServerHello, SessionId};
+use gtcp::wire::handshake::{ClientAuth, ClientHello, Refusal, ServerHello, SessionId, Verdict};
 use gtcp::wire::WireError;
 use gtcp::{ConnId, FlowId};
 use rand::RngCore;
@@ -13,17 +13,25 @@ use tokio::net::TcpStream;
 
 use crate::auth::HmacKey;
 
-/// Options of every pool socket: no Nagle delay, and `TCP_NOTSENT_LOWAT` so that little is left
-/// unsent in the kernel (0 keeps the system default).
-pub fn tune(stream: &TcpStream, notsent_lowat: u32) -> Result<()> {
+/// Options of every pool socket: no Nagle delay, `TCP_NOTSENT_LOWAT` so that little is left
+/// unsent in the kernel (0 keeps the system default), and `TCP_USER_TIMEOUT` = `dead_peer`, so
+/// data the peer leaves unacknowledged that long kills the connection.
+pub fn tune(stream: &TcpStream, notsent_lowat: u32, dead_peer: Duration) -> Result<()> {
     stream.set_nodelay(true).context("TCP_NODELAY")?;
+    let sock = socket2::SockRef::from(stream);
     if notsent_lowat > 0 {
-        socket2::SockRef::from(stream)
-            .set_tcp_notsent_lowat(notsent_lowat)
+        sock.set_tcp_notsent_lowat(notsent_lowat)
             .context("TCP_NOTSENT_LOWAT")?;
     }
+    sock.set_tcp_user_timeout(Some(dead_peer))
+        .context("TCP_USER_TIMEOUT")?;
     Ok(())
 }
+
+/// The server refused the connection in its handshake answer: not a lost connection.
+#[derive(Debug, thiserror::Error)]
+#[error("the server refused the connection: {0}")]
+pub struct Refused(pub Refusal);
 
 pub fn nonce() -> [u8; 32] {
     let mut n = [0u8; 32];
@@ -72,7 +80,10 @@ pub async fn client_handshake(
         out.clear();
         auth.encode(&mut out);
         stream.write_all(&out).await?;
-        Ok(buf)
+        match read_msg(stream, &mut buf, Verdict::decode).await? {
+            Verdict::Accepted => Ok(buf),
+            Verdict::Refused(r) => Err(Refused(r).into()),
+        }
     })
     .await
     .context("handshake timed out")?
@@ -98,4 +109,11 @@ pub async fn server_handshake(
     })
     .await
     .context("handshake timed out")?
+}
+
+/// Ends the server's side of the handshake with its verdict.
+pub async fn send_verdict(stream: &mut TcpStream, verdict: Verdict) -> Result<()> {
+    let mut out = BytesMut::new();
+    verdict.encode(&mut out);
+    stream.write_all(&out).await.context("sending the verdict")
 }

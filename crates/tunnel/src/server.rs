@@ -3,11 +3,12 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use gtcp::size::HttpResponseSizer;
-use gtcp::wire::handshake::SessionId;
+use gtcp::wire::handshake::{Refusal, SessionId, Verdict};
 use gtcp::{FlowId, Role as CoreRole, Session};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
@@ -28,6 +29,8 @@ struct Params {
     registry: Registry,
     /// Invariant checks of sessions already forgotten.
     retired: Mutex<InvariantTally>,
+    /// Shutdown began: handshakes still under way are refused.
+    stopping: AtomicBool,
 }
 
 struct ServerRole(Arc<Params>);
@@ -54,10 +57,12 @@ impl Role for ServerRole {
                 }
                 Ok(Err(e)) => {
                     warn!(session = %engine.label, %flow, target = %r.target, "target unreachable: {e}");
+                    engine.forget_flow(flow);
                     let _ = engine.with(|s, now| s.reset(now, flow, codes::TARGET_UNREACHABLE));
                 }
                 Err(_) => {
                     warn!(session = %engine.label, %flow, target = %r.target, "target connect timed out");
+                    engine.forget_flow(flow);
                     let _ = engine.with(|s, now| s.reset(now, flow, codes::TARGET_UNREACHABLE));
                 }
             }
@@ -80,25 +85,26 @@ pub struct ServerHandle {
 struct ParamsHandle(Arc<Params>);
 
 impl ServerHandle {
-    /// Graceful shutdown: stop accepting, let every session's flows finish within the grace
-    /// period, reset what is left.
-    pub async fn shutdown(self) {
+    /// Graceful shutdown: stop accepting, let every session's flows finish within one grace
+    /// period shared by all sessions (they drain concurrently), reset what is left.
+    pub async fn shutdown(mut self) {
+        let params = self.params.clone();
+        let p = &params.0;
+        p.stopping.store(true, Ordering::Release);
         let _ = self.stop.send(true);
-        let _ = self.task.await;
-        let p = &self.params.0;
-        let engines: Vec<Arc<Engine>> = p
-            .sessions
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .cloned()
-            .collect();
+        let engines = {
+            let _ = (&mut self.task).await;
+            self.sessions()
+        };
         for e in &engines {
             e.go_away();
         }
-        for e in &engines {
-            drain(e, p.cfg.tuning.grace()).await;
+        let deadline = tokio::time::Instant::now() + p.cfg.tuning.grace();
+        let mut drains = tokio::task::JoinSet::new();
+        for e in engines {
+            drains.spawn(async move { drain(&e, deadline).await });
         }
+        while drains.join_next().await.is_some() {}
     }
 
     /// The invariant checks of every session served so far.
@@ -136,6 +142,7 @@ pub async fn start(cfg: ServerConfig, key: &[u8]) -> Result<ServerHandle> {
         sessions: Mutex::new(HashMap::new()),
         registry: Registry::default(),
         retired: Mutex::new(InvariantTally::default()),
+        stopping: AtomicBool::new(false),
         cfg,
     });
     let metrics = p.registry.start(p.cfg.metrics).await?;
@@ -164,7 +171,7 @@ pub async fn start(cfg: ServerConfig, key: &[u8]) -> Result<ServerHandle> {
 
 async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr) {
     let t = &p.cfg.tuning;
-    if let Err(e) = net::tune(&stream, t.notsent_lowat) {
+    if let Err(e) = net::tune(&stream, t.notsent_lowat, t.liveness().dead_peer) {
         warn!(%peer, "socket options: {e:#}");
     }
     let (auth, leftover) =
@@ -175,62 +182,141 @@ async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr) {
                 return;
             }
         };
-    let engine = {
-        let mut sessions = p.sessions.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(e) = sessions.get(&auth.session) {
-            e.clone()
-        } else {
-            if sessions.len() >= p.cfg.max_sessions {
-                warn!(%peer, "pool connection refused: already serving {} sessions", sessions.len());
-                return;
+    let engine = match admit(&p, &auth) {
+        Ok(e) => e,
+        Err(r) => {
+            warn!(%peer, "pool connection refused: {r}");
+            let _ = net::send_verdict(&mut stream, Verdict::Refused(r)).await;
+            return;
+        }
+    };
+    if let Err(e) = net::send_verdict(&mut stream, Verdict::Accepted).await {
+        warn!(session = %engine.label, %peer, "pool connection lost in the handshake: {e:#}");
+        engine.with(|s, now| s.connection_closed(now, auth.conn));
+        return;
+    }
+    engine.run_connection(auth.conn, stream, leftover).await;
+}
+
+/// Decides on an authenticated connection: the session it joins (created if new and there is
+/// room among the live sessions), or why it is refused. On acceptance the core already knows
+/// the connection.
+fn admit(
+    p: &Arc<Params>,
+    auth: &gtcp::wire::handshake::ClientAuth,
+) -> Result<Arc<Engine>, Refusal> {
+    if p.stopping.load(Ordering::Acquire) {
+        return Err(Refusal::ShuttingDown);
+    }
+    let mut sessions = p.sessions.lock().unwrap_or_else(|e| e.into_inner());
+    let engine = match sessions.get(&auth.session) {
+        Some(e) => e.clone(),
+        None => {
+            // Only sessions with a live pool connection count: one whose client is gone
+            // expires on its own (`session_timeout_secs`).
+            let live = sessions
+                .values()
+                .filter(|e| e.live_connections() > 0)
+                .count();
+            if live >= p.cfg.max_sessions {
+                return Err(Refusal::TooManySessions);
             }
-            let core = match p
+            let core = p
                 .cfg
                 .tuning
                 .core(p.cfg.policy)
                 .and_then(|c| Ok(Session::new(CoreRole::Acceptor, c)?))
-            {
-                Ok(s) => s,
-                Err(e) => {
+                .map_err(|e| {
                     warn!("session: {e:#}");
-                    return;
-                }
-            };
+                    Refusal::Internal
+                })?;
             let label: String = auth.session[..4]
                 .iter()
                 .map(|b| format!("{b:02x}"))
                 .collect();
-            info!(session = %label, %peer, "new client session");
-            let e = Engine::new(core, Box::new(ServerRole(p.clone())), label);
+            info!(session = %label, "new client session");
+            let e = Engine::new(
+                core,
+                Box::new(ServerRole(p.clone())),
+                label,
+                p.cfg.tuning.liveness(),
+            );
             p.registry.add(&e);
             sessions.insert(auth.session, e.clone());
+            tokio::spawn(expire_when_orphaned(p.clone(), auth.session, e.clone()));
             e
         }
     };
-    if let Err(e) = engine.with(|s, _| s.add_connection(auth.conn, auth.owner)) {
-        warn!(session = %engine.label, %peer, "pool connection refused: {e}");
-        return;
-    }
-    engine
-        .clone()
-        .run_connection(auth.conn, stream, leftover)
-        .await;
-    // Forget a session that stays idle for a while (a client between bursts keeps its state).
-    if engine.inspect(|s| s.is_idle()) {
-        tokio::time::sleep(SESSION_LINGER).await;
-        let mut sessions = p.sessions.lock().unwrap_or_else(|e| e.into_inner());
-        let same = sessions
-            .get(&auth.session)
-            .is_some_and(|e| Arc::ptr_eq(e, &engine));
-        if same && engine.inspect(|s| s.is_idle()) {
-            sessions.remove(&auth.session);
-            p.retired
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .merge(engine.invariant());
+    drop(sessions);
+    let added = engine.with(|s, now| {
+        match s.add_connection(auth.conn, auth.owner) {
+            Err(gtcp::SessionError::AlreadyOwned { flow }) => {
+                // A new authenticated connection for the same flow replaces the old one
+                // (the client lost it, the server has not noticed yet).
+                let old = s
+                    .connections()
+                    .find(|(_, o)| *o == Some(flow))
+                    .map(|(c, _)| c);
+                if let Some(old) = old {
+                    s.connection_closed(now, old);
+                    engine.kill_connection(old);
+                }
+                s.add_connection(auth.conn, auth.owner)
+            }
+            Err(gtcp::SessionError::DuplicateConn(c)) => {
+                s.connection_closed(now, c);
+                engine.kill_connection(c);
+                s.add_connection(auth.conn, auth.owner)
+            }
+            r => r,
         }
-    }
+    });
+    added.map_err(|e| {
+        warn!(session = %engine.label, "connection not accepted: {e}");
+        Refusal::Unacceptable
+    })?;
+    Ok(engine)
 }
 
-/// How long an idle client session is kept before it is forgotten.
-const SESSION_LINGER: std::time::Duration = std::time::Duration::from_secs(30);
+/// Watches one session: once it has had no live pool connection for `session_timeout_secs`,
+/// its flows are reset (their relays abort the target sockets) and it is forgotten.
+async fn expire_when_orphaned(p: Arc<Params>, id: SessionId, engine: Arc<Engine>) {
+    let timeout = p.cfg.session_timeout();
+    loop {
+        let changed = engine.conns_changed.notified();
+        tokio::pin!(changed);
+        changed.as_mut().enable();
+        if engine.live_connections() > 0 {
+            changed.await;
+            continue;
+        }
+        // No live connection: wait for one, at most `timeout`.
+        if tokio::time::timeout(timeout, changed).await.is_ok() {
+            continue;
+        }
+        if engine.live_connections() > 0 {
+            continue;
+        }
+        let mut sessions = p.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        if !sessions.get(&id).is_some_and(|e| Arc::ptr_eq(e, &engine)) {
+            return;
+        }
+        if engine.live_connections() > 0 {
+            continue;
+        }
+        sessions.remove(&id);
+        drop(sessions);
+        let flows = engine.active_flows();
+        if flows > 0 {
+            warn!(session = %engine.label, flows, "no pool connection for {} s: resetting the session's flows", timeout.as_secs());
+        } else {
+            debug!(session = %engine.label, "idle session forgotten");
+        }
+        engine.reset_all(codes::SESSION_EXPIRED);
+        p.retired
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .merge(engine.invariant());
+        return;
+    }
+}

@@ -196,6 +196,14 @@ impl SendStream {
         bytes
     }
 
+    /// Forgets the unacknowledged segments (the flow was reset: the receiver discards them and
+    /// acknowledges nothing more), telling `freed_on` how many bytes each connection carried.
+    pub fn release_in_flight(&mut self, mut freed_on: impl FnMut(ConnId, u64)) {
+        for (start, (end, conn)) in std::mem::take(&mut self.in_flight) {
+            freed_on(conn, end - start);
+        }
+    }
+
     /// Drops everything not yet sent (the flow was reset). Returns the bytes dropped.
     pub fn abandon(&mut self) -> u64 {
         let dropped = self.unsent();

@@ -111,8 +111,9 @@ pub enum Event {
     /// half (TCP FIN), keep reading until the peer's end — control frames the peer wrote
     /// before it saw our `Done` may still be on their way — then call `connection_closed`.
     ConnDone(ConnId),
-    /// (Opener) the flow lost its connection while it still needs one: open a replacement with
-    /// this owner, as plain TCP keeps one connection per active flow.
+    /// (Opener) the flow needs a connection with this owner: it lost its connection while it
+    /// still needs one (plain TCP keeps one connection per active flow), or it is a background
+    /// flow that was waiting and is now admitted.
     ConnNeeded { owner: FlowId },
 }
 
@@ -198,6 +199,8 @@ pub enum SessionError {
     Finished(FlowId),
     #[error("the session is shutting down")]
     GoingAway,
+    #[error("{0} background flows already wait for admission")]
+    BackgroundFull(usize),
 }
 
 /// Session-wide counters.

@@ -4,7 +4,11 @@
 //! client → server  ClientHello { "GTCP", version, client nonce }
 //! server → client  ServerHello { "GTCP", version, server nonce, server proof }
 //! client → server  ClientAuth  { session, connection, owner flow, client proof }
+//! server → client  Verdict     { accepted, or refused with a reason }
 //! ```
+//!
+//! The client counts a connection as established only once the server's [`Verdict`] accepts
+//! it; a refusal (too many sessions, shutting down, ...) is an answer, not a lost connection.
 //!
 //! Both proofs are keyed MACs over both nonces (so neither can be replayed on another
 //! connection) with distinct labels (so one side's proof is never valid as the other's):
@@ -26,6 +30,7 @@ const MAGIC: &[u8; 4] = b"GTCP";
 const T_CLIENT_HELLO: u8 = 0xF1;
 const T_SERVER_HELLO: u8 = 0xF2;
 const T_CLIENT_AUTH: u8 = 0xF3;
+const T_VERDICT: u8 = 0xF4;
 const SERVER_LABEL: &[u8] = b"schedtcp server v1";
 const CLIENT_LABEL: &[u8] = b"schedtcp client v1";
 
@@ -224,6 +229,77 @@ impl ClientAuth {
     }
 }
 
+/// Why a server refused an authenticated pool connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// The server serves as many live sessions as it may.
+    #[error("the server serves as many sessions as it may")]
+    TooManySessions,
+    /// The server is shutting down.
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    /// The connection names a flow or connection the server cannot take.
+    #[error("the server cannot take this connection's flow")]
+    Unacceptable,
+    /// The server could not set the session up.
+    #[error("the server could not set the session up")]
+    Internal,
+    /// A reason this build does not know.
+    #[error("refused for reason {0}")]
+    Other(u8),
+}
+
+impl Refusal {
+    fn code(self) -> u8 {
+        match self {
+            Refusal::TooManySessions => 1,
+            Refusal::ShuttingDown => 2,
+            Refusal::Unacceptable => 3,
+            Refusal::Internal => 4,
+            Refusal::Other(c) => c,
+        }
+    }
+
+    fn from_code(c: u8) -> Self {
+        match c {
+            1 => Refusal::TooManySessions,
+            2 => Refusal::ShuttingDown,
+            3 => Refusal::Unacceptable,
+            4 => Refusal::Internal,
+            c => Refusal::Other(c),
+        }
+    }
+}
+
+/// Last message, server to client: the connection is accepted (frames follow) or refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Accepted,
+    Refused(Refusal),
+}
+
+impl Verdict {
+    pub const LEN: usize = 2;
+
+    pub fn encode(&self, out: &mut BytesMut) {
+        out.put_u8(T_VERDICT);
+        out.put_u8(match self {
+            Verdict::Accepted => 0,
+            Verdict::Refused(r) => r.code(),
+        });
+    }
+
+    pub fn decode(buf: &mut BytesMut) -> Result<Option<Self>, WireError> {
+        let Some(mut m) = take(buf, T_VERDICT, Self::LEN)? else {
+            return Ok(None);
+        };
+        Ok(Some(match m.get_u8() {
+            0 => Verdict::Accepted,
+            c => Verdict::Refused(Refusal::from_code(c)),
+        }))
+    }
+}
+
 fn take(buf: &mut BytesMut, want: u8, len: usize) -> Result<Option<BytesMut>, WireError> {
     let Some(&got) = buf.first() else {
         return Ok(None);
@@ -344,5 +420,25 @@ mod tests {
         ));
         let mut b = BytesMut::from(&[T_CLIENT_HELLO, b'G'][..]);
         assert_eq!(ClientHello::decode(&mut b), Ok(None));
+    }
+
+    #[test]
+    fn verdicts_round_trip_and_unknown_reasons_survive() {
+        for v in [
+            Verdict::Accepted,
+            Verdict::Refused(Refusal::TooManySessions),
+            Verdict::Refused(Refusal::ShuttingDown),
+            Verdict::Refused(Refusal::Unacceptable),
+            Verdict::Refused(Refusal::Internal),
+            Verdict::Refused(Refusal::Other(200)),
+        ] {
+            let mut b = BytesMut::new();
+            v.encode(&mut b);
+            b.extend_from_slice(&[0x06]);
+            assert_eq!(Verdict::decode(&mut b), Ok(Some(v)));
+            assert_eq!(&b[..], &[0x06], "frames after the verdict stay");
+        }
+        let mut b = BytesMut::from(&[T_VERDICT][..]);
+        assert_eq!(Verdict::decode(&mut b), Ok(None));
     }
 }

@@ -18,4 +18,5 @@ pub use frame::{
 pub const MAX_PAYLOAD_CAP: u32 = 64 * 1024;
 
 /// Protocol version spoken by this build. A peer with another version is refused in the handshake.
-pub const VERSION: u16 = 1;
+/// Version 2 added the server's explicit [`handshake::Verdict`].
+pub const VERSION: u16 = 2;

@@ -1,0 +1,138 @@
+//! Liveness of a session end: a peer's `GoAway` scoped to the server instance that sent it,
+//! keepalives on idle connections, and bounded bookkeeping of retired flow ids.
+
+use std::collections::BTreeSet;
+
+use bytes::BytesMut;
+
+use super::{Role, Session};
+use crate::ids::{ConnId, FlowId};
+use crate::wire::Frame;
+
+/// Retired flow ids above the contiguous prefix the acceptor remembers one by one at most
+/// (a gap in the ids — a flow the opener gave up on before it ever reached this side — would
+/// otherwise keep every later id here forever). Beyond it the oldest gap is closed: an id in
+/// it that never arrived counts as retired, and frames about it get idempotent answers.
+pub const MAX_RETIRED_ABOVE: usize = 4096;
+
+/// (Opener) A flow that lost its connection and was reset (by the driver, when no replacement
+/// could be established, or by the peer), with the reset settled: the peer has forgotten the
+/// flow or will answer about it from the frames themselves, so it can be forgotten here too
+/// without waiting for a connection that will never close cleanly.
+pub(crate) fn reset_settled_without_owner(f: &crate::flow::Flow) -> bool {
+    f.owner().is_none() && f.reset == crate::flow::Delivery::Confirmed
+}
+
+/// The connections a peer's `GoAway` concerns: the one it arrived on and every connection live
+/// when it did, i.e. the peer instance that is going away. A connection established later was
+/// accepted by a live instance (a restarted server), so it lifts the refusal.
+#[derive(Debug, Default)]
+pub(crate) struct PeerGoAway {
+    conns: BTreeSet<ConnId>,
+}
+
+impl Session {
+    /// The peer said `GoAway` on `conn`: no new flows while only its connections are live.
+    pub(crate) fn on_go_away(&mut self, conn: ConnId) {
+        let live: Vec<ConnId> = self.conns.keys().copied().collect();
+        let g = &mut self.peer_going_away.conns;
+        g.retain(|c| live.contains(c));
+        g.extend(live);
+        g.insert(conn);
+    }
+
+    /// Whether the peer refuses new flows: some connection of the instance that said `GoAway`
+    /// is still live and no connection of a newer instance is. With no live connection at all,
+    /// a new flow opens a new connection, and the server's handshake answer decides.
+    pub fn peer_going_away(&self) -> bool {
+        let g = &self.peer_going_away.conns;
+        let mut live = self.conns.keys().peekable();
+        live.peek().is_some() && live.all(|c| g.contains(c))
+    }
+
+    /// A keepalive frame for an idle connection (the driver sends one when nothing else went
+    /// out for its keepalive interval, so a silent peer can be told from an idle one). Returns
+    /// the bytes appended to `out`; 0 for an unknown connection.
+    pub fn keepalive(&mut self, conn: ConnId, out: &mut BytesMut) -> usize {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return 0;
+        };
+        let before = out.len();
+        Frame::Keepalive.encode(out);
+        let n = out.len() - before;
+        c.counters.header_bytes += n as u64;
+        self.counters.header_sent += n as u64;
+        n
+    }
+
+    /// A reset flow waits for nothing but its reset's confirmation: its segments in flight will
+    /// never be acknowledged (the receiver drops a reset flow's data) and it sends no more
+    /// acknowledgements itself. Its connections stop waiting for either, so they can say
+    /// `Done` and close instead of staying open forever.
+    pub(crate) fn release_for_reset(&mut self, id: FlowId) {
+        let Some(f) = self.flows.get_mut(&id) else {
+            return;
+        };
+        f.ack_queued = false;
+        let (conns, settled) = (&mut self.conns, &mut self.settled);
+        f.send.release_in_flight(|c, n| {
+            if let Some(conn) = conns.get_mut(&c) {
+                conn.unacked -= n.min(conn.unacked);
+                if conn.unacked == 0 {
+                    settled.push(c);
+                }
+            }
+        });
+        self.wake_settled();
+    }
+
+    /// The peer reset the flow (or confirmed our reset): it knows the flow, and it drops
+    /// whatever else it gets about it. An opening or end sent (or to be sent again) is settled — a reset flow
+    /// gets no acknowledgement that would otherwise settle them, and its connection could
+    /// never say `Done`.
+    pub(crate) fn peer_reset_settles(&mut self, id: FlowId) {
+        use crate::flow::Delivery;
+        let Some(f) = self.flows.get_mut(&id) else {
+            return;
+        };
+        for d in [&mut f.open, &mut f.fin] {
+            match *d {
+                Delivery::SentOn(c) => {
+                    *d = Delivery::Confirmed;
+                    self.settled.push(c);
+                }
+                // An opening still to be sent again (its connection died) is moot.
+                Delivery::Queued => *d = Delivery::Confirmed,
+                _ => {}
+            }
+        }
+    }
+
+    /// (Acceptor) Records a retired id, keeping the set above the contiguous prefix bounded
+    /// by [`MAX_RETIRED_ABOVE`].
+    pub(crate) fn record_retired(&mut self, id: FlowId) {
+        debug_assert_eq!(self.role, Role::Acceptor);
+        if id.0 < self.retired_below {
+            return;
+        }
+        self.retired_above.insert(id.0);
+        loop {
+            while self.retired_above.remove(&self.retired_below) {
+                self.retired_below += 1;
+            }
+            if self.retired_above.len() <= MAX_RETIRED_ABOVE {
+                return;
+            }
+            // Close the oldest gap: ids below the smallest retired one that are not live
+            // never arrived and will be taken for retired ones.
+            if let Some(&first) = self.retired_above.first() {
+                self.retired_below = first;
+            }
+        }
+    }
+
+    /// Retired ids remembered one by one (bounded by [`MAX_RETIRED_ABOVE`]).
+    pub fn retired_tracked(&self) -> usize {
+        self.retired_above.len()
+    }
+}
