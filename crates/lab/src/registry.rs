@@ -38,6 +38,9 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(fig9),
     entry!(testbed_table2),
     entry!(testbed_fig6),
+    entry!(nonintrusive),
+    entry!(testbed_nonintrusive),
+    entry!(table2_buffers),
 ];
 
 pub(crate) fn find(name: &str) -> Option<&'static Entry> {

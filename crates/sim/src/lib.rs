@@ -20,7 +20,8 @@
 //! - [`workload`]: Poisson arrivals, size distributions, CSV traces;
 //! - [`stats`]: run reports, and the distance between two runs' injections
 //!   (Proposition 1);
-//! - [`scenario`]: TOML scenario files and a one-call runner.
+//! - [`scenario`]: TOML scenario files and a one-call runner;
+//! - [`competitor`]: a long plain-TCP competitor beside a scheduled workload (issue 8).
 //!
 //! Time is integer nanoseconds ([`time::Time`]); the same scenario and seed give the same
 //! bytes out ([`stats::Report::fingerprint`]).
@@ -38,6 +39,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod competitor;
 pub mod driver;
 pub mod engine;
 pub mod link;

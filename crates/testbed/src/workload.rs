@@ -17,7 +17,9 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, Exp, Pareto};
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
-use tunnel::loadgen::{run_flow_observed, FlowSpec, MAX_TRANSFER};
+/// Largest download or upload of one flow (the target's bound).
+pub use tunnel::loadgen::MAX_TRANSFER;
+use tunnel::loadgen::{run_flow_observed, FlowSpec};
 
 /// Which way a flow goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,6 +47,10 @@ pub struct PlannedFlow {
     /// Free text (`long`, `short`, `sample`, ...).
     #[serde(default)]
     pub label: String,
+    /// Stop reading at this offset after the plan's start, seconds, and close (a backlogged
+    /// competitor measured over a window): not a failure, the result says `stopped`.
+    #[serde(default)]
+    pub stop_at_s: Option<f64>,
 }
 
 /// What the generator runs.
@@ -77,6 +83,9 @@ pub struct FlowResult {
     pub error: Option<String>,
     /// Download bytes per `bin_s` bin, from the plan's start (empty when `bin_s` is 0).
     pub bins: Vec<u64>,
+    /// The flow was stopped at its `stop_at_s`, as planned (no completion, no error).
+    #[serde(default)]
+    pub stopped: bool,
 }
 
 /// `n` flows: Poisson arrivals of rate `rate` per second, sizes Lomax
@@ -149,6 +158,7 @@ pub fn flows(arrivals: &[(f64, u64)], path: Path, upload: u64) -> Vec<PlannedFlo
             upload,
             path,
             label: String::new(),
+            stop_at_s: None,
         })
         .collect()
 }
@@ -161,6 +171,11 @@ pub async fn execute(plan: &Plan) -> Result<Vec<FlowResult>> {
         }
         if !(f.at_s.is_finite() && f.at_s >= 0.0) {
             bail!("flow {}: bad start {}", f.id, f.at_s);
+        }
+        if let Some(s) = f.stop_at_s {
+            if !(s.is_finite() && s > f.at_s) {
+                bail!("flow {}: stop {s} must be after its start {}", f.id, f.at_s);
+            }
         }
     }
     let t0 = Instant::now();
@@ -179,11 +194,20 @@ pub async fn execute(plan: &Plan) -> Result<Vec<FlowResult>> {
                 tokio::time::sleep_until(t0 + Duration::from_secs_f64(f.at_s)).await;
                 let start = t0.elapsed().as_secs_f64();
                 let mut rec = Recorder::new(t0, bin);
-                let r = tokio::time::timeout(timeout, one(addr, &f, &mut rec)).await;
-                let (completion_s, error) = match r {
-                    Ok(Ok(d)) => (Some(d.as_secs_f64()), None),
-                    Ok(Err(e)) => (None, Some(format!("{e:#}"))),
-                    Err(_) => (None, Some(format!("timed out after {timeout:?}"))),
+                // A planned stop before the timeout ends the flow without failing it.
+                let stop = f
+                    .stop_at_s
+                    .map(|s| {
+                        (t0 + Duration::from_secs_f64(s)).saturating_duration_since(Instant::now())
+                    })
+                    .filter(|s| *s < timeout);
+                let r =
+                    tokio::time::timeout(stop.unwrap_or(timeout), one(addr, &f, &mut rec)).await;
+                let (completion_s, error, stopped) = match r {
+                    Ok(Ok(d)) => (Some(d.as_secs_f64()), None, false),
+                    Ok(Err(e)) => (None, Some(format!("{e:#}")), false),
+                    Err(_) if stop.is_some() => (None, None, true),
+                    Err(_) => (None, Some(format!("timed out after {timeout:?}")), false),
                 };
                 FlowResult {
                     id: f.id,
@@ -192,6 +216,7 @@ pub async fn execute(plan: &Plan) -> Result<Vec<FlowResult>> {
                     received: rec.total,
                     error,
                     bins: rec.bins,
+                    stopped,
                 }
             })
         })
@@ -300,5 +325,30 @@ mod tests {
             assert_eq!(x.received, f.download);
             assert_eq!(x.bins.iter().sum::<u64>(), f.download);
         }
+    }
+
+    #[tokio::test]
+    async fn a_planned_stop_ends_a_flow_without_failing_it() {
+        let (target, task) = tunnel::loadgen::start_target("127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
+        let mut fl = flows(&[(0.0, MAX_TRANSFER), (0.0, 50_000)], Path::Direct, 0);
+        fl[0].stop_at_s = Some(0.2);
+        let mut plan = Plan {
+            flows: fl,
+            tunnel: None,
+            direct: target,
+            bin_s: 0.05,
+            flow_timeout_s: 20.0,
+        };
+        let r = execute(&plan).await.unwrap();
+        assert!(r[0].stopped && r[0].error.is_none() && r[0].completion_s.is_none());
+        assert!(r[0].received > 0 && r[0].received < MAX_TRANSFER);
+        assert_eq!(r[0].bins.iter().sum::<u64>(), r[0].received);
+        assert!(!r[1].stopped && r[1].completion_s.is_some());
+        // A stop before the start is refused.
+        plan.flows[0].stop_at_s = Some(0.0);
+        assert!(execute(&plan).await.is_err());
+        task.abort();
     }
 }

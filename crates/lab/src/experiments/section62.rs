@@ -120,7 +120,12 @@ pub(crate) struct Params {
 impl Params {
     /// Parses and checks the scenario.
     pub fn load(ctx: &Context) -> anyhow::Result<Self> {
-        let p: Params = ctx.params()?;
+        Self::checked(ctx.params()?)
+    }
+
+    /// Checks parsed parameters (for experiments that parse a scenario of their own around
+    /// these).
+    pub fn checked(p: Params) -> anyhow::Result<Self> {
         check_param!(p.runs >= 1, "runs must be >= 1");
         check_param!(p.threads >= 1, "threads must be >= 1");
         check_param!(

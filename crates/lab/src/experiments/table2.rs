@@ -87,7 +87,7 @@ fn sens_rows(
 
 /// Non-intrusiveness and overhead of one configuration, over all runs.
 #[derive(Debug, Clone, Serialize)]
-struct Intrusion {
+pub(crate) struct Intrusion {
     label: String,
     runs: usize,
     runs_identical_to_tcp: usize,
@@ -113,7 +113,7 @@ struct Intrusion {
     timeouts: u64,
 }
 
-fn intrusion(cfg: &Cfg, runs: &[RunOut]) -> Intrusion {
+pub(crate) fn intrusion(cfg: &Cfg, runs: &[RunOut]) -> Intrusion {
     let d: Vec<_> = runs.iter().filter_map(|r| r.distance).collect();
     let g: Vec<_> = runs.iter().filter_map(|r| r.gtcp).collect();
     let sum = |f: fn(&sim::driver::GtcpStats) -> u64| g.iter().map(f).sum::<u64>();
