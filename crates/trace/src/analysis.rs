@@ -5,10 +5,11 @@
 //!
 //! Memory is bounded by the connections alive at once: a connection is dropped
 //! [`Config::idle_timeout_ns`] after its last packet, or [`Config::closed_linger_ns`] after it
-//! closed; routes keep only their unfinished components. Only three things grow with the
-//! capture: the set of distinct routes of a window (about 40 bytes each, needed to count
-//! them exactly), and, when asked for, the flow list (one entry per flow) and the per-window
-//! tables.
+//! closed; routes keep only their unfinished components, and the activity periods kept for the
+//! concurrency distribution are capped ([`crate::routes::PERIOD_BUDGET`]). Only three things
+//! grow with the capture: the set of distinct routes of a window (about 50 bytes each, needed
+//! to count them exactly), and, when asked for, the flow list (one entry per flow) and the
+//! per-window tables.
 
 use rustc_hash::FxHashMap;
 
@@ -195,8 +196,8 @@ struct Conn {
     last_data: i64,
     /// Payload bytes from the IP length fields, retransmissions included.
     bytes: u64,
-    /// Component id in the route (set at the first data segment).
-    comp: Option<u64>,
+    /// Route slot and component id (set at the first data segment).
+    comp: Option<(u32, u64)>,
 }
 
 impl Conn {
@@ -222,39 +223,76 @@ enum End {
     Cut,
 }
 
+/// A route of the window.
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    /// Some finished component had competing flows.
+    competing: bool,
+    /// Its slot in [`WindowState::slab`] while it has unfinished components.
+    slot: Option<u32>,
+}
+
 /// Per-window state.
 #[derive(Debug, Default)]
 struct WindowState {
     table: Table1,
-    /// Every route of the window that carried data, and whether it had competing flows.
-    seen: FxHashMap<RouteKey, bool>,
-    /// Routes with unfinished components.
-    routes: FxHashMap<RouteKey, Route>,
+    /// Every route of the window that carried data.
+    seen: FxHashMap<RouteKey, Seen>,
+    /// Routes with unfinished components (connections hold their slot: no lookup per packet).
+    slab: Vec<Route>,
+    free: Vec<u32>,
+    /// Activity periods held by all routes (see [`crate::routes::PERIOD_BUDGET`]).
+    held: usize,
 }
 
 impl WindowState {
-    /// Settles route `key` at `now` and forgets it when nothing is pending.
-    fn settle(&mut self, key: &RouteKey, now: i64) {
-        if let Some(r) = self.routes.get_mut(key) {
-            let res = r.settle(now, &mut self.table);
-            if res.competing {
-                if let Some(c) = self.seen.get_mut(key) {
-                    *c = true;
-                }
+    /// The slot of `key`'s components, made if needed.
+    fn slot(&mut self, key: RouteKey) -> u32 {
+        let e = self.seen.entry(key).or_insert(Seen {
+            competing: false,
+            slot: None,
+        });
+        if let Some(s) = e.slot {
+            return s;
+        }
+        let s = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.slab.push(Route::default());
+                (self.slab.len() - 1) as u32
             }
-            if r.is_empty() {
-                self.routes.remove(key);
+        };
+        e.slot = Some(s);
+        s
+    }
+
+    /// Settles route `key` (in `slot`) at `now` and frees its slot when nothing is pending.
+    fn settle(&mut self, key: &RouteKey, slot: u32, now: i64) {
+        let r = &mut self.slab[slot as usize];
+        let res = r.settle(now, &mut self.table, &mut self.held);
+        let empty = r.is_empty();
+        if res.competing || empty {
+            if let Some(e) = self.seen.get_mut(key) {
+                e.competing |= res.competing;
+                if empty {
+                    e.slot = None;
+                    self.free.push(slot);
+                }
             }
         }
     }
 
     fn close(mut self) -> Table1 {
-        let keys: Vec<RouteKey> = self.routes.keys().copied().collect();
-        for k in keys {
-            self.settle(&k, i64::MAX);
+        let pending: Vec<(RouteKey, u32)> = self
+            .seen
+            .iter()
+            .filter_map(|(k, e)| Some((*k, e.slot?)))
+            .collect();
+        for (k, slot) in pending {
+            self.settle(&k, slot, i64::MAX);
         }
         self.table.routes = self.seen.len() as u64;
-        self.table.routes_competing = self.seen.values().filter(|c| **c).count() as u64;
+        self.table.routes_competing = self.seen.values().filter(|e| e.competing).count() as u64;
         self.table
     }
 }
@@ -408,17 +446,14 @@ impl Analyzer {
                 None => {
                     c.first_data = now;
                     c.last_data = now;
-                    self.win.seen.entry(route).or_insert(false);
-                    let r = self.win.routes.entry(route).or_default();
-                    c.comp = Some(r.start(now));
+                    let slot = self.win.slot(route);
+                    c.comp = Some((slot, self.win.slab[slot as usize].start(now)));
                     // Components behind this one may be final now.
-                    self.win.settle(&route, now);
+                    self.win.settle(&route, slot, now);
                 }
-                Some(id) => {
+                Some((slot, id)) => {
                     c.last_data = now;
-                    if let Some(r) = self.win.routes.get_mut(&route) {
-                        r.data(id, now);
-                    }
+                    self.win.slab[slot as usize].data(id, now, &mut self.win.held);
                 }
             }
         }
@@ -461,14 +496,18 @@ impl Analyzer {
             self.segments.direction(&d.sizes);
         }
         let route = (key.a, key.b);
-        let Some(id) = c.comp else {
+        let Some((slot, id)) = c.comp else {
             self.win.table.connections_without_data += 1;
             return;
         };
-        if let Some(r) = self.win.routes.get_mut(&route) {
-            r.finish(id, c.first_data, c.last_data, c.bytes);
-        }
-        self.win.settle(&route, self.now);
+        self.win.slab[slot as usize].finish(
+            id,
+            c.first_data,
+            c.last_data,
+            c.bytes,
+            &mut self.win.held,
+        );
+        self.win.settle(&route, slot, self.now);
         if self.cfg.keep_flows {
             self.flows.push(FlowRecord {
                 first_data_ns: c.first_data,

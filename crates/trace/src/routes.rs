@@ -11,15 +11,18 @@
 //! at `t`, its period now covers every later start, so `k` and all components after it merge.
 //! A component is final once it has no live flow and neither has any component before it, and
 //! nothing can join it any more (a later component exists, or its activity ended before now).
-//! Memory: the components of a route that are not final, each holding the activity periods of
-//! its finished flows (for the concurrency distribution, at most [`MAX_PERIODS`] each).
+//! Memory: the components of a route that are not final, with the activity periods of their
+//! finished flows (for the concurrency distribution), at most [`PERIOD_BUDGET`] periods over
+//! all routes: a route that stays busy for hours never resolves its component, and its periods
+//! must not grow without bound.
 
 use std::collections::VecDeque;
 
-/// Most activity periods kept per component for the concurrency distribution (16 bytes each:
-/// 16 MiB). A component with more still counts exactly in Table 1; only its time-weighted
-/// concurrency is left out (and counted in [`Table1::concurrency_left_out`]).
-pub const MAX_PERIODS: usize = 1 << 20;
+/// Most activity periods held at once, over all routes, for the concurrency distribution (16
+/// bytes each: 16 MiB). A component whose periods do not fit still counts exactly in Table 1;
+/// only its time-weighted concurrency is left out (counted in
+/// [`Table1::concurrency_left_out`]).
+pub const PERIOD_BUDGET: usize = 1 << 20;
 
 /// Levels of the concurrency histogram; the last one collects every higher level.
 pub const CONCURRENCY_LEVELS: usize = 256;
@@ -47,7 +50,7 @@ pub struct Table1 {
     pub concurrency_ns: Vec<u128>,
     /// Largest number of flows active at once on one route.
     pub peak_concurrency: u64,
-    /// Components left out of `concurrency_ns` (more than [`MAX_PERIODS`] flows).
+    /// Components left out of `concurrency_ns` (beyond [`PERIOD_BUDGET`]).
     pub concurrency_left_out: u64,
 }
 
@@ -140,12 +143,17 @@ impl Route {
 
     /// Index of the component that holds flows of id `id`.
     fn index(&self, id: u64) -> usize {
-        // The last component whose id is at most `id` (merges keep the first id of a run).
-        self.comps.partition_point(|c| c.id <= id).saturating_sub(1)
+        // The last component whose id is at most `id` (merges keep the first id of a run);
+        // most often the last one.
+        match self.comps.back() {
+            Some(last) if last.id <= id => self.comps.len() - 1,
+            _ => self.comps.partition_point(|c| c.id <= id).saturating_sub(1),
+        }
     }
 
-    /// A later data segment at `t` of a flow of component `id`.
-    pub fn data(&mut self, id: u64, t: i64) {
+    /// A later data segment at `t` of a flow of component `id`; `held` counts the periods held
+    /// over all routes.
+    pub fn data(&mut self, id: u64, t: i64, held: &mut usize) {
         let i = self.index(id);
         while self.comps.len() > i + 1 {
             if let Some(c) = self.comps.pop_back() {
@@ -155,12 +163,12 @@ impl Route {
                 into.flows += c.flows;
                 into.live += c.live;
                 into.bytes += c.bytes;
-                into.overflow |= c.overflow;
-                if !into.overflow && into.periods.len() + c.periods.len() <= MAX_PERIODS {
-                    into.periods.extend_from_slice(&c.periods);
-                } else {
+                if into.overflow || c.overflow {
+                    *held -= into.periods.len() + c.periods.len();
                     into.overflow = true;
                     into.periods = Vec::new();
+                } else {
+                    into.periods.extend_from_slice(&c.periods);
                 }
             }
         }
@@ -169,22 +177,27 @@ impl Route {
     }
 
     /// A flow of component `id` finished: active over `[first, last]`, `bytes` of payload.
-    pub fn finish(&mut self, id: u64, first: i64, last: i64, bytes: u64) {
+    pub fn finish(&mut self, id: u64, first: i64, last: i64, bytes: u64, held: &mut usize) {
         let i = self.index(id);
         let c = &mut self.comps[i];
         c.live = c.live.saturating_sub(1);
         c.bytes += bytes;
-        if c.overflow || c.periods.len() >= MAX_PERIODS {
+        if c.overflow {
+            return;
+        }
+        if *held >= PERIOD_BUDGET {
+            *held -= c.periods.len();
             c.overflow = true;
             c.periods = Vec::new();
         } else {
             c.periods.push((first, last));
+            *held += 1;
         }
     }
 
     /// Moves every final component into `table` (all of them with `now = i64::MAX`, at the end
     /// of a capture). Returns whether one of them had competing flows.
-    pub fn settle(&mut self, now: i64, table: &mut Table1) -> Resolved {
+    pub fn settle(&mut self, now: i64, table: &mut Table1, held: &mut usize) -> Resolved {
         let mut r = Resolved::default();
         while let Some(front) = self.comps.front() {
             let no_join = self.comps.len() > 1 || front.end < now;
@@ -204,6 +217,7 @@ impl Route {
             if c.overflow {
                 table.concurrency_left_out += 1;
             } else {
+                *held -= c.periods.len();
                 concurrency(c.periods, table);
             }
         }
@@ -283,16 +297,20 @@ mod tests {
         let mut route = Route::default();
         let mut table = Table1::default();
         let mut ids = vec![0u64; periods.len()];
+        let mut held = 0usize;
         for (t, ev, i) in evs {
             match ev {
                 Ev::Start => ids[i] = route.start(t),
-                Ev::Data => route.data(ids[i], t),
-                Ev::Finish => route.finish(ids[i], periods[i].0, periods[i].1, periods[i].2),
+                Ev::Data => route.data(ids[i], t, &mut held),
+                Ev::Finish => {
+                    route.finish(ids[i], periods[i].0, periods[i].1, periods[i].2, &mut held)
+                }
             }
-            route.settle(t, &mut table);
+            route.settle(t, &mut table, &mut held);
         }
-        route.settle(i64::MAX, &mut table);
+        route.settle(i64::MAX, &mut table, &mut held);
         assert!(route.is_empty());
+        assert_eq!(held, 0);
         table
     }
 
