@@ -43,14 +43,27 @@ pub enum Cmd {
         svg: Option<PathBuf>,
     },
     /// The flow list (arrival, size, route) in the simulator's trace format
-    /// (`[workload] kind = "trace"`), one source per route.
+    /// (`[workload] kind = "trace"`, one source per route) or the testbed's (`trace = "..."`
+    /// in a testbed-table2 scenario).
     Flows {
         #[command(flatten)]
         input: Input,
         /// Output file.
         #[arg(long, short)]
         out: PathBuf,
+        /// `sim`: `arrival_s,size_bytes,source`; `testbed`: `start_seconds,bytes` (one pair).
+        #[arg(long, value_enum, default_value_t = Format::Sim)]
+        format: Format,
     },
+}
+
+/// Flow-list formats.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The simulator's trace workload.
+    Sim,
+    /// The testbed's trace.
+    Testbed,
 }
 
 /// The captures and the connection timeout.
@@ -184,7 +197,7 @@ pub fn run(cmd: Cmd) -> Result<()> {
             }
             conclude(errors)
         }
-        Cmd::Flows { input, out } => {
+        Cmd::Flows { input, out, format } => {
             let (report, errors) = analyse(&input, None, true)?;
             let Some(first) = report.first_ns else {
                 conclude(errors)?;
@@ -192,9 +205,12 @@ pub fn run(cmd: Cmd) -> Result<()> {
             };
             let (lines, routes) = trace::flowlist::flow_list(&report.flows, first);
             let mut w = create(&out)?;
-            trace::flowlist::write_flow_list(&mut w, &lines, &routes)
-                .and_then(|()| std::io::Write::flush(&mut w))
-                .with_context(|| format!("writing {}", out.display()))?;
+            match format {
+                Format::Sim => trace::flowlist::write_flow_list(&mut w, &lines, &routes),
+                Format::Testbed => trace::flowlist::write_testbed_list(&mut w, &lines),
+            }
+            .and_then(|()| std::io::Write::flush(&mut w))
+            .with_context(|| format!("writing {}", out.display()))?;
             eprintln!(
                 "{} flows on {} routes written to {}",
                 lines.len(),
@@ -247,6 +263,7 @@ mod tests {
                 idle_timeout: 60.0,
             },
             out: out.clone(),
+            format: Format::Sim,
         })
         .unwrap();
         let flows = sim::workload::load_trace(&out).unwrap();

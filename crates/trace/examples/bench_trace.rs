@@ -68,13 +68,12 @@ fn cpu_s() -> f64 {
     let Ok(s) = std::fs::read_to_string("/proc/self/stat") else {
         return f64::NAN;
     };
-    // Fields after the command name (which ends with the last ')'): utime is the 12th, stime the 13th.
+    // After the command name (which ends with the last ')') come fields 3, 4, ...: utime is
+    // field 14, stime field 15 (proc(5)).
     let rest = s.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<f64> = rest
-        .split_whitespace()
-        .filter_map(|x| x.parse().ok())
-        .collect();
-    match (f.get(11), f.get(12)) {
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let field = |n: usize| f.get(n - 3).and_then(|x| x.parse::<f64>().ok());
+    match (field(14), field(15)) {
         (Some(u), Some(s)) => (u + s) / 100.0,
         _ => f64::NAN,
     }

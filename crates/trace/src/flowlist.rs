@@ -77,3 +77,16 @@ pub fn write_flow_list(
     }
     Ok(())
 }
+
+/// Writes the flow list in the testbed's trace format (`start_seconds,bytes`, one route: the
+/// testbed has one origin–destination pair, so every route's flows go through it).
+pub fn write_testbed_list(out: &mut dyn Write, lines: &[ListedFlow]) -> io::Result<()> {
+    writeln!(
+        out,
+        "# flow list from a packet capture for the testbed: start (s after its first packet), application bytes"
+    )?;
+    for l in lines {
+        writeln!(out, "{:.9},{}", l.arrival_s, l.size)?;
+    }
+    Ok(())
+}
