@@ -252,22 +252,24 @@ mod tests {
         pkt(1100, 2, 1, 80, 5001, 1, 1000);
         pkt(1200, 2, 1, 80, 5000, 1449, 1448);
         pkt(1300, 3, 1, 80, 5000, 1, 700);
+        let bytes = w.into_inner();
         let dir = std::env::temp_dir().join(format!("schedtcp-trace-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let cap = dir.join("c.pcap");
-        std::fs::write(&cap, w.into_inner()).unwrap();
+        std::fs::write(&cap, &bytes).unwrap();
+        let flows_cmd = |cap: &Path, out: &Path, format| {
+            run(Cmd::Flows {
+                input: Input {
+                    files: vec![cap.to_path_buf()],
+                    idle_timeout: 60.0,
+                },
+                out: out.to_path_buf(),
+                format,
+            })
+        };
         let out = dir.join("flows.csv");
-        run(Cmd::Flows {
-            input: Input {
-                files: vec![cap],
-                idle_timeout: 60.0,
-            },
-            out: out.clone(),
-            format: Format::Sim,
-        })
-        .unwrap();
+        flows_cmd(&cap, &out, Format::Sim).unwrap();
         let flows = sim::workload::load_trace(&out).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
         let got: Vec<(u64, u64, u32)> = flows
             .iter()
             .map(|f| (f.arrival, f.size, f.source))
@@ -280,5 +282,23 @@ mod tests {
                 (300_000_000, 700, 1)
             ]
         );
+        // The testbed's format: one pair, `start_seconds,bytes`.
+        let tb = dir.join("flows-testbed.csv");
+        flows_cmd(&cap, &tb, Format::Testbed).unwrap();
+        let text = std::fs::read_to_string(&tb).unwrap();
+        let flows = testbed::workload::from_trace(&text).unwrap();
+        assert_eq!(flows, vec![(0.0, 2 * 1448), (0.1, 1000), (0.3, 700)]);
+        // Cut inside the last packet: the command fails, naming where, after writing the
+        // flows read before it.
+        let cut = dir.join("cut.pcap");
+        std::fs::write(&cut, &bytes[..bytes.len() - 10]).unwrap();
+        let e = flows_cmd(&cut, &out, Format::Sim).unwrap_err();
+        assert!(
+            e.to_string().contains("could not be read to the end"),
+            "{e:#}"
+        );
+        let flows = sim::workload::load_trace(&out).unwrap();
+        assert_eq!(flows.len(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
