@@ -245,6 +245,23 @@ mod tests {
     }
 
     #[test]
+    fn vlan_tags_are_followed() {
+        let plain = v4_tcp(500);
+        // Two 802.1Q tags between the MAC addresses and the IPv4 EtherType.
+        let mut tagged = plain[..12].to_vec();
+        tagged.extend_from_slice(&[0x81, 0x00, 0x00, 0x05, 0x81, 0x00, 0x00, 0x06]);
+        tagged.extend_from_slice(&plain[12..]);
+        assert_eq!(
+            decode(linktype::ETHERNET, &tagged),
+            decode(linktype::ETHERNET, &plain)
+        );
+        assert_eq!(
+            decode(linktype::ETHERNET, &tagged).unwrap().payload_len,
+            500
+        );
+    }
+
+    #[test]
     fn other_traffic_is_skipped_not_failed() {
         let mut f = v4_tcp(0);
         f[12] = 0x08;
