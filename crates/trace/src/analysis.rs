@@ -24,8 +24,9 @@ pub struct Config {
     /// A connection with no packet for this long is finished (ns). Default 60 s: longer than
     /// Linux's default RTO ceiling (120 s would be safer, 60 s bounds memory sooner).
     pub idle_timeout_ns: i64,
-    /// A connection that closed (FIN both ways, or RST) is finished this long after its last
-    /// packet (ns), so its last ACKs and retransmitted FINs still belong to it. Default 2 s.
+    /// A connection that closed (FIN both ways, or RST) is finished at once; for this long
+    /// after its last packet (ns) a 44-byte tombstone keeps its last ACKs and retransmitted
+    /// FINs from counting as a new connection (a SYN still opens one). Default 2 s.
     pub closed_linger_ns: i64,
     /// Cut the capture into windows of this length (ns), each analysed as a capture of its
     /// own (flows crossing a boundary are cut there). `None`: one window.
@@ -96,6 +97,9 @@ pub struct Counters {
     pub ended_at_cut: u64,
     /// Most connections alive at once.
     pub peak_connections: u64,
+    /// Packets of connections that had closed (FIN both ways, or RST), within
+    /// [`Config::closed_linger_ns`]: their last ACKs; not analysed.
+    pub after_close: u64,
 }
 
 /// One window's Table 1.
@@ -303,6 +307,9 @@ impl WindowState {
 pub struct Analyzer {
     cfg: Config,
     conns: FxHashMap<ConnKey, Conn>,
+    /// Connections that closed (FIN both ways, or RST) less than `closed_linger_ns` ago, and
+    /// the time of their last packet: what arrives for them is not a new connection.
+    tombstones: FxHashMap<ConnKey, i64>,
     win: WindowState,
     win_start: i64,
     windows: Vec<Window>,
@@ -320,6 +327,7 @@ impl Analyzer {
         Self {
             cfg,
             conns: FxHashMap::default(),
+            tombstones: FxHashMap::default(),
             win: WindowState::default(),
             win_start: 0,
             windows: Vec::new(),
@@ -404,6 +412,18 @@ impl Analyzer {
             )
         };
         let syn_only = s.flags & (flags::SYN | flags::ACK) == flags::SYN;
+        // (A live connection is the common case: its probe also warms the entry used below.)
+        if !self.tombstones.is_empty() && !self.conns.contains_key(&key) {
+            if let Some(t) = self.tombstones.get_mut(&key) {
+                if !syn_only {
+                    // The last ACKs (or a retransmitted FIN) of a closed connection.
+                    *t = now;
+                    self.counters.after_close += 1;
+                    return;
+                }
+                self.tombstones.remove(&key);
+            }
+        }
         if syn_only {
             // A new connection on a 5-tuple still in the table: the old one is over.
             let reused = self.conns.get(&key).is_some_and(|c| {
@@ -457,16 +477,24 @@ impl Analyzer {
                 }
             }
         }
+        if c.closed {
+            // Over: its counts are final. A small tombstone absorbs its last packets.
+            if let Some(c) = self.conns.remove(&key) {
+                self.end(&key, c, End::Closed);
+                self.tombstones.insert(key, now);
+            }
+        }
     }
 
     /// Finishes every connection idle (or closed and lingering) for long enough.
     fn sweep(&mut self, now: i64) {
         let idle = self.cfg.idle_timeout_ns;
         let linger = self.cfg.closed_linger_ns;
+        self.tombstones
+            .retain(|_, t| now.saturating_sub(*t) <= linger);
         let mut done: Vec<(ConnKey, Conn)> = Vec::new();
         self.conns.retain(|k, c| {
-            let limit = if c.closed { linger } else { idle };
-            if now.saturating_sub(c.last_seen) > limit {
+            if now.saturating_sub(c.last_seen) > idle {
                 done.push((*k, c.clone()));
                 false
             } else {
@@ -476,8 +504,7 @@ impl Analyzer {
         // Deterministic order (the table's iteration order is not).
         done.sort_by_key(|(k, c)| (c.last_seen, *k));
         for (k, c) in done {
-            let why = if c.closed { End::Closed } else { End::Idle };
-            self.end(&k, c, why);
+            self.end(&k, c, End::Idle);
         }
         // Sweep again after a fraction of the shortest timeout (at least every millisecond of
         // capture time, so a sweep costs little against the packets between two).
@@ -520,11 +547,11 @@ impl Analyzer {
 
     /// Ends every connection (at the end of a window or of the capture) and closes the window.
     fn cut(&mut self, end_ns: i64) {
+        self.tombstones.clear();
         let mut all: Vec<(ConnKey, Conn)> = self.conns.drain().collect();
         all.sort_by_key(|(k, c)| (c.last_seen, *k));
         for (k, c) in all {
-            let why = if c.closed { End::Closed } else { End::Cut };
-            self.end(&k, c, why);
+            self.end(&k, c, End::Cut);
         }
         let win = std::mem::take(&mut self.win);
         self.windows.push(Window {
