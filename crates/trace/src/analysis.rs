@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 
 use crate::decode::{self, flags, Addr, Segment, Skip};
 use crate::reader::Packet;
-use crate::routes::{Route, Table1};
+use crate::routes::{Periods, Route, Table1};
 use crate::segments::{DirectionSizes, SegmentSizes};
 
 /// Knobs of the analysis.
@@ -246,7 +246,7 @@ struct WindowState {
     slab: Vec<Route>,
     free: Vec<u32>,
     /// Activity periods held by all routes (see [`crate::routes::PERIOD_BUDGET`]).
-    held: usize,
+    held: Periods,
 }
 
 impl WindowState {

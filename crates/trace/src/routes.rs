@@ -85,6 +85,24 @@ impl Table1 {
     }
 }
 
+/// The activity periods held over all routes, against a budget ([`PERIOD_BUDGET`] by default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Periods {
+    /// Periods held now.
+    pub held: usize,
+    /// Most periods held at once.
+    pub budget: usize,
+}
+
+impl Default for Periods {
+    fn default() -> Self {
+        Self {
+            held: 0,
+            budget: PERIOD_BUDGET,
+        }
+    }
+}
+
 /// A group of flows of one route whose activity periods overlap in a chain.
 #[derive(Debug, Clone)]
 struct Component {
@@ -153,7 +171,7 @@ impl Route {
 
     /// A later data segment at `t` of a flow of component `id`; `held` counts the periods held
     /// over all routes.
-    pub fn data(&mut self, id: u64, t: i64, held: &mut usize) {
+    pub fn data(&mut self, id: u64, t: i64, held: &mut Periods) {
         let i = self.index(id);
         while self.comps.len() > i + 1 {
             if let Some(c) = self.comps.pop_back() {
@@ -164,7 +182,7 @@ impl Route {
                 into.live += c.live;
                 into.bytes += c.bytes;
                 if into.overflow || c.overflow {
-                    *held -= into.periods.len() + c.periods.len();
+                    held.held -= into.periods.len() + c.periods.len();
                     into.overflow = true;
                     into.periods = Vec::new();
                 } else {
@@ -177,7 +195,7 @@ impl Route {
     }
 
     /// A flow of component `id` finished: active over `[first, last]`, `bytes` of payload.
-    pub fn finish(&mut self, id: u64, first: i64, last: i64, bytes: u64, held: &mut usize) {
+    pub fn finish(&mut self, id: u64, first: i64, last: i64, bytes: u64, held: &mut Periods) {
         let i = self.index(id);
         let c = &mut self.comps[i];
         c.live = c.live.saturating_sub(1);
@@ -185,19 +203,19 @@ impl Route {
         if c.overflow {
             return;
         }
-        if *held >= PERIOD_BUDGET {
-            *held -= c.periods.len();
+        if held.held >= held.budget {
+            held.held -= c.periods.len();
             c.overflow = true;
             c.periods = Vec::new();
         } else {
             c.periods.push((first, last));
-            *held += 1;
+            held.held += 1;
         }
     }
 
     /// Moves every final component into `table` (all of them with `now = i64::MAX`, at the end
     /// of a capture). Returns whether one of them had competing flows.
-    pub fn settle(&mut self, now: i64, table: &mut Table1, held: &mut usize) -> Resolved {
+    pub fn settle(&mut self, now: i64, table: &mut Table1, held: &mut Periods) -> Resolved {
         let mut r = Resolved::default();
         while let Some(front) = self.comps.front() {
             let no_join = self.comps.len() > 1 || front.end < now;
@@ -217,7 +235,7 @@ impl Route {
             if c.overflow {
                 table.concurrency_left_out += 1;
             } else {
-                *held -= c.periods.len();
+                held.held -= c.periods.len();
                 concurrency(c.periods, table);
             }
         }
@@ -280,6 +298,10 @@ mod tests {
     /// finished some time after its last data segment (`lag`), and `settle` runs after every
     /// event.
     fn drive(periods: &[(i64, i64, u64)], lag: i64) -> Table1 {
+        drive_with(periods, lag, PERIOD_BUDGET)
+    }
+
+    fn drive_with(periods: &[(i64, i64, u64)], lag: i64, budget: usize) -> Table1 {
         #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
         enum Ev {
             Start,
@@ -297,7 +319,7 @@ mod tests {
         let mut route = Route::default();
         let mut table = Table1::default();
         let mut ids = vec![0u64; periods.len()];
-        let mut held = 0usize;
+        let mut held = Periods { held: 0, budget };
         for (t, ev, i) in evs {
             match ev {
                 Ev::Start => ids[i] = route.start(t),
@@ -310,7 +332,7 @@ mod tests {
         }
         route.settle(i64::MAX, &mut table, &mut held);
         assert!(route.is_empty());
-        assert_eq!(held, 0);
+        assert_eq!(held.held, 0);
         table
     }
 
@@ -324,6 +346,19 @@ mod tests {
             let t = drive(&periods, lag);
             prop_assert_eq!((t.flows, t.flows_competing, t.bytes, t.bytes_competing), model(&periods));
         }
+    }
+
+    #[test]
+    fn past_the_budget_a_component_leaves_the_concurrency_out_but_counts_in_table_1() {
+        // Three overlapping flows, then one alone; room for two periods.
+        let p = [(0, 10, 5), (2, 12, 6), (4, 14, 7), (30, 40, 8)];
+        let t = drive_with(&p, 100, 2);
+        assert_eq!((t.flows, t.flows_competing), (4, 3));
+        assert_eq!((t.bytes, t.bytes_competing), (26, 18));
+        assert_eq!(t.concurrency_left_out, 1);
+        // Only the lone flow's 10 time units are in the distribution.
+        assert_eq!(t.concurrency_ns[1], 10);
+        assert_eq!(t.concurrency_ns[2..].iter().sum::<u128>(), 0);
     }
 
     #[test]
