@@ -62,6 +62,13 @@ pub fn table1_text(t: &Table1) -> String {
             let _ = writeln!(s, "  more flows: {:>6.2}%", 100.0 * rest);
         }
     }
+    if t.concurrency_left_out > 0 {
+        let _ = writeln!(
+            s,
+            "({} groups of competing flows too large for the period budget are left out of the concurrency distribution; Table 1 counts them)",
+            t.concurrency_left_out
+        );
+    }
     if t.connections_without_data > 0 {
         let _ = writeln!(
             s,
