@@ -8,6 +8,7 @@
 mod demo;
 mod testbed_cmd;
 mod throughput;
+mod trace_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,6 +42,7 @@ Examples:
   schedtcp client --config client.toml            (near the applications)
   schedtcp experiment list                        the papers' tables and figures
   schedtcp experiment run fluid-table2            reproduce one (writes results/fluid-table2/)
+  schedtcp trace schedulable capture.pcap.gz      how much of a capture's traffic can be scheduled
 
 Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug, RUST_LOG=tunnel=debug) to change them.";
 
@@ -82,6 +84,13 @@ enum Command {
     Testbed {
         #[command(subcommand)]
         cmd: testbed_cmd::Cmd,
+    },
+    /// How much of a network's TCP traffic can be scheduled, from packet captures (pcap,
+    /// pcapng, gzip): `schedulable` (paper 000, Table 1), `segments` (Figure 3), `flows` (a
+    /// flow list the simulator replays).
+    Trace {
+        #[command(subcommand)]
+        cmd: trace_cmd::Cmd,
     },
 }
 
@@ -173,6 +182,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Experiment { action } => experiment(action),
         Command::Throughput(args) => runtime()?.block_on(throughput::run(args)),
         Command::Testbed { cmd } => testbed_cmd::run(cmd),
+        Command::Trace { cmd } => trace_cmd::run(cmd),
     }
 }
 
