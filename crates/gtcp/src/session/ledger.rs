@@ -27,6 +27,11 @@ pub(crate) struct Ledger {
     /// Bytes handed over by flows whose first connection is not established yet: they join
     /// that connection's virtual queue when it arrives.
     unowned: u64,
+    /// The send buffer per connection (the hand-over bound).
+    bound: u64,
+    /// Σ over live connections of max(0, q_v − bound): what flows the policy sends ahead of
+    /// their own connections have handed over beyond that connection's buffer.
+    lent: u64,
 }
 
 /// `a − b`, which must not go below zero.
@@ -36,6 +41,30 @@ fn debit(a: &mut u64, b: u64, what: &str) {
 }
 
 impl Ledger {
+    /// An empty ledger for connections of send buffer `bound`.
+    pub fn new(bound: u64) -> Self {
+        Ledger {
+            bound,
+            ..Ledger::default()
+        }
+    }
+
+    /// Σ max(0, q_v − bound) over live connections.
+    pub fn lent(&self) -> u64 {
+        self.lent
+    }
+
+    fn over(&self, vq: u64) -> u64 {
+        vq.saturating_sub(self.bound)
+    }
+
+    /// Keeps `lent` as connection `c`'s queue moves from `before` to its current value.
+    fn relend(&mut self, before: u64, c: &ConnCounters) {
+        let (b, a) = (self.over(before), self.over(c.virtual_queue));
+        debit(&mut self.lent, b, "lent");
+        self.lent += a;
+    }
+
     /// Bytes handed over and not yet sent.
     pub fn unsent(&self) -> u64 {
         self.unsent
@@ -60,9 +89,11 @@ impl Ledger {
         self.unsent += n;
         match owner {
             Some(c) => {
+                let before = c.virtual_queue;
                 c.virtual_queue += n;
                 c.owner_bytes += n;
                 self.sum_vq += n;
+                self.relend(before, c);
             }
             None if orphaned => {}
             None => self.unowned += n,
@@ -76,15 +107,19 @@ impl Ledger {
     pub fn attach(&mut self, c: &mut ConnCounters, waiting: u64, inherited: u64) {
         debit(&mut self.unowned, waiting, "unowned");
         let inherited = inherited.min(self.orphan());
+        let before = c.virtual_queue;
         c.virtual_queue += waiting + inherited;
         c.owner_bytes += waiting + inherited;
         self.sum_vq += waiting + inherited;
+        self.relend(before, c);
         self.check(Some(c));
     }
 
     /// A connection is gone: what it still owed becomes orphan debt.
     pub fn detach(&mut self, c: &ConnCounters) {
         debit(&mut self.sum_vq, c.virtual_queue, "Σ q_v");
+        let over = self.over(c.virtual_queue);
+        debit(&mut self.lent, over, "lent");
         self.check(None);
     }
 
@@ -100,7 +135,9 @@ impl Ledger {
             self.orphan()
         );
         debit(&mut self.unsent, len, "unsent");
+        let before = c.virtual_queue;
         c.virtual_queue -= from_own;
+        self.relend(before, c);
         self.sum_vq -= from_own;
         c.adopted_bytes += len - from_own;
         c.payload_bytes += len;
@@ -131,7 +168,9 @@ impl Ledger {
     /// (`forgiven`): what plain TCP would have discarded. Returns the bytes struck.
     pub fn forgive(&mut self, c: &mut ConnCounters, excess: u64) -> u64 {
         let cut = c.virtual_queue.min(excess);
+        let before = c.virtual_queue;
         c.virtual_queue -= cut;
+        self.relend(before, c);
         c.forgiven_bytes += cut;
         self.sum_vq -= cut;
         // Only this connection's identity: the session's holds again once every queue that

@@ -127,7 +127,7 @@ impl Session {
             ctrl: VecDeque::new(),
             stale: VecDeque::new(),
             starved: BTreeSet::new(),
-            ledger: Ledger::default(),
+            ledger: Ledger::new(config.send_buffer),
             next_flow: 1,
             arrivals: 0,
             turn: 0,
@@ -351,12 +351,19 @@ impl Session {
     /// Bounding by the flow instead would let the connection of a long flow that the policy
     /// holds back run dry (its bytes wait, its buffer stays full, it hands over nothing) while
     /// plain TCP's connection would still be sending: the pair would take less than plain TCP
-    /// (issue 8). A flow without a live connection (its first one not yet established, or its
+    /// (issue 8).
+    ///
+    /// The other way round, the flow the policy serves first is carried by every connection
+    /// while only its own connection's sending lowers its own queue: bounded by that alone it
+    /// could get only one buffer ahead, and a size-based policy would lose its gain. So a flow
+    /// may also keep up to `send_buffer` of its own bytes waiting even when its connection owes
+    /// more, the excess lent from a session budget of one `send_buffer` per live connection.
+    /// A flow without a live connection (its first one not yet established, or its
     /// connection died) may have at most `send_buffer` of its own bytes unsent.
     ///
-    /// Memory: unsent bytes ≤ live connections × `send_buffer` + orphan debt (bounded by the
-    /// flows without a live connection × `send_buffer` plus what died in flight); sent and not
-    /// yet acknowledged bytes stay within the receiver's per-flow credit.
+    /// Memory: unsent bytes ≤ 2 × live connections × `send_buffer` + `send_buffer` per flow
+    /// without a live connection + orphan debt (what died); sent and not yet acknowledged
+    /// bytes stay within the receiver's credit.
     pub fn send_capacity(&self, flow: FlowId) -> Result<usize, SessionError> {
         let f = self
             .flows
@@ -373,11 +380,18 @@ impl Session {
         if f.waiting_admission {
             return 0;
         }
-        let pending = match f.owner().and_then(|c| self.conns.get(&c)) {
-            Some(c) => c.vq(),
-            None => f.send.unsent(),
+        let bound = self.config.send_buffer;
+        let waiting = bound.saturating_sub(f.send.unsent());
+        let Some(c) = f.owner().and_then(|c| self.conns.get(&c)) else {
+            return waiting;
         };
-        self.config.send_buffer.saturating_sub(pending)
+        // Its own connection's room, as plain TCP's socket buffer; or, for a flow the policy
+        // sends ahead of its connection (the others carry it), a buffer of its own bytes
+        // waiting, lent from the session's send budget (a buffer per live connection).
+        let budget = (self.conns.len() as u64)
+            .saturating_mul(bound)
+            .saturating_sub(self.ledger.lent());
+        bound.saturating_sub(c.vq()).max(waiting.min(budget))
     }
 
     /// Room at which a flow that ran out of it is told [`Event::FlowWritable`]: half the
@@ -592,11 +606,12 @@ impl Session {
         c.unsent_bytes = self.ledger.unsent();
         c.send_buffered_bytes = self.flows.values().map(|f| f.send.buffered()).sum();
         let ownerless = self.flows.values().filter(|f| f.owner().is_none()).count() as u64;
-        // A live connection's queue takes hand-overs only below one send buffer, a flow with
-        // no live connection only up to one send buffer of its own; what dead connections
-        // owed (orphan debt) comes on top until others carry it.
+        // A live connection's queue takes hand-overs below one send buffer, plus what the
+        // session lends flows sent ahead of their connections (at most a buffer per live
+        // connection); a flow with no live connection holds up to one send buffer of its own;
+        // what dead connections owed (orphan debt) comes on top until others carry it.
         c.unsent_bound =
-            (self.conns.len() as u64 + ownerless) * self.config.send_buffer + c.orphan_bytes;
+            (2 * self.conns.len() as u64 + ownerless) * self.config.send_buffer + c.orphan_bytes;
         c
     }
 
