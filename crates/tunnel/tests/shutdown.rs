@@ -54,7 +54,12 @@ async fn shutdown_drains_all_sessions_within_one_grace_period() {
     // Every session has its flow at the server.
     let deadline = Instant::now() + Duration::from_secs(20);
     while srv.sessions().len() < SESSIONS
-        || srv.sessions().iter().map(|e| e.active_flows()).sum::<usize>() < SESSIONS
+        || srv
+            .sessions()
+            .iter()
+            .map(|e| e.active_flows())
+            .sum::<usize>()
+            < SESSIONS
     {
         assert!(Instant::now() < deadline, "sessions never opened");
         tokio::time::sleep(Duration::from_millis(20)).await;
