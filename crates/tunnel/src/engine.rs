@@ -509,6 +509,9 @@ impl Engine {
         };
         let down = async {
             let mut batch: Vec<Bytes> = Vec::new();
+            // The end was read together with the last bytes (the core may forget the flow
+            // right after reporting its end, so it is not asked twice).
+            let mut saw_end = false;
             loop {
                 // Take what is ready (up to WRITE_BATCH) under one lock, write it with as few
                 // system calls as possible.
@@ -524,6 +527,10 @@ impl Engine {
                                 }
                             }
                             // Deliver what was taken before acting on the end or a reset.
+                            Ok(ReadOutcome::End) if taken > 0 => {
+                                saw_end = true;
+                                return Ok(ReadOutcome::Blocked);
+                            }
                             other if taken > 0 && !matches!(other, Ok(ReadOutcome::Reset(_))) => {
                                 return Ok(ReadOutcome::Blocked)
                             }
@@ -536,6 +543,10 @@ impl Engine {
                         debug!(session = %self.label, %flow, "application write failed: {e}");
                         let _ = self.with(|s, now| s.reset(now, flow, codes::APP_ABORT));
                         io.abort.notify_one();
+                        return;
+                    }
+                    if saw_end {
+                        let _ = wr.shutdown().await;
                         return;
                     }
                     continue;

@@ -257,7 +257,8 @@ impl Session {
                 flow.open = Delivery::Queued;
             }
             let received_any = flow.recv.received > 0 || flow.recv.final_size.is_some();
-            if (!flow.recv_done() || !clean) && received_any {
+            // A reset flow sends no acknowledgements (its reset says everything).
+            if (!flow.recv_done() || !clean) && received_any && flow.reset_code.is_none() {
                 // Acknowledgements (and credit) written on it may not have been read: they are
                 // cumulative, so sending the current ones again costs little and loses nothing.
                 flow.ack_queued = true;

@@ -304,7 +304,8 @@ impl Session {
         match self.flows.get(&owner) {
             // Both directions over and the last acknowledgement out: after Done this side
             // writes nothing more here.
-            Some(f) if !f.closed || f.ack_queued => return 0,
+            // A reset still to be sent goes on the flow's own connection first.
+            Some(f) if !f.closed || f.ack_queued || f.reset == Delivery::Queued => return 0,
             Some(_) => {}
             None if self.role == Role::Acceptor && !self.is_retired(owner) => return 0,
             None => {}
