@@ -74,3 +74,47 @@ pub(crate) fn logspace(a: f64, b: f64, n: usize) -> Vec<f64> {
         .map(f64::exp)
         .collect()
 }
+
+/// Student's t quantile for a two-sided 95% interval with `df` degrees of freedom (table for
+/// small df, normal beyond).
+pub(crate) fn t95(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::NAN,
+        d if d <= 30 => T[d - 1],
+        _ => 1.96,
+    }
+}
+
+/// Mean of `v` and the half-width of its 95% confidence interval (Student's t; NaN with
+/// fewer than two values).
+pub(crate) fn mean_ci(v: &[f64]) -> (f64, f64) {
+    let n = v.len();
+    if n == 0 {
+        return (f64::NAN, f64::NAN);
+    }
+    let m = v.iter().sum::<f64>() / n as f64;
+    if n < 2 {
+        return (m, f64::NAN);
+    }
+    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1) as f64;
+    (m, t95(n - 1) * (var / n as f64).sqrt())
+}
+
+/// A verdict word for a paired difference `mean ± half` (95% interval): `below` if the
+/// whole interval is below 0, `above` if above, otherwise "no difference beyond noise".
+pub(crate) fn verdict(mean: f64, half: f64, below: &str, above: &str) -> String {
+    if !(mean.is_finite() && half.is_finite()) {
+        "undecided (too few samples for an interval)".to_string()
+    } else if mean + half < 0.0 {
+        below.to_string()
+    } else if mean - half > 0.0 {
+        above.to_string()
+    } else {
+        "no difference beyond noise".to_string()
+    }
+}

@@ -532,6 +532,32 @@ pub(crate) fn active_distribution(runs: &[RunOut], horizon_s: f64) -> Vec<f64> {
         .collect()
 }
 
+/// Time-average number of active flows (arrived, not yet delivered) in each of `batches`
+/// equal windows of `[0, horizon_s)`, per run: `[run][batch]`. Batch means of one run are
+/// the samples of a batch-means interval (they are correlated through flows that span
+/// batches; with windows far longer than typical transfer times the correlation is small).
+pub(crate) fn active_batch_means(runs: &[RunOut], horizon_s: f64, batches: usize) -> Vec<Vec<f64>> {
+    let w = horizon_s / batches.max(1) as f64;
+    runs.iter()
+        .map(|run| {
+            let mut area = vec![0.0; batches.max(1)];
+            for f in &run.flows {
+                let (a, b) = (
+                    f.arrival_s,
+                    f.transfer_s
+                        .map_or(horizon_s, |t| f.arrival_s + t)
+                        .min(horizon_s),
+                );
+                for (k, x) in area.iter_mut().enumerate() {
+                    let (lo, hi) = (k as f64 * w, (k + 1) as f64 * w);
+                    *x += (b.min(hi) - a.max(lo)).max(0.0);
+                }
+            }
+            area.iter().map(|x| x / w).collect()
+        })
+        .collect()
+}
+
 fn add(v: &mut Vec<f64>, i: usize, dt: f64) {
     if v.len() <= i {
         v.resize(i + 1, 0.0);

@@ -3,7 +3,7 @@
 //! flow's throughput should not depend on the tunnel's policy.
 
 use crate::check_param;
-use crate::experiments::{md_table, pct};
+use crate::experiments::{md_table, mean_ci, pct};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
 use anyhow::bail;
@@ -61,34 +61,6 @@ struct SeriesRow {
     flow: String,
     t_s: f64,
     mean_throughput_bytes_per_s: f64,
-}
-
-/// Student's t quantile for a two-sided 95% interval with `df` degrees of freedom (table for
-/// small df, normal beyond).
-fn t95(df: usize) -> f64 {
-    const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    match df {
-        0 => f64::NAN,
-        d if d <= 30 => T[d - 1],
-        _ => 1.96,
-    }
-}
-
-fn mean_ci(v: &[f64]) -> (f64, f64) {
-    let n = v.len();
-    if n == 0 {
-        return (f64::NAN, f64::NAN);
-    }
-    let m = v.iter().sum::<f64>() / n as f64;
-    if n < 2 {
-        return (m, f64::NAN);
-    }
-    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1) as f64;
-    (m, t95(n - 1) * (var / n as f64).sqrt())
 }
 
 pub fn run(ctx: &Context) -> anyhow::Result<String> {
