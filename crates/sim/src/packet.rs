@@ -76,6 +76,9 @@ pub struct Packet {
     pub tag: PayloadTag,
     /// When the packet left its sending host.
     pub sent_at: Time,
+    /// SACK blocks of an ACK, as offsets `[start, end)` above `ack` (RFC 2018; `(0, 0)`:
+    /// none). Offsets fit in 32 bits because a window never spans 4 GB.
+    pub sack: [(u32, u32); 3],
 }
 
 impl Packet {
@@ -94,6 +97,7 @@ impl Packet {
         pkt_no: 0,
         tag: 0,
         sent_at: 0,
+        sack: [(0, 0); 3],
     };
 }
 

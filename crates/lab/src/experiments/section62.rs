@@ -587,7 +587,7 @@ pub(crate) fn describe(p: &Params) -> String {
         "One origin–destination pair over a dumbbell: a {cap:.0} MB/s ({mbps:.0} Mbit/s) \
 bottleneck, {rtt:.0} ms round-trip propagation delay ({acc} ms access links at \
 {arate:.0} Mbit/s on each side, {bd:.0} ms bottleneck), a {buf:.0} kB drop-tail buffer \
-({bdp:.2} × the bandwidth-delay product). TCP NewReno (no SACK), MSS {mss} B, \
+({bdp:.2} × the bandwidth-delay product). TCP {cc} ({sack}), MSS {mss} B, \
 {hdr} B of headers, initial window {iw}, delayed ACKs {dack}, minimum RTO {rto:.0} ms. \
 Workload of paper 000 Section 6.2: Poisson arrivals of λ = {lam:.3} flows/s, sizes \
 `P(S > x) = (1 + cx)^(−α)` with α = {a}, c = {c:e} (mean {ms:.2} MB), load {load}. \
@@ -602,6 +602,15 @@ to drain; every configuration runs on the same sample paths. gtcp: chunks of {ch
         bd = p.bottleneck_delay_ms(),
         buf = p.path.buffer_bytes as f64 / 1e3,
         bdp = p.path.buffer_bytes as f64 / p.bdp_bytes(),
+        cc = match p.tcp.congestion_control {
+            sim::tcp::CongestionControl::NewReno => "NewReno",
+            sim::tcp::CongestionControl::Cubic => "CUBIC",
+        },
+        sack = if p.tcp.sack {
+            "SACK, RFC 6675 recovery"
+        } else {
+            "no SACK"
+        },
         mss = p.tcp.mss,
         hdr = p.tcp.header_bytes,
         iw = p.tcp.initial_window,
