@@ -38,6 +38,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(fig9),
     entry!(testbed_table2),
     entry!(testbed_fig6),
+    entry!(ns3_crosscheck),
 ];
 
 pub(crate) fn find(name: &str) -> Option<&'static Entry> {

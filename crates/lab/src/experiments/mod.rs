@@ -12,6 +12,7 @@ pub mod fig7;
 pub mod fig8;
 pub mod fig9;
 pub mod fluid_table2;
+pub mod ns3_crosscheck;
 pub mod run2c_fig1;
 pub mod run2c_fig2;
 pub(crate) mod section62;

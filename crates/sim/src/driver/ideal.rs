@@ -38,6 +38,11 @@
 //! one ticket per piece). Under the `tcp` policy every connection carries its own flow, which
 //! reproduces the `tcp` driver's flows exactly.
 //!
+//! The destination places every piece by its flow offset as soon as the receiving TCP holds
+//! it, in or out of the connection's order (the core reassembles flows from chunks tagged
+//! with `(flow, offset)`); a flow is delivered when it has all its bytes. Only the freeing
+//! of Algorithm 3 follows the connection's cumulative order.
+//!
 //! Flows from the sources in `plain_sources` are not scheduled: their connection carries
 //! only their own bytes (a plain TCP flow sharing the path, as paper 000's Figure 6 sample).
 
@@ -576,6 +581,7 @@ impl<S: FlowSource> Driver for IdealDriver<S> {
         let c = &mut self.conns[iu];
         let lo = c.tx.partition_point(|(t, _)| *t < pkt.tag);
         let mut added = 0;
+        let mut got = Vec::new();
         for (t, x) in c.tx.iter().skip(lo) {
             if *t != pkt.tag {
                 break;
@@ -585,6 +591,7 @@ impl<S: FlowSource> Driver for IdealDriver<S> {
                     let y = x.clip(pa, pb);
                     added += y.len;
                     c.accepted.insert(y.seq, y);
+                    got.push(y);
                 }
             }
         }
@@ -593,44 +600,44 @@ impl<S: FlowSource> Driver for IdealDriver<S> {
             // The transmission's record is gone (cannot happen: records live until ACKed).
             self.stats.api_errors += 1;
         }
-    }
-
-    /// Receiver: in-order bytes reach the application; flows are reassembled across
-    /// connections (the receiver's buffer is unbounded, as Proposition 1 assumes).
-    fn on_delivered(&mut self, w: &mut World, conn: ConnId, from: u64, to: u64) {
-        let Some(i) = w.user(conn) else { return };
-        let iu = i as usize;
+        // The destination places each piece by its flow offset as soon as the receiving TCP
+        // holds it, whatever holes its connection still has (as the core reassembles flows
+        // from (flow, offset)-tagged chunks): a flow spread over many connections does not
+        // wait behind another flow's loss.
         let now = w.now();
-        let mut xs = Vec::new();
-        {
-            let c = &mut self.conns[iu];
-            if from != c.rcv_nxt {
-                self.stats.api_errors += 1;
-            }
-            while let Some(entry) = c.accepted.first_entry() {
-                if *entry.key() >= to {
-                    break;
-                }
-                let x = entry.remove();
-                c.delivered.push_back(x);
-                xs.push(x);
-            }
-            c.rcv_nxt = to;
-        }
-        for x in xs {
-            if x.flow == PAD {
+        for y in got {
+            if y.flow == PAD {
                 continue;
             }
-            let f = &mut self.flows[x.flow as usize];
-            let new = f.got.insert(x.off, x.off + x.len);
-            self.stats.duplicate_bytes += x.len - new;
+            let f = &mut self.flows[y.flow as usize];
+            let new = f.got.insert(y.off, y.off + y.len);
+            self.stats.duplicate_bytes += y.len - new;
             if new > 0 && f.got.covers_prefix(f.size) {
-                let r = &mut self.records[x.flow as usize];
+                let r = &mut self.records[y.flow as usize];
                 if r.delivered.is_none() {
                     r.delivered = Some(now);
                 }
             }
         }
+    }
+
+    /// Receiver: in-order bytes leave the receiving TCP; what they carried waits for the
+    /// sender's cumulative ACK (Algorithm 3). The flows already have their bytes
+    /// (`on_segment_received`: delivery by flow offset).
+    fn on_delivered(&mut self, w: &mut World, conn: ConnId, from: u64, to: u64) {
+        let Some(i) = w.user(conn) else { return };
+        let c = &mut self.conns[i as usize];
+        if from != c.rcv_nxt {
+            self.stats.api_errors += 1;
+        }
+        while let Some(entry) = c.accepted.first_entry() {
+            if *entry.key() >= to {
+                break;
+            }
+            let x = entry.remove();
+            c.delivered.push_back(x);
+        }
+        c.rcv_nxt = to;
     }
 }
 
