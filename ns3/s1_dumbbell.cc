@@ -130,9 +130,9 @@ int64_t g_debug_flow = -1;
 uint16_t g_debug_port = 0;
 
 void
-Sniff(std::string dir, Ptr<const Packet> p)
+Sniff(std::string dir, uint32_t pair, Ptr<const Packet> p)
 {
-    if (g_debug_port == 0)
+    if (g_debug_port == 0 || g_flows[g_debug_flow].source != pair)
     {
         return;
     }
@@ -344,11 +344,11 @@ main(int argc, char* argv[])
         auto s = wire(link, g_senders.Get(i), routers.Get(0), sn.c_str());
         auto r = wire(link, routers.Get(1), g_receivers.Get(i), rn.c_str());
         g_rx_addr.push_back(r.second.GetAddress(1));
-        r.first.Get(1)->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&Sniff, std::string("RX-tx")));
-        r.first.Get(1)->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&Sniff, std::string("RX-rx")));
+        r.first.Get(1)->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&Sniff, std::string("RX-tx"), i));
+        r.first.Get(1)->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&Sniff, std::string("RX-rx"), i));
         s.first.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&SenderTx));
-        s.first.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&Sniff, std::string("tx")));
-        s.first.Get(0)->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&Sniff, std::string("rx")));
+        s.first.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&Sniff, std::string("tx"), i));
+        s.first.Get(0)->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&Sniff, std::string("rx"), i));
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 

@@ -87,13 +87,15 @@ fn write_outputs(r: &sim::stats::Report, out: &str) -> std::io::Result<()> {
     let mut s = std::fs::File::create(format!("{out}.stats"))?;
     writeln!(
         s,
-        "enqueued,dropped,data_packets_sent,unique_segments,mean_queue_packets,horizon_s"
+        "enqueued,dropped,data_packets_sent,unique_segments,mean_queue_packets,horizon_s,fast_recoveries,timeouts"
     )?;
     writeln!(
         s,
-        "{},{},{injected},{unique},{},{horizon}",
+        "{},{},{injected},{unique},{},{horizon},{},{}",
         r.bottleneck.tx_packets,
         r.bottleneck.drops,
         r.bottleneck.queue_area as f64 / 1e9 / horizon.max(1e-9),
+        r.conns.iter().map(|c| c.fast_retransmits).sum::<u64>(),
+        r.conns.iter().map(|c| c.timeouts).sum::<u64>(),
     )
 }

@@ -44,6 +44,9 @@ pub enum PacketKind {
     Data,
     /// Pure cumulative acknowledgement of everything below `ack`.
     Ack,
+    /// The third packet of the handshake: the sender's ACK of the SYN-ACK (carries no data;
+    /// it occupies a buffer slot on the data path, as in ns-3 and Linux).
+    HandshakeAck,
 }
 
 /// The header every packet carries.

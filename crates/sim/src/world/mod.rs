@@ -490,10 +490,21 @@ impl World {
                 let c = &mut self.conns[slot];
                 if c.sender.state() == crate::tcp::SenderState::SynSent {
                     c.sender.on_syn_ack(self.now);
+                    let ack = Packet {
+                        kind: PacketKind::HandshakeAck,
+                        src: c.src,
+                        dst: c.dst,
+                        conn: id,
+                        size: self.params.header_bytes,
+                        sent_at: self.now,
+                        ..Packet::EMPTY
+                    };
+                    self.inject(ack);
                     self.mark_pending(id);
                     d.on_established(self, id);
                 }
             }
+            PacketKind::HandshakeAck => {}
             PacketKind::Data => {
                 let out = self.conns[slot].receiver.on_data(p.seq, p.len);
                 d.on_segment_received(self, id, &p);
