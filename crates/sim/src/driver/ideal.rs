@@ -385,6 +385,21 @@ fn put_bound(bound: &mut VecDeque<Extent>, xs: &[Extent]) {
     }
 }
 
+impl<S: FlowSource> IdealDriver<S> {
+    /// The destination application has the bytes of `x` (a piece of one flow) at `now`.
+    fn credit(&mut self, x: Extent, now: crate::time::Time) {
+        let f = &mut self.flows[x.flow as usize];
+        let new = f.got.insert(x.off, x.off + x.len);
+        self.stats.duplicate_bytes += x.len - new;
+        if new > 0 && f.got.covers_prefix(f.size) {
+            let r = &mut self.records[x.flow as usize];
+            if r.delivered.is_none() {
+                r.delivered = Some(now);
+            }
+        }
+    }
+}
+
 impl<S: FlowSource> Driver for IdealDriver<S> {
     fn on_start(&mut self, w: &mut World) {
         w.record_drops(true);
@@ -604,40 +619,42 @@ impl<S: FlowSource> Driver for IdealDriver<S> {
         // holds it, whatever holes its connection still has (as the core reassembles flows
         // from (flow, offset)-tagged chunks): a flow spread over many connections does not
         // wait behind another flow's loss.
+        // Plain flows (not scheduled) are read from their own socket, in its order
+        // (`on_delivered`).
         let now = w.now();
         for y in got {
-            if y.flow == PAD {
-                continue;
-            }
-            let f = &mut self.flows[y.flow as usize];
-            let new = f.got.insert(y.off, y.off + y.len);
-            self.stats.duplicate_bytes += y.len - new;
-            if new > 0 && f.got.covers_prefix(f.size) {
-                let r = &mut self.records[y.flow as usize];
-                if r.delivered.is_none() {
-                    r.delivered = Some(now);
-                }
+            if y.flow != PAD && !self.flows[y.flow as usize].plain {
+                self.credit(y, now);
             }
         }
     }
 
     /// Receiver: in-order bytes leave the receiving TCP; what they carried waits for the
-    /// sender's cumulative ACK (Algorithm 3). The flows already have their bytes
-    /// (`on_segment_received`: delivery by flow offset).
+    /// sender's cumulative ACK (Algorithm 3). Scheduled flows already have their bytes
+    /// (`on_segment_received`: delivery by flow offset); plain flows get them now, in their
+    /// socket's order.
     fn on_delivered(&mut self, w: &mut World, conn: ConnId, from: u64, to: u64) {
         let Some(i) = w.user(conn) else { return };
+        let now = w.now();
         let c = &mut self.conns[i as usize];
         if from != c.rcv_nxt {
             self.stats.api_errors += 1;
         }
+        let mut plain = Vec::new();
         while let Some(entry) = c.accepted.first_entry() {
             if *entry.key() >= to {
                 break;
             }
             let x = entry.remove();
             c.delivered.push_back(x);
+            if x.flow != PAD && self.flows[x.flow as usize].plain {
+                plain.push(x);
+            }
         }
         c.rcv_nxt = to;
+        for x in plain {
+            self.credit(x, now);
+        }
     }
 }
 
