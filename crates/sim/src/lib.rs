@@ -1,7 +1,8 @@
 //! # sim — a deterministic packet-level simulator for schedtcp
 //!
-//! A discrete-event simulator of links, queues and TCP (NewReno or SACK, Reno or CUBIC), built so that the question
-//! "*whose* bytes does this segment carry" is answered by a pluggable [`driver::Driver`]
+//! A discrete-event simulator of links, queues and TCP (NewReno or SACK recovery, Reno or
+//! CUBIC windows), built so that the question "*whose* bytes does this segment carry" is
+//! answered by a pluggable [`driver::Driver`]
 //! while "*how many* bytes may leave and *when*" is answered by the simulated TCP alone
 //! (paper 000, §3: the decoupling of congestion control and scheduling).
 //!
