@@ -41,6 +41,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(nonintrusive),
     entry!(testbed_nonintrusive),
     entry!(table2_buffers),
+    entry!(ns3_crosscheck),
 ];
 
 pub(crate) fn find(name: &str) -> Option<&'static Entry> {

@@ -1,5 +1,6 @@
 //! Every experiment runs in quick mode into a temporary directory and produces its outputs;
-//! the summaries contain the key numbers. Errors are reported, not panics.
+//! the computed values (read back from the CSV/JSON outputs) agree with the models' closed
+//! forms and the papers' claims. Errors are reported, not panics.
 
 use lab::{default_scenario, experiments, run, RunOptions};
 use std::path::PathBuf;
@@ -48,6 +49,29 @@ fn set_line(text: &str, key: &str, value: &str) -> String {
     out.join("\n")
 }
 
+/// Rows of a CSV output as maps from column name to value.
+fn csv_rows(dir: &std::path::Path, f: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let mut r = csv::Reader::from_path(dir.join(f)).unwrap();
+    let h = r.headers().unwrap().clone();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            h.iter()
+                .zip(rec.iter())
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+fn num(row: &std::collections::HashMap<String, String>, k: &str) -> f64 {
+    row[k].parse().unwrap_or(f64::NAN)
+}
+
+fn json(dir: &std::path::Path, f: &str) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(f)).unwrap()).unwrap()
+}
+
 fn has(dir: &std::path::Path, files: &[&str]) {
     for f in files {
         let p = dir.join(f);
@@ -92,12 +116,23 @@ fn run2c_fig1_quick() {
             "summary.json",
         ],
     );
-    assert!(md.contains("≈ 200 packets") && md.contains("optimal threshold"));
+    let _ = md;
     let j: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     let th = j["optimal_threshold"].as_f64().unwrap();
     assert!(th > 50.0 && th < 1000.0, "optimum {th}");
     assert!(j["optimal_mean"].as_f64().unwrap() < j["ps_mean"].as_f64().unwrap());
+    // PS+PS stays within 0.5% above PS at worst (thresholds near the bound p, where the
+    // truncated Pareto's hazard rate rises) and its optimum is below every point.
+    let curve = csv_rows(&dir, "fig1.csv");
+    let opt = j["optimal_mean"].as_f64().unwrap();
+    for r in &curve {
+        assert!(num(r, "psps_mean") <= num(r, "ps_mean") * 1.005, "{r:?}");
+        assert!(
+            num(r, "psps_mean") >= opt * (1.0 - 1e-6),
+            "{r:?} below the optimum"
+        );
+    }
 }
 
 #[test]
@@ -112,23 +147,49 @@ fn run2c_fig2_quick() {
             "simulation_check.csv",
         ],
     );
-    assert!(md.contains("T_LAS(x)"));
+    let _ = md;
+    // PS: T(x) = x / (1 − ρ) (eq. (1)); LAS favours small flows over PS.
+    let rows = csv_rows(&dir, "fig2.csv");
+    let rho = 0.8;
+    for r in &rows {
+        let ps = num(r, "ps") / num(r, "size");
+        assert!((ps * (1.0 - rho) - 1.0).abs() < 1e-6, "{r:?}");
+    }
+    assert!(num(&rows[0], "las") < num(&rows[0], "ps"));
 }
 
 #[test]
 fn bg_fig2_quick() {
     let (dir, md) = quick("bg-fig2");
     has(&dir, &["fig2.csv", "fig2.svg", "simulation_check.csv"]);
-    assert!(md.contains("ρ ≥ .5"));
+    let _ = md;
+    // "The Erlang loss approximation given in Corollary 1 is close to the minimum delay for
+    // ρ ≥ .5": within 5% for f ≤ 0.9 (where neither diverges).
+    for r in csv_rows(&dir, "fig2.csv") {
+        if num(&r, "rho") >= 0.5 && num(&r, "f") <= 0.9 {
+            let g = num(&r, "normalised") / num(&r, "erlang_approximation") - 1.0;
+            assert!(g.abs() < 0.05, "{r:?}");
+        }
+    }
+    for r in csv_rows(&dir, "simulation_check.csv") {
+        assert!(num(&r, "relative_difference").abs() < 0.05, "{r:?}");
+    }
 }
 
 #[test]
 fn bg_fig3_quick() {
     let (dir, md) = quick("bg-fig3");
     has(&dir, &["fig3.csv", "fig3.svg"]);
-    assert!(md.contains("20.7%"));
-    // k = 1's worst case appears in our column (grid of 20 values: close to 20.7%).
-    assert!(md.contains("| 1 | 20."), "{md}");
+    let _ = md;
+    // k = 1: the largest relative excess over the grid approaches Theorem 5's (√2 − 1)/2
+    // from below (the grid may miss the peak by a little).
+    let sup = (2f64.sqrt() - 1.0) / 2.0;
+    let worst = csv_rows(&dir, "fig3.csv")
+        .iter()
+        .filter(|r| r["k"] == "1")
+        .map(|r| num(r, "limit_relative_difference"))
+        .fold(0.0f64, f64::max);
+    assert!(worst <= sup + 1e-9 && worst > sup - 0.01, "{worst}");
 }
 
 #[test]
@@ -144,15 +205,37 @@ fn bg_fig4_quick() {
             "simulation_check.csv",
         ],
     );
-    assert!(md.contains("22%"));
+    let _ = md;
+    // M_*/N_* − 1 peaks near 18.4–18.9% at ρ = 0.5 (below the paper's stated 22%, see the
+    // summary) and is "practically indistinguishable" at ρ = 0.9.
+    let peaks = json(&dir, "peaks.json");
+    let at = |rho: f64| {
+        peaks
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["rho"].as_f64() == Some(rho))
+            .unwrap()["max_excess"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(at(0.5) > 0.17 && at(0.5) < 0.19, "{}", at(0.5));
+    assert!(at(0.9) < 0.02, "{}", at(0.9));
 }
 
 #[test]
 fn bg_theorem5_quick() {
     let (dir, md) = quick("bg-theorem5");
     has(&dir, &["theorem5.csv", "theorem5.json", "theorem5.svg"]);
-    assert!(md.contains("20.71%"), "{md}");
-    assert!(md.contains("0.586"));
+    let _ = md;
+    // Theorem 5, k = 1: maximum (√2 − 1)/2 at f = 2 − √2.
+    let j = json(&dir, "theorem5.json");
+    let k1 = &j.as_array().unwrap()[0];
+    assert_eq!(k1["k"], 1);
+    let sup = k1["sup_limit"].as_f64().unwrap();
+    assert!((sup - (2f64.sqrt() - 1.0) / 2.0).abs() < 1e-3, "{sup}");
+    let f = k1["argmax_f"].as_f64().unwrap();
+    assert!((f - (2.0 - 2f64.sqrt())).abs() < 0.01, "{f}");
 }
 
 #[test]
@@ -168,7 +251,7 @@ fn fluid_table2_quick() {
             "by_size.svg",
         ],
     );
-    assert!(md.contains("88.8%") && md.contains("FSP (FAIR)"));
+    let _ = md;
     // FSP never slower than PS.
     let j: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("table2.json")).unwrap()).unwrap();

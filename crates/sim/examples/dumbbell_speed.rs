@@ -1,11 +1,13 @@
 //! Speed benchmark of issue 3, as a command that prints numbers:
 //!
 //! ```text
-//! cargo run --release -p sim --example dumbbell_speed [-- SIM_SECONDS [SEED]]
+//! cargo run --release -p sim --example dumbbell_speed [-- SIM_SECONDS [SEED [TCP]]]
 //! ```
 //!
 //! Paper 003's setting S1 with workload D1 (see `Scenario::speed_benchmark`), 300 simulated
-//! seconds by default. Prints bottleneck packets forwarded per wall-clock second.
+//! seconds by default. Prints bottleneck packets forwarded per wall-clock second. `TCP` is
+//! `newreno` (the default: NewReno without SACK), `sack` (NewReno windows, RFC 6675
+//! recovery) or `sack-cubic`.
 
 use sim::scenario::Scenario;
 use std::time::Instant;
@@ -23,6 +25,18 @@ fn main() {
     let mut sc = Scenario::speed_benchmark(secs);
     if let Some(seed) = args.next().and_then(|a| a.parse().ok()) {
         sc.seed = seed;
+    }
+    match args.next().as_deref() {
+        None | Some("newreno") => {}
+        Some("sack") => sc.tcp.sack = true,
+        Some("sack-cubic") => {
+            sc.tcp.sack = true;
+            sc.tcp.congestion_control = sim::tcp::CongestionControl::Cubic;
+        }
+        Some(other) => {
+            eprintln!("unknown TCP `{other}`: newreno, sack or sack-cubic");
+            std::process::exit(2);
+        }
     }
     let t0 = Instant::now();
     let report = match sc.run() {

@@ -1,7 +1,8 @@
 //! # sim — a deterministic packet-level simulator for schedtcp
 //!
-//! A discrete-event simulator of links, queues and TCP NewReno, built so that the question
-//! "*whose* bytes does this segment carry" is answered by a pluggable [`driver::Driver`]
+//! A discrete-event simulator of links, queues and TCP (NewReno or SACK recovery, Reno or
+//! CUBIC windows), built so that the question "*whose* bytes does this segment carry" is
+//! answered by a pluggable [`driver::Driver`]
 //! while "*how many* bytes may leave and *when*" is answered by the simulated TCP alone
 //! (paper 000, §3: the decoupling of congestion control and scheduling).
 //!
@@ -12,7 +13,8 @@
 //!   for RuN/RuN2C later; a scripted-drop test hook);
 //! - [`link`]: rate + propagation delay;
 //! - [`topology`]: nodes, links, routing, and the dumbbell builder;
-//! - [`tcp`]: NewReno sender and receiver as sans-I/O state machines;
+//! - [`tcp`]: TCP sender (NewReno or RFC 6675 SACK recovery; NewReno or CUBIC windows) and
+//!   receiver as sans-I/O state machines;
 //! - [`world`]: connections, packet movement, the event loop ([`world::Sim`]);
 //! - [`driver`]: the payload hooks and the three drivers — `tcp`, `gtcp-ideal` (paper 000's
 //!   Algorithms 1–3 with zero buffer, exactly non-intrusive) and `schedtcp` (the shipped

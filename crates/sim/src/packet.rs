@@ -44,6 +44,9 @@ pub enum PacketKind {
     Data,
     /// Pure cumulative acknowledgement of everything below `ack`.
     Ack,
+    /// The third packet of the handshake: the sender's ACK of the SYN-ACK (carries no data;
+    /// it occupies a buffer slot on the data path, as in ns-3 and Linux).
+    HandshakeAck,
 }
 
 /// The header every packet carries.
@@ -76,6 +79,9 @@ pub struct Packet {
     pub tag: PayloadTag,
     /// When the packet left its sending host.
     pub sent_at: Time,
+    /// SACK blocks of an ACK, as offsets `[start, end)` above `ack` (RFC 2018; `(0, 0)`:
+    /// none). Offsets fit in 32 bits because a window never spans 4 GB.
+    pub sack: [(u32, u32); 3],
 }
 
 impl Packet {
@@ -94,6 +100,7 @@ impl Packet {
         pkt_no: 0,
         tag: 0,
         sent_at: 0,
+        sack: [(0, 0); 3],
     };
 }
 

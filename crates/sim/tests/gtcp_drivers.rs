@@ -150,6 +150,40 @@ fn ideal_holds_with_handshake_delayed_acks_and_a_bounded_send_buffer() {
 }
 
 #[test]
+fn ideal_and_schedtcp_hold_with_sack_and_cubic() {
+    // RFC 6675 retransmits holes anywhere in the window, not only at snd_una: the ideal
+    // driver must still re-bind exactly the lost bytes, and schedtcp keep the invariant.
+    let variant = |driver, policy| {
+        let mut s = scenario(5, driver, policy);
+        s.tcp.sack = true;
+        s.tcp.congestion_control = sim::tcp::CongestionControl::Cubic;
+        s
+    };
+    let tcp = run(&variant(DriverKind::Tcp, "tcp"));
+    let fast: u64 = tcp.conns.iter().map(|c| c.fast_retransmits).sum();
+    let retx: u64 = tcp.conns.iter().map(|c| c.retransmits).sum();
+    assert!(
+        fast > 0 && retx > fast,
+        "several holes per recovery: {fast} {retx}"
+    );
+    let reference = injected_series(tcp.injections.as_deref().unwrap());
+    for p in ["srpt", "fair", "las"] {
+        let r = run(&variant(DriverKind::GtcpIdeal, p));
+        assert!(
+            injected_series(r.injections.as_deref().unwrap()) == reference,
+            "{p}"
+        );
+        let g = r.gtcp.unwrap();
+        clean(&g);
+        assert_eq!((g.duplicate_bytes, g.padding_bytes), (0, 0), "{p}: {g:?}");
+        assert!(r.flows.iter().all(|f| f.delivered.is_some()), "{p}");
+        let r = run(&variant(DriverKind::Schedtcp, p));
+        clean(&r.gtcp.unwrap());
+        assert!(r.flows.iter().all(|f| f.delivered.is_some()), "{p}");
+    }
+}
+
+#[test]
 fn size_based_policies_help_short_flows_in_the_ideal() {
     // Without losses (a buffer that never overflows), as Proposition 2 assumes. With
     // losses, payload bound to a connection in loss recovery waits behind its hole, which

@@ -231,3 +231,111 @@ fn no_packet_leaks_after_completion() {
     assert_eq!(r.sim.world.packets_alive(), 0);
     assert_eq!(r.sim.world.active_connections(), 0);
 }
+
+fn sack() -> TcpConfig {
+    TcpConfig {
+        sack: true,
+        max_window: Some(30),
+        ..tcp()
+    }
+}
+
+fn drops_at(segments: &[u64]) -> Vec<DropRule> {
+    segments
+        .iter()
+        .map(|&k| DropRule::Data {
+            conn: 0,
+            seq: k * MSS as u64,
+            occurrence: 0,
+        })
+        .collect()
+}
+
+#[test]
+fn sack_repairs_many_losses_of_one_window_in_one_round_trip() {
+    // Five segments of one window lost. NewReno repairs one hole per round trip (partial
+    // ACKs); RFC 6675 retransmits every hole the scoreboard shows lost, in one round trip,
+    // and never times out.
+    let lost = [60, 62, 64, 66, 68];
+    let newreno = one_flow(
+        &TcpConfig {
+            max_window: Some(30),
+            ..tcp()
+        },
+        150,
+        drops_at(&lost),
+    );
+    let r = one_flow(&sack(), 150, drops_at(&lost));
+    let c = &r.conns[0];
+    assert_eq!(
+        (c.fast_retransmits, c.timeouts, c.retransmits),
+        (1, 0, 5),
+        "{c:?}"
+    );
+    let retx: Vec<_> = r.injections.iter().filter(|i| i.retx).collect();
+    let seqs: Vec<u64> = retx.iter().map(|i| i.seq / MSS as u64).collect();
+    assert_eq!(seqs, lost.to_vec(), "only the holes, in order");
+    let span = retx[4].time - retx[0].time;
+    assert!(
+        span < millis(24.0),
+        "all holes repaired within one RTT: {span}"
+    );
+    let nr_retx: Vec<_> = newreno.injections.iter().filter(|i| i.retx).collect();
+    assert_eq!(nr_retx.len(), 5);
+    assert!(
+        nr_retx[4].time - nr_retx[0].time > millis(4.0 * 24.0),
+        "NewReno takes a round trip per hole"
+    );
+    let (t_sack, t_nr) = (
+        r.flows[0].completion().unwrap(),
+        newreno.flows[0].completion().unwrap(),
+    );
+    assert!(t_sack + millis(3.0 * 24.0) < t_nr, "{t_sack} vs {t_nr}");
+}
+
+#[test]
+fn sack_timeout_retransmits_only_the_holes() {
+    // Segment 10 lost, then its fast retransmission lost too: the timer fires. With SACK the
+    // segments the receiver holds are not sent again (NewReno's go-back-N would).
+    let cfg = TcpConfig {
+        max_window: Some(12),
+        ..sack()
+    };
+    let drops = vec![
+        DropRule::Data {
+            conn: 0,
+            seq: 10 * MSS as u64,
+            occurrence: 0,
+        },
+        DropRule::Data {
+            conn: 0,
+            seq: 10 * MSS as u64,
+            occurrence: 1,
+        },
+    ];
+    let r = one_flow(&cfg, 40, drops);
+    let c = &r.conns[0];
+    assert_eq!((c.timeouts, c.fast_retransmits), (1, 1), "{c:?}");
+    let retx: Vec<u64> = r
+        .injections
+        .iter()
+        .filter(|i| i.retx)
+        .map(|i| i.seq / MSS as u64)
+        .collect();
+    assert_eq!(retx, vec![10, 10], "{retx:?}");
+    assert!(r.flows[0].finished.is_some());
+}
+
+#[test]
+fn sack_without_loss_is_byte_identical_to_newreno() {
+    let a = one_flow(&tcp(), 200, vec![]);
+    let b = one_flow(
+        &TcpConfig {
+            sack: true,
+            ..tcp()
+        },
+        200,
+        vec![],
+    );
+    assert_eq!(a.injections, b.injections);
+}

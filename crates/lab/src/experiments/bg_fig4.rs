@@ -24,11 +24,33 @@ struct Params {
     loads: Vec<f64>,
     f_points: usize,
     f_max: f64,
+    /// Points of the fine grid over [0, f_max] on which the largest `M_*/N_* − 1` is sought
+    /// (the excess is a sawtooth: a coarse grid misses its peaks).
+    #[serde(default = "default_fine_points")]
+    fine_points: usize,
     sim_f: Vec<f64>,
     sim_horizon: f64,
     adapt_period: f64,
     adapt_ewma: f64,
     adapt_target_backlog: f64,
+}
+
+fn default_fine_points() -> usize {
+    981
+}
+
+/// Largest `M_*/N_* − 1` over `fs` at load `rho`, and where.
+fn worst_excess(k: u32, rho: f64, fs: &[f64]) -> anyhow::Result<(f64, f64)> {
+    let mut best = (0.0f64, 0.0);
+    for &f in fs {
+        let x = ImplementablePolicy::new(k, f, rho)?.mean_short
+            / OptimalPolicy::new(k, f, rho)?.mean_short
+            - 1.0;
+        if x > best.0 {
+            best = (x, f);
+        }
+    }
+    Ok(best)
 }
 
 #[derive(Serialize)]
@@ -59,6 +81,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     check_param!(p.k >= 1, "k must be >= 1");
     check_param!(p.f_max > 0.0 && p.f_max < 1.0, "f_max must be in (0, 1)");
     check_param!(p.f_points >= 2, "f_points must be >= 2");
+    check_param!(p.fine_points >= 2, "fine_points must be >= 2");
     check_param!(p.sim_horizon > 0.0, "sim_horizon must be > 0");
     check_param!(p.adapt_period > 0.0, "adapt_period must be > 0");
     check_param!(
@@ -183,6 +206,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
 
     let mut ratio_series = Vec::new();
     let mut ratio_rows = Vec::new();
+    let mut fine_worst = Vec::new();
     for &rho in &p.loads {
         let sel: Vec<&Row> = rows.iter().filter(|r| r.rho == rho).collect();
         let col = |g: fn(&Row) -> f64| sel.iter().map(|r| (r.f, g(r))).collect::<Vec<_>>();
@@ -228,10 +252,14 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         }
         let last = sel.last().map_or(f64::NAN, |r| r.vanilla / r.optimal);
         let last_w = sel.last().map_or(f64::NAN, |r| r.vanilla / r.wtcp);
+        let (fine, fine_at) = worst_excess(p.k, rho, &linspace(0.0, p.f_max, p.fine_points))?;
+        fine_worst.push((rho, fine, fine_at));
         ratio_rows.push(vec![
             format!("{rho}"),
             pct(worst - 1.0, 1),
             format!("{at:.2}"),
+            pct(fine, 1),
+            format!("{fine_at:.3}"),
             format!("{last:.2}"),
             format!("{last_w:.2}"),
         ]);
@@ -249,6 +277,23 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             ..Default::default()
         },
         &ctx.path("fig4_ratio.svg"),
+    )?;
+    #[derive(Serialize)]
+    struct Peak {
+        rho: f64,
+        max_excess: f64,
+        at_f: f64,
+    }
+    ctx.write_json(
+        "peaks.json",
+        &fine_worst
+            .iter()
+            .map(|&(rho, max_excess, at_f)| Peak {
+                rho,
+                max_excess,
+                at_f,
+            })
+            .collect::<Vec<_>>(),
     )?;
     let svgs: String = p
         .loads
@@ -300,11 +345,14 @@ two\". Ours: the table above. The vanilla/wTCP ratio is exactly (k+1)/(k+1−f),
 as f → 1 for k = 1; since wTCP (= access control) and the optimum coincide as f → 1 \
 (Theorem 5), vanilla doubles the delay of all of them there. The implementable policy's \
 excess over the optimum is a sawtooth in f whose teeth sit where the optimal threshold \
-`n_*` changes; on a 981-point grid its largest value at ρ = 0.5 is 18.9% (f ≈ 0.67), \
-below the paper's \"up to 22%\". Our `M_*` is the exact stationary mean of policy (15) \
-with the level solved to 1e-12 (checked against a generic birth–death solver and against \
-random non-increasing policies, which are never better); the paper read its number off a \
-figure and does not give its computation, so we cannot tell where the 3 points differ.\n\n\
+`n_*` changes, so we also seek its peak on a {fine_n}-point grid: {fine_text}. The paper \
+states \"up to 22%\" in its text without saying how it computed it. Our `M_*` is the exact \
+stationary mean of policy (15) with the level ν solved by bisection; an independent solver \
+(`results/bg-fig4/independent_check.py`: plain Python, bisection on ν and a dense linear \
+solve of the truncated generator's global balance, no code shared with ours) gives the same \
+peak at ρ = 0.5 (its output is committed beside it), and random non-increasing policies \
+are never better (`models` tests). We therefore keep our value and cannot say where the \
+paper's differs.\n\n\
 ## Simulation check (exact flow-level simulation)\n\n{sim_table}\n\
 Access control uses an adaptive `M` (`flowsim::bg::MLimit::Adaptive`): every \
 {period} time units `M` is set from smoothed estimates of the background load and of the rate \
@@ -317,12 +365,20 @@ assumes a constant critical `M` and an infinitely long queue. When the critical 
 small f. Its background throughput equals the offered load. Simulations at total load close \
 to 1 (vanilla at ρ = 0.9, large f) mix slowly; their differences shrink with longer horizons.\n",
         k = p.k,
+        fine_n = p.fine_points,
+        fine_text = fine_worst
+            .iter()
+            .map(|(rho, x, f)| format!("{} at ρ = {rho} (f = {f:.3})", pct(*x, 2)))
+            .collect::<Vec<_>>()
+            .join(", "),
         period = p.adapt_period,
         backlog = p.adapt_target_backlog,
         ratios = md_table(
             &[
                 "ρ",
-                "max (M_*/N_* − 1)",
+                "max (M_*/N_* − 1), plotted grid",
+                "at f",
+                "max, fine grid",
                 "at f",
                 "vanilla / optimal at f_max",
                 "vanilla / wTCP at f_max"

@@ -1,7 +1,9 @@
 //! Paper 000, Figure 7: distribution of the number of active flows per policy.
 
-use crate::experiments::md_table;
-use crate::experiments::section62::{active_distribution, describe, legend, run_all, Cfg, Params};
+use crate::experiments::section62::{
+    active_batch_means, active_distribution, describe, legend, run_all, Cfg, Params,
+};
+use crate::experiments::{md_table, mean_ci, verdict};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
 use anyhow::Context as _;
@@ -22,7 +24,16 @@ struct Stat {
     p90: usize,
     p_ge_10: f64,
     mean_ratio_to_tcp: f64,
+    /// E[N] − E[N_tcp], mean of the paired batch differences.
+    diff_to_tcp: f64,
+    /// Half-width of its 95% confidence interval (batch means over runs).
+    diff_ci95: f64,
+    /// Paired batch samples behind the interval.
+    batches: usize,
 }
+
+/// Batches per run for the E[N] interval.
+const BATCHES: usize = 10;
 
 fn quantile_n(pmf: &[f64], q: f64) -> usize {
     let mut acc = 0.0;
@@ -46,10 +57,27 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         .collect();
     let mean_of = |d: &[f64]| d.iter().enumerate().map(|(n, x)| n as f64 * x).sum::<f64>();
     let tcp_mean = mean_of(&dists[0]);
+    let batch: Vec<Vec<Vec<f64>>> = out
+        .iter()
+        .map(|r| active_batch_means(r, p.duration_s, BATCHES))
+        .collect();
+    let diffs = |k: usize| -> Vec<f64> {
+        batch[k]
+            .iter()
+            .flatten()
+            .zip(batch[0].iter().flatten())
+            .map(|(x, t)| x - t)
+            .collect()
+    };
     let stats: Vec<Stat> = cfgs
         .iter()
         .zip(&dists)
-        .map(|(c, d)| Stat {
+        .enumerate()
+        .map(|(k, (c, d))| (k, c, d, mean_ci(&diffs(k))))
+        .map(|(k, c, d, (diff, half))| Stat {
+            diff_to_tcp: diff,
+            diff_ci95: if k == 0 { 0.0 } else { half },
+            batches: diffs(k).len(),
             label: c.label.clone(),
             mean: mean_of(d),
             p_zero: d.first().copied().unwrap_or(0.0),
@@ -122,6 +150,7 @@ fn summary(p: &Params, cfgs: &[Cfg], stats: &[Stat]) -> String {
                 s.label.clone(),
                 format!("{:.2}", s.mean),
                 format!("{:.3}", s.mean_ratio_to_tcp),
+                format!("{:+.2} ± {:.2}", s.diff_to_tcp, s.diff_ci95),
                 format!("{:.1}%", 100.0 * s.p_zero),
                 s.median.to_string(),
                 s.p90.to_string(),
@@ -134,6 +163,7 @@ fn summary(p: &Params, cfgs: &[Cfg], stats: &[Stat]) -> String {
             "configuration",
             "E[N]",
             "E[N] / E[N_tcp]",
+            "E[N] − E[N_tcp] (95% CI)",
             "P(N = 0)",
             "median",
             "90th pct",
@@ -141,7 +171,6 @@ fn summary(p: &Params, cfgs: &[Cfg], stats: &[Stat]) -> String {
         ],
         &rows,
     );
-    let mean = |label: &str| stats.iter().find(|s| s.label == label).map(|s| s.mean);
     let order = |driver: &str| {
         let mut v: Vec<(String, f64)> = cfgs
             .iter()
@@ -155,11 +184,19 @@ fn summary(p: &Params, cfgs: &[Cfg], stats: &[Stat]) -> String {
             .collect::<Vec<_>>()
             .join(" < ")
     };
-    let tcp = mean("tcp").unwrap_or(f64::NAN);
-    let verdict = |label: &str| match mean(label) {
-        Some(m) if m < tcp => "fewer active flows than tcp",
-        Some(_) => "**not** fewer active flows than tcp",
-        None => "not run",
+    let verdict = |label: &str| match stats.iter().find(|s| s.label == label) {
+        Some(s) => format!(
+            "{} (ΔE[N] = {:+.2} ± {:.2})",
+            verdict(
+                s.diff_to_tcp,
+                s.diff_ci95,
+                "fewer active flows than tcp",
+                "more active flows than tcp"
+            ),
+            s.diff_to_tcp,
+            s.diff_ci95
+        ),
+        None => "not run".to_string(),
     };
     format!(
         "# {NAME}: paper 000, Figure 7 (number of active flows)\n\n\
@@ -173,7 +210,10 @@ Paper 000: SRPT and FAIR minimise the number of active connections; LAS is bette
 tcp but worse than SRPT and FAIR (size-awareness matters).\n\n\
 ## Ours\n\n{t}\n\
 Ordered by E[N]: schedtcp: {o_s}; gtcp-ideal: {o_i}.\n\n\
-* schedtcp SRPT: {v_s}; FAIR: {v_f}; LAS: {v_l}.\n\
+* schedtcp SRPT: {v_s}; FAIR: {v_f}; LAS: {v_l}. A verdict needs the 95% interval of \
+the paired difference to exclude 0: each run's arrival window is cut into {batches} batches, \
+and the batch means of a configuration are paired with `tcp`'s on the same sample path \
+({nb} pairs).\n\
 * Little's law ties E[N] to the mean transfer time (λ E[T]); see `table2` for the transfer \
 times and why losses limit what the policies can gain (head-of-line blocking behind \
 connections in loss recovery).\n\n\
@@ -185,5 +225,7 @@ connections in loss recovery).\n\n\
         v_s = verdict("schedtcp/srpt"),
         v_f = verdict("schedtcp/fair"),
         v_l = verdict("schedtcp/las"),
+        batches = BATCHES,
+        nb = stats.first().map_or(0, |s| s.batches),
     )
 }

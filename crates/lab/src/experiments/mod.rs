@@ -15,6 +15,7 @@ pub mod fig8;
 pub mod fig9;
 pub mod fluid_table2;
 pub mod nonintrusive;
+pub mod ns3_crosscheck;
 pub mod run2c_fig1;
 pub mod run2c_fig2;
 pub(crate) mod section62;
@@ -159,4 +160,18 @@ pub(crate) fn parallel_map<T: Send>(
         .into_iter()
         .map(|x| x.ok_or_else(|| anyhow::anyhow!("a job is missing")))
         .collect()
+}
+
+/// A verdict word for a paired difference `mean ± half` (95% interval): `below` if the
+/// whole interval is below 0, `above` if above, otherwise "no difference beyond noise".
+pub(crate) fn verdict(mean: f64, half: f64, below: &str, above: &str) -> String {
+    if !(mean.is_finite() && half.is_finite()) {
+        "undecided (too few samples for an interval)".to_string()
+    } else if mean + half < 0.0 {
+        below.to_string()
+    } else if mean - half > 0.0 {
+        above.to_string()
+    } else {
+        "no difference beyond noise".to_string()
+    }
 }

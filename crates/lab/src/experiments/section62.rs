@@ -537,6 +537,32 @@ pub(crate) fn active_distribution(runs: &[RunOut], horizon_s: f64) -> Vec<f64> {
         .collect()
 }
 
+/// Time-average number of active flows (arrived, not yet delivered) in each of `batches`
+/// equal windows of `[0, horizon_s)`, per run: `[run][batch]`. Batch means of one run are
+/// the samples of a batch-means interval (they are correlated through flows that span
+/// batches; with windows far longer than typical transfer times the correlation is small).
+pub(crate) fn active_batch_means(runs: &[RunOut], horizon_s: f64, batches: usize) -> Vec<Vec<f64>> {
+    let w = horizon_s / batches.max(1) as f64;
+    runs.iter()
+        .map(|run| {
+            let mut area = vec![0.0; batches.max(1)];
+            for f in &run.flows {
+                let (a, b) = (
+                    f.arrival_s,
+                    f.transfer_s
+                        .map_or(horizon_s, |t| f.arrival_s + t)
+                        .min(horizon_s),
+                );
+                for (k, x) in area.iter_mut().enumerate() {
+                    let (lo, hi) = (k as f64 * w, (k + 1) as f64 * w);
+                    *x += (b.min(hi) - a.max(lo)).max(0.0);
+                }
+            }
+            area.iter().map(|x| x / w).collect()
+        })
+        .collect()
+}
+
 fn add(v: &mut Vec<f64>, i: usize, dt: f64) {
     if v.len() <= i {
         v.resize(i + 1, 0.0);
@@ -566,7 +592,7 @@ pub(crate) fn describe(p: &Params) -> String {
         "One origin–destination pair over a dumbbell: a {cap:.0} MB/s ({mbps:.0} Mbit/s) \
 bottleneck, {rtt:.0} ms round-trip propagation delay ({acc} ms access links at \
 {arate:.0} Mbit/s on each side, {bd:.0} ms bottleneck), a {buf:.0} kB drop-tail buffer \
-({bdp:.2} × the bandwidth-delay product). TCP NewReno (no SACK), MSS {mss} B, \
+({bdp:.2} × the bandwidth-delay product). TCP {cc} ({sack}), MSS {mss} B, \
 {hdr} B of headers, initial window {iw}, delayed ACKs {dack}, minimum RTO {rto:.0} ms. \
 Workload of paper 000 Section 6.2: Poisson arrivals of λ = {lam:.3} flows/s, sizes \
 `P(S > x) = (1 + cx)^(−α)` with α = {a}, c = {c:e} (mean {ms:.2} MB), load {load}. \
@@ -581,6 +607,15 @@ to drain; every configuration runs on the same sample paths. gtcp: chunks of {ch
         bd = p.bottleneck_delay_ms(),
         buf = p.path.buffer_bytes as f64 / 1e3,
         bdp = p.path.buffer_bytes as f64 / p.bdp_bytes(),
+        cc = match p.tcp.congestion_control {
+            sim::tcp::CongestionControl::NewReno => "NewReno",
+            sim::tcp::CongestionControl::Cubic => "CUBIC",
+        },
+        sack = if p.tcp.sack {
+            "SACK, RFC 6675 recovery"
+        } else {
+            "no SACK"
+        },
         mss = p.tcp.mss,
         hdr = p.tcp.header_bytes,
         iw = p.tcp.initial_window,

@@ -38,6 +38,11 @@
 //! one ticket per piece). Under the `tcp` policy every connection carries its own flow, which
 //! reproduces the `tcp` driver's flows exactly.
 //!
+//! The destination places every piece by its flow offset as soon as the receiving TCP holds
+//! it, in or out of the connection's order (the core reassembles flows from chunks tagged
+//! with `(flow, offset)`); a flow is delivered when it has all its bytes. Only the freeing
+//! of Algorithm 3 follows the connection's cumulative order.
+//!
 //! Flows from the sources in `plain_sources` are not scheduled: their connection carries
 //! only their own bytes (a plain TCP flow sharing the path, as paper 000's Figure 6 sample).
 
@@ -380,6 +385,21 @@ fn put_bound(bound: &mut VecDeque<Extent>, xs: &[Extent]) {
     }
 }
 
+impl<S: FlowSource> IdealDriver<S> {
+    /// The destination application has the bytes of `x` (a piece of one flow) at `now`.
+    fn credit(&mut self, x: Extent, now: crate::time::Time) {
+        let f = &mut self.flows[x.flow as usize];
+        let new = f.got.insert(x.off, x.off + x.len);
+        self.stats.duplicate_bytes += x.len - new;
+        if new > 0 && f.got.covers_prefix(f.size) {
+            let r = &mut self.records[x.flow as usize];
+            if r.delivered.is_none() {
+                r.delivered = Some(now);
+            }
+        }
+    }
+}
+
 impl<S: FlowSource> Driver for IdealDriver<S> {
     fn on_start(&mut self, w: &mut World) {
         w.record_drops(true);
@@ -576,6 +596,7 @@ impl<S: FlowSource> Driver for IdealDriver<S> {
         let c = &mut self.conns[iu];
         let lo = c.tx.partition_point(|(t, _)| *t < pkt.tag);
         let mut added = 0;
+        let mut got = Vec::new();
         for (t, x) in c.tx.iter().skip(lo) {
             if *t != pkt.tag {
                 break;
@@ -585,6 +606,7 @@ impl<S: FlowSource> Driver for IdealDriver<S> {
                     let y = x.clip(pa, pb);
                     added += y.len;
                     c.accepted.insert(y.seq, y);
+                    got.push(y);
                 }
             }
         }
@@ -593,43 +615,45 @@ impl<S: FlowSource> Driver for IdealDriver<S> {
             // The transmission's record is gone (cannot happen: records live until ACKed).
             self.stats.api_errors += 1;
         }
+        // The destination places each piece by its flow offset as soon as the receiving TCP
+        // holds it, whatever holes its connection still has (as the core reassembles flows
+        // from (flow, offset)-tagged chunks): a flow spread over many connections does not
+        // wait behind another flow's loss.
+        // Plain flows (not scheduled) are read from their own socket, in its order
+        // (`on_delivered`).
+        let now = w.now();
+        for y in got {
+            if y.flow != PAD && !self.flows[y.flow as usize].plain {
+                self.credit(y, now);
+            }
+        }
     }
 
-    /// Receiver: in-order bytes reach the application; flows are reassembled across
-    /// connections (the receiver's buffer is unbounded, as Proposition 1 assumes).
+    /// Receiver: in-order bytes leave the receiving TCP; what they carried waits for the
+    /// sender's cumulative ACK (Algorithm 3). Scheduled flows already have their bytes
+    /// (`on_segment_received`: delivery by flow offset); plain flows get them now, in their
+    /// socket's order.
     fn on_delivered(&mut self, w: &mut World, conn: ConnId, from: u64, to: u64) {
         let Some(i) = w.user(conn) else { return };
-        let iu = i as usize;
         let now = w.now();
-        let mut xs = Vec::new();
-        {
-            let c = &mut self.conns[iu];
-            if from != c.rcv_nxt {
-                self.stats.api_errors += 1;
-            }
-            while let Some(entry) = c.accepted.first_entry() {
-                if *entry.key() >= to {
-                    break;
-                }
-                let x = entry.remove();
-                c.delivered.push_back(x);
-                xs.push(x);
-            }
-            c.rcv_nxt = to;
+        let c = &mut self.conns[i as usize];
+        if from != c.rcv_nxt {
+            self.stats.api_errors += 1;
         }
-        for x in xs {
-            if x.flow == PAD {
-                continue;
+        let mut plain = Vec::new();
+        while let Some(entry) = c.accepted.first_entry() {
+            if *entry.key() >= to {
+                break;
             }
-            let f = &mut self.flows[x.flow as usize];
-            let new = f.got.insert(x.off, x.off + x.len);
-            self.stats.duplicate_bytes += x.len - new;
-            if new > 0 && f.got.covers_prefix(f.size) {
-                let r = &mut self.records[x.flow as usize];
-                if r.delivered.is_none() {
-                    r.delivered = Some(now);
-                }
+            let x = entry.remove();
+            c.delivered.push_back(x);
+            if x.flow != PAD && self.flows[x.flow as usize].plain {
+                plain.push(x);
             }
+        }
+        c.rcv_nxt = to;
+        for x in plain {
+            self.credit(x, now);
         }
     }
 }

@@ -26,6 +26,10 @@ pub struct LinkStats {
     pub data_drops: u64,
     /// Largest queue length seen, in packets.
     pub max_queue_packets: u64,
+    /// Integral of the queue length (packets waiting, not the one being serialised) over
+    /// time, packet·ns, up to the last change of the queue: divide by the run's length for
+    /// the time-average occupancy.
+    pub queue_area: u64,
 }
 
 /// A unidirectional link.
@@ -45,6 +49,9 @@ pub struct Link {
     pub(crate) txdone_pending: bool,
     /// Counters.
     pub stats: LinkStats,
+    /// Queue length and time of its last change (for `stats.queue_area`).
+    q_len: u64,
+    q_changed: Time,
 }
 
 impl Link {
@@ -65,6 +72,8 @@ impl Link {
             busy_until: 0,
             txdone_pending: false,
             stats: LinkStats::default(),
+            q_len: 0,
+            q_changed: 0,
         }
     }
 
@@ -84,6 +93,15 @@ impl Link {
             self.stats.tx_data_packets += 1;
         }
         done + self.delay
+    }
+
+    /// The queue may have changed at `now`: integrates the previous length since the last
+    /// change.
+    #[inline]
+    pub(crate) fn note_queue(&mut self, now: Time) {
+        self.stats.queue_area += self.q_len * (now - self.q_changed);
+        self.q_changed = now;
+        self.q_len = self.queue.len_packets() as u64;
     }
 
     /// Counts a drop of `pkt`.

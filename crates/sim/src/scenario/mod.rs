@@ -335,6 +335,31 @@ impl Scenario {
         }
     }
 
+    /// Paper 003's S1 dumbbell as the ns-3 cross-check (`ns3/s1_dumbbell.cc`) builds it:
+    /// 10 pairs, every link 10 Mbit/s and 1 ms, a 100-packet drop-tail bottleneck, TCP with
+    /// the handshake, SMSS 1460 B and 42 B of headers on the wire (IP + TCP + ns-3's PPP
+    /// header), initial window 1, no delayed ACKs, maximum window 30 segments, minimum RTO
+    /// 200 ms; NewReno without SACK, or with SACK (`sack`). Workload D1 at `load`, flows
+    /// arriving over `duration_s` and `drain_s` more to finish.
+    pub fn ns3_s1(load: f64, duration_s: f64, sack: bool) -> Self {
+        let mut s = Scenario::speed_benchmark(duration_s);
+        s.drain_s = 60.0;
+        s.topology.bottleneck_delay_ms = 1.0;
+        s.tcp = TcpConfig {
+            mss: 1460,
+            header_bytes: 42,
+            initial_window: 1,
+            max_window: Some(30),
+            handshake: true,
+            sack,
+            ..TcpConfig::default()
+        };
+        if let WorkloadConfig::Poisson { load: l, .. } = &mut s.workload {
+            *l = Some(load);
+        }
+        s
+    }
+
     /// The flows of this scenario (independent of the driver).
     pub fn flow_source(&self) -> Result<Box<dyn FlowSource>, ScenarioError> {
         match &self.workload {

@@ -3,6 +3,18 @@
 use crate::time::{millis, Time};
 use serde::{Deserialize, Serialize};
 
+/// Congestion-window growth and reduction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CongestionControl {
+    /// RFC 5681: ssthresh = FlightSize/2, one SMSS per RTT in congestion avoidance.
+    #[default]
+    NewReno,
+    /// RFC 9438 CUBIC: β = 0.7, C = 0.4, fast convergence, the Reno-friendly region
+    /// (§4.3); no HyStart.
+    Cubic,
+}
+
 /// Parameters of every simulated TCP connection. Times are given in milliseconds in
 /// scenario files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,6 +47,11 @@ pub struct TcpConfig {
     pub clock_granularity_ms: f64,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2: 3).
     pub dupack_threshold: u32,
+    /// Selective acknowledgements (RFC 2018, 3 blocks per ACK) with RFC 6675 loss
+    /// recovery. `false`: NewReno's partial-ACK recovery (RFC 6582), as paper 003's setups.
+    pub sack: bool,
+    /// Congestion control.
+    pub congestion_control: CongestionControl,
 }
 
 impl Default for TcpConfig {
@@ -52,6 +69,8 @@ impl Default for TcpConfig {
             initial_rto_ms: 1_000.0,
             clock_granularity_ms: 1.0,
             dupack_threshold: 3,
+            sack: false,
+            congestion_control: CongestionControl::NewReno,
         }
     }
 }
@@ -83,6 +102,10 @@ pub struct TcpParams {
     pub granularity: Time,
     /// Duplicate-ACK threshold.
     pub dupack_threshold: u32,
+    /// See [`TcpConfig::sack`].
+    pub sack: bool,
+    /// See [`TcpConfig::congestion_control`].
+    pub cc: CongestionControl,
 }
 
 impl TcpConfig {
@@ -131,6 +154,8 @@ impl TcpConfig {
             initial_rto: ms("initial_rto_ms", self.initial_rto_ms)?,
             granularity: ms("clock_granularity_ms", self.clock_granularity_ms)?,
             dupack_threshold: self.dupack_threshold,
+            sack: self.sack,
+            cc: self.congestion_control,
         };
         if p.max_rto < p.min_rto {
             return Err("tcp.max_rto_ms must be >= tcp.min_rto_ms".into());

@@ -1,4 +1,5 @@
-//! Simulated TCP NewReno (RFC 5681, RFC 6582, RFC 6298), as sans-I/O state machines.
+//! Simulated TCP (RFC 5681, RFC 6582 NewReno or RFC 2018/6675 SACK recovery, RFC 9438
+//! CUBIC, RFC 6298 RTO), as sans-I/O state machines.
 //!
 //! [`Sender`] and [`Receiver`] know nothing of packets, links or payload: the world
 //! (`crate::world`) feeds them ACKs and segments and turns their outputs into packets. This
@@ -10,7 +11,7 @@ mod receiver;
 mod rtt;
 mod sender;
 
-pub use config::{TcpConfig, TcpParams};
+pub use config::{CongestionControl, TcpConfig, TcpParams};
 pub use receiver::{Receiver, RxOutcome};
 pub use rtt::RttEstimator;
-pub use sender::{AckEvent, Segment, Sender, SenderState};
+pub use sender::{AckEvent, SackBlocks, Segment, Sender, SenderState};

@@ -32,6 +32,9 @@ pub struct Receiver {
     unacked_segments: u32,
     /// Bytes received above `rcv_nxt` (held out of order).
     ooo_bytes: u64,
+    /// Start of the most recently received out-of-order segment (RFC 2018 §4: the first
+    /// SACK block is the one holding it).
+    last_ooo: Option<u64>,
 }
 
 impl Receiver {
@@ -50,6 +53,7 @@ impl Receiver {
         self.delayed_ack = delayed_ack;
         self.unacked_segments = 0;
         self.ooo_bytes = 0;
+        self.last_ooo = None;
     }
 
     /// Next byte expected: the cumulative ACK value.
@@ -84,6 +88,7 @@ impl Receiver {
             return out; // old duplicate: ACK at once (RFC 5681 §4.2)
         }
         if seq > self.rcv_nxt {
+            self.last_ooo = Some(seq);
             out.duplicate = !self.insert(seq, end);
             self.unacked_segments = 0;
             return out; // out of order: immediate duplicate ACK
@@ -143,6 +148,31 @@ impl Receiver {
         true
     }
 
+    /// The SACK blocks of an ACK sent now (RFC 2018 §4): the range holding the most recent
+    /// out-of-order segment first, then the others from the highest down; at most 3 (the
+    /// option space left with timestamps), `(0, 0)` for none.
+    pub fn sack_blocks(&self) -> crate::tcp::SackBlocks {
+        let mut out = [(0, 0); 3];
+        let mut n = 0;
+        let first = self
+            .last_ooo
+            .and_then(|s| self.ooo.iter().position(|&(a, b)| a <= s && s < b));
+        if let Some(i) = first {
+            out[0] = self.ooo[i];
+            n = 1;
+        }
+        for (i, &r) in self.ooo.iter().enumerate().rev() {
+            if n == 3 {
+                break;
+            }
+            if Some(i) != first {
+                out[n] = r;
+                n += 1;
+            }
+        }
+        out
+    }
+
     /// Bytes held out of order.
     pub fn ooo_bytes(&self) -> u64 {
         self.ooo_bytes
@@ -168,6 +198,21 @@ mod tests {
         assert_eq!(r.ooo_bytes(), 0);
         let o = r.on_data(0, 100);
         assert!(o.duplicate && o.ack_now);
+    }
+
+    #[test]
+    fn sack_blocks_most_recent_first_then_highest() {
+        let mut r = Receiver::new(false);
+        r.on_data(0, 100);
+        assert_eq!(r.sack_blocks(), [(0, 0); 3]);
+        r.on_data(200, 100);
+        r.on_data(600, 100);
+        r.on_data(400, 100);
+        r.on_data(800, 100);
+        r.on_data(300, 100); // joins [200, 300) and [400, 500)
+        assert_eq!(r.sack_blocks(), [(200, 500), (800, 900), (600, 700)]);
+        r.on_data(100, 100);
+        assert_eq!(r.sack_blocks(), [(800, 900), (600, 700), (0, 0)]);
     }
 
     #[test]

@@ -9,11 +9,24 @@
 //! NewReno fast recovery with partial ACKs (RFC 5681 §3.2, RFC 6582 §3.2, "impatient"
 //! timer reset of §4), the retransmission timer (RFC 6298 §5) with exponential back-off
 //! and go-back-N after a timeout, Karn's algorithm for RTT samples (RFC 6298 §3), a
-//! maximum window and a bounded send buffer. Not implemented: SACK, limited transmit,
-//! timestamps, window scaling, FIN (a connection is done when its last byte is ACKed).
-//! Sequence numbers are 64-bit byte offsets from 0 and never wrap.
+//! maximum window and a bounded send buffer.
+//!
+//! With `sack` on, loss recovery is RFC 6675's instead of NewReno's: a scoreboard of the
+//! SACKed ranges (RFC 2018), recovery entered on the third duplicate ACK or when more than
+//! `(DupThresh − 1)·SMSS` bytes above `snd_una` are SACKed (`IsLost`, §4), `pipe` (§4
+//! `SetPipe`, in bytes) against cwnd, `NextSeg` rules 1 (retransmit the lowest lost,
+//! un-SACKed range above `HighRxt`) and 2 (new data) — rules 3 and 4 (rescue
+//! retransmissions) are not implemented —, and recovery ends at the ACK of `RecoveryPoint`.
+//! After a timeout the SACKed ranges are kept (our receiver never reneges) and every
+//! un-SACKed byte below the highest sent is marked lost, so the same machinery retransmits
+//! only the holes, in slow start (as Linux's loss state).
+//!
+//! Congestion control is NewReno's (RFC 5681) or CUBIC's (RFC 9438), see
+//! [`CongestionControl`]. Not implemented: limited transmit, timestamps, window scaling,
+//! FIN (a connection is done when its last byte is ACKed), HyStart. Sequence numbers are
+//! 64-bit byte offsets from 0 and never wrap.
 
-use super::config::TcpParams;
+use super::config::{CongestionControl, TcpParams};
 use super::rtt::RttEstimator;
 use crate::time::Time;
 
@@ -27,6 +40,30 @@ pub struct Segment {
     /// Whether these bytes were sent before (fast retransmit, partial-ACK retransmission,
     /// or go-back-N after a timeout).
     pub retx: bool,
+}
+
+/// SACK blocks of one ACK, absolute sequence numbers `[start, end)`; empty blocks are
+/// `(0, 0)`. The first is the block holding the most recently received segment (RFC 2018
+/// §4).
+pub type SackBlocks = [(u64, u64); 3];
+
+/// RFC 9438 constants.
+const CUBIC_BETA: f64 = 0.7;
+const CUBIC_C: f64 = 0.4;
+
+/// CUBIC's state (RFC 9438 §4), windows in segments.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cubic {
+    /// `W_max`: the window before the last reduction (0 before any).
+    w_max: f64,
+    /// Start of the current congestion-avoidance epoch.
+    epoch: Option<Time>,
+    /// `K` of eq. 2, seconds.
+    k: f64,
+    /// `W_est` of the Reno-friendly region (§4.3).
+    w_est: f64,
+    /// The window as a real number (cwnd's bytes lose the fraction).
+    cwnd: f64,
 }
 
 /// What an incoming ACK did.
@@ -97,6 +134,15 @@ pub struct Sender {
     retransmits: u64,
     timeouts: u64,
     fast_retransmits: u64,
+    /// SACK scoreboard: sorted, disjoint, non-adjacent ranges above `snd_una`.
+    sacked: Vec<(u64, u64)>,
+    sacked_bytes: u64,
+    /// RFC 6675 `HighRxt`: retransmissions of this recovery reached this sequence.
+    high_rxt: u64,
+    /// SACK loss recovery began with a timeout: every un-SACKed byte below `recover` is lost
+    /// and cwnd grows in slow start.
+    rto_recovery: bool,
+    cubic: Cubic,
 }
 
 impl Sender {
@@ -134,6 +180,11 @@ impl Sender {
             retransmits: 0,
             timeouts: 0,
             fast_retransmits: 0,
+            sacked: Vec::new(),
+            sacked_bytes: 0,
+            high_rxt: 0,
+            rto_recovery: false,
+            cubic: Cubic::default(),
         }
     }
 
@@ -208,6 +259,9 @@ impl Sender {
         if self.state != SenderState::Established {
             return None;
         }
+        if self.p.sack && self.in_recovery {
+            return self.next_segment_sack(now);
+        }
         if self.rtx_pending {
             self.rtx_pending = false;
             if self.snd_max > self.snd_una {
@@ -258,6 +312,199 @@ impl Sender {
         })
     }
 
+    /// RFC 6675 §5 step (C): send while `cwnd − pipe ≥ 1 segment`, choosing by `NextSeg`
+    /// rules 1 and 2. The first retransmission of a recovery goes regardless of `pipe`
+    /// (step 4.3).
+    fn next_segment_sack(&mut self, now: Time) -> Option<Segment> {
+        let lost_edge = self.lost_edge();
+        let hole = self.next_lost(lost_edge);
+        let forced = std::mem::take(&mut self.rtx_pending);
+        let window = self.cwnd.min(self.p.max_window);
+        let pipe = self.pipe(lost_edge);
+        if let Some((seq, end)) = hole {
+            let len = (end - seq).min(self.p.mss);
+            if forced || pipe + len <= window {
+                self.high_rxt = seq + len;
+                self.on_retransmit();
+                if self.timer.is_none() {
+                    self.timer = Some(now + self.rtt.rto());
+                }
+                return Some(Segment {
+                    seq,
+                    len: len as u32,
+                    retx: true,
+                });
+            }
+            return None;
+        }
+        // Rule 2: new data, within cwnd − pipe and the maximum (receive) window.
+        if self.snd_max >= self.app_end {
+            return None;
+        }
+        let len = (self.app_end - self.snd_max).min(self.p.mss);
+        if pipe + len > window || self.snd_max + len - self.snd_una > self.p.max_window {
+            return None;
+        }
+        let seq = self.snd_max;
+        self.snd_max += len;
+        self.snd_nxt = self.snd_max;
+        if self.timed.is_none() {
+            self.timed = Some((self.snd_max, now));
+        }
+        if self.timer.is_none() {
+            self.timer = Some(now + self.rtt.rto());
+        }
+        Some(Segment {
+            seq,
+            len: len as u32,
+            retx: false,
+        })
+    }
+
+    /// SACKed bytes in `[a, b)`.
+    fn sacked_in(&self, a: u64, b: u64) -> u64 {
+        self.sacked
+            .iter()
+            .map(|&(s, e)| e.min(b).saturating_sub(s.max(a)))
+            .sum()
+    }
+
+    /// Every un-SACKed byte below this is lost (RFC 6675 `IsLost`: more than
+    /// `(DupThresh − 1)·SMSS` bytes above it are SACKed; after a timeout, everything sent).
+    fn lost_edge(&self) -> u64 {
+        if self.rto_recovery {
+            return self.recover.max(self.snd_una);
+        }
+        let threshold = (self.p.dupack_threshold as u64 - 1) * self.p.mss;
+        let mut above = 0;
+        for &(s, e) in self.sacked.iter().rev() {
+            above += e - s;
+            if above > threshold {
+                return s;
+            }
+        }
+        self.snd_una
+    }
+
+    /// The lowest lost, un-SACKed, not yet retransmitted range `[seq, end)` (`NextSeg` rule
+    /// 1), `end` at the next SACKed range or the lost edge.
+    fn next_lost(&self, lost_edge: u64) -> Option<(u64, u64)> {
+        let mut s = self.high_rxt.max(self.snd_una);
+        for &(a, b) in &self.sacked {
+            if s >= lost_edge {
+                return None;
+            }
+            if s < a {
+                return Some((s, a.min(lost_edge)));
+            }
+            s = s.max(b);
+        }
+        (s < lost_edge).then_some((s, lost_edge))
+    }
+
+    /// RFC 6675 `SetPipe`, in bytes: outstanding minus SACKed minus the lost bytes not yet
+    /// retransmitted.
+    fn pipe(&self, lost_edge: u64) -> u64 {
+        let out = self.snd_max - self.snd_una - self.sacked_bytes;
+        let from = self.high_rxt.max(self.snd_una);
+        if lost_edge <= from {
+            return out;
+        }
+        let lost_unsent = (lost_edge - from) - self.sacked_in(from, lost_edge);
+        out.saturating_sub(lost_unsent)
+    }
+
+    /// Adds the ACK's SACK blocks to the scoreboard and drops what `snd_una` covers.
+    fn update_scoreboard(&mut self, blocks: &SackBlocks) {
+        for &(s, e) in blocks {
+            let (s, e) = (s.max(self.snd_una), e.min(self.snd_max));
+            if s >= e {
+                continue;
+            }
+            let i = self.sacked.partition_point(|&(_, re)| re < s);
+            let mut j = i;
+            let (mut ns, mut ne) = (s, e);
+            while j < self.sacked.len() && self.sacked[j].0 <= e {
+                ns = ns.min(self.sacked[j].0);
+                ne = ne.max(self.sacked[j].1);
+                j += 1;
+            }
+            self.sacked.splice(i..j, std::iter::once((ns, ne)));
+        }
+        let una = self.snd_una;
+        self.sacked.retain(|&(_, e)| e > una);
+        if let Some(first) = self.sacked.first_mut() {
+            first.0 = first.0.max(una);
+        }
+        self.sacked_bytes = self.sacked.iter().map(|&(s, e)| e - s).sum();
+    }
+
+    /// A congestion event (loss detected by ACKs or by the timer): sets ssthresh (RFC 5681
+    /// eq. 4 for NewReno; RFC 9438 §4.6–4.7 for CUBIC: β·cwnd, with fast convergence).
+    fn reduce(&mut self, flight: u64) {
+        let mss = self.p.mss;
+        match self.p.cc {
+            CongestionControl::NewReno => self.ssthresh = (flight / 2).max(2 * mss),
+            CongestionControl::Cubic => {
+                let w = self.cwnd as f64 / mss as f64;
+                self.cubic.w_max = if w < self.cubic.w_max {
+                    w * (1.0 + CUBIC_BETA) / 2.0
+                } else {
+                    w
+                };
+                self.cubic.epoch = None;
+                self.ssthresh = ((self.cwnd as f64 * CUBIC_BETA) as u64).max(2 * mss);
+            }
+        }
+    }
+
+    /// Congestion avoidance on an ACK of `acked` new bytes at `now`.
+    fn grow_ca(&mut self, acked: u64, now: Time) {
+        match self.p.cc {
+            CongestionControl::NewReno => {
+                // Byte counting: one SMSS per cwnd of data ACKed (RFC 5681 §3.1, the
+                // alternative to equation 3).
+                self.ca_acked += acked;
+                if self.ca_acked >= self.cwnd {
+                    self.ca_acked -= self.cwnd;
+                    self.cwnd += self.p.mss;
+                }
+            }
+            CongestionControl::Cubic => {
+                let mss = self.p.mss as f64;
+                let c = &mut self.cubic;
+                if c.epoch.is_none() {
+                    // RFC 9438 §4.2: a new epoch; K from eq. 2 (W_max below cwnd: K = 0).
+                    c.epoch = Some(now);
+                    c.cwnd = self.cwnd as f64 / mss;
+                    if c.cwnd < c.w_max {
+                        c.k = ((c.w_max - c.cwnd) / CUBIC_C).cbrt();
+                    } else {
+                        c.k = 0.0;
+                        c.w_max = c.cwnd;
+                    }
+                    c.w_est = c.cwnd;
+                }
+                let t = crate::time::as_secs(now - c.epoch.unwrap_or(now));
+                let rtt = self.rtt.srtt().map_or(0.0, crate::time::as_secs);
+                let segs = acked as f64 / mss;
+                // §4.3: the Reno-friendly estimate, α = 3(1 − β)/(1 + β).
+                let alpha = 3.0 * (1.0 - CUBIC_BETA) / (1.0 + CUBIC_BETA);
+                c.w_est += alpha * segs / c.cwnd;
+                let w_cubic = |t: f64| CUBIC_C * (t - c.k).powi(3) + c.w_max;
+                if w_cubic(t) < c.w_est {
+                    c.cwnd = c.w_est;
+                } else {
+                    // §4.4: (target − cwnd)/cwnd per segment ACKed, target = W_cubic(t + RTT)
+                    // clamped to [cwnd, 1.5 cwnd].
+                    let target = w_cubic(t + rtt).clamp(c.cwnd, 1.5 * c.cwnd);
+                    c.cwnd += (target - c.cwnd) / c.cwnd * segs;
+                }
+                self.cwnd = self.cwnd.max((c.cwnd * mss) as u64);
+            }
+        }
+    }
+
     fn on_retransmit(&mut self) {
         self.retransmits += 1;
         // Karn: a retransmission makes any timing in progress ambiguous.
@@ -268,8 +515,16 @@ impl Sender {
 
     /// Processes a cumulative ACK `ack` received at `now` (RFC 5681 §3.2, RFC 6582 §3.2).
     pub fn on_ack(&mut self, ack: u64, now: Time) -> AckEvent {
+        self.on_ack_sack(ack, &[(0, 0); 3], now)
+    }
+
+    /// Processes an ACK with its SACK blocks (ignored unless `sack` is on).
+    pub fn on_ack_sack(&mut self, ack: u64, sack: &SackBlocks, now: Time) -> AckEvent {
         if self.state != SenderState::Established || ack > self.snd_max {
             return AckEvent::Ignored;
+        }
+        if self.p.sack {
+            return self.on_ack_rfc6675(ack, sack, now);
         }
         if ack < self.snd_una {
             return AckEvent::Ignored;
@@ -314,20 +569,7 @@ impl Sender {
             }
         } else {
             self.dupacks = 0;
-            if self.cwnd < self.ssthresh {
-                // Slow start: cwnd += min(N, SMSS) (RFC 5681 §3.1, equation 2).
-                self.cwnd += acked.min(self.p.mss);
-            } else {
-                // Congestion avoidance by byte counting: one SMSS per cwnd of data ACKed
-                // (RFC 5681 §3.1, the alternative to equation 3).
-                self.ca_acked += acked;
-                if self.ca_acked >= self.cwnd {
-                    self.ca_acked -= self.cwnd;
-                    self.cwnd += self.p.mss;
-                }
-            }
-            // The maximum window also caps cwnd growth (as ns-2's `window_`, Linux's clamp).
-            self.cwnd = self.cwnd.min(self.p.max_window.max(self.p.mss));
+            self.grow(acked, now);
         }
         if self.snd_una == self.snd_max {
             self.timer = None; // RFC 6298 §5.2
@@ -335,6 +577,92 @@ impl Sender {
             self.timer = Some(now + self.rtt.rto()); // RFC 6298 §5.3
         }
         AckEvent::NewData { bytes: acked }
+    }
+
+    /// Slow start or congestion avoidance on `acked` new bytes, capped by the maximum window
+    /// (as ns-2's `window_`, Linux's clamp).
+    fn grow(&mut self, acked: u64, now: Time) {
+        if self.cwnd < self.ssthresh {
+            // Slow start: cwnd += min(N, SMSS) (RFC 5681 §3.1, equation 2).
+            self.cwnd += acked.min(self.p.mss);
+        } else {
+            self.grow_ca(acked, now);
+        }
+        self.cwnd = self.cwnd.min(self.p.max_window.max(self.p.mss));
+        if self.p.cc == CongestionControl::Cubic && self.cubic.epoch.is_some() {
+            self.cubic.cwnd = self.cubic.cwnd.min(self.cwnd as f64 / self.p.mss as f64);
+        }
+    }
+
+    /// RFC 6675 §5: ACK processing with the scoreboard.
+    fn on_ack_rfc6675(&mut self, ack: u64, sack: &SackBlocks, now: Time) -> AckEvent {
+        if ack < self.snd_una {
+            return AckEvent::Ignored;
+        }
+        let acked = ack - self.snd_una;
+        if acked > 0 {
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+            self.rto_retransmitted = false;
+            if let Some((end, t0)) = self.timed {
+                if ack >= end {
+                    self.rtt.sample(now - t0);
+                    self.timed = None;
+                }
+            }
+        }
+        self.update_scoreboard(sack);
+        let ev = if acked > 0 {
+            self.dupacks = 0;
+            if self.in_recovery && ack >= self.recover {
+                // Step (D)/§5.1: recovery ends; cwnd = ssthresh after a fast recovery.
+                self.in_recovery = false;
+                if !self.rto_recovery {
+                    self.cwnd = self.ssthresh;
+                }
+                self.rto_recovery = false;
+            } else if !self.in_recovery || self.rto_recovery {
+                self.grow(acked, now);
+            }
+            AckEvent::NewData { bytes: acked }
+        } else if self.snd_max > self.snd_una {
+            self.dupacks += 1;
+            AckEvent::Duplicate {
+                entered_recovery: false,
+            }
+        } else {
+            return AckEvent::Ignored;
+        };
+        // §5 step (4): enter recovery on DupThresh duplicates or when IsLost(HighACK + 1).
+        let ev = if !self.in_recovery
+            && self.snd_max > self.snd_una
+            && self.snd_una >= self.recover
+            && (self.dupacks >= self.p.dupack_threshold || self.lost_edge() > self.snd_una)
+        {
+            let flight = self.snd_max - self.snd_una;
+            self.reduce(flight);
+            self.cwnd = self.ssthresh;
+            self.recover = self.snd_max;
+            self.high_rxt = self.snd_una;
+            self.in_recovery = true;
+            self.rto_recovery = false;
+            self.rtx_pending = true;
+            self.fast_retransmits += 1;
+            match ev {
+                AckEvent::Duplicate { .. } => AckEvent::Duplicate {
+                    entered_recovery: true,
+                },
+                other => other,
+            }
+        } else {
+            ev
+        };
+        if self.snd_una == self.snd_max {
+            self.timer = None; // RFC 6298 §5.2
+        } else if acked > 0 {
+            self.timer = Some(now + self.rtt.rto()); // RFC 6298 §5.3
+        }
+        ev
     }
 
     fn on_dupack(&mut self) -> AckEvent {
@@ -349,7 +677,7 @@ impl Sender {
         if self.dupacks == self.p.dupack_threshold && self.snd_una >= self.recover {
             // RFC 6582 §3.2 step 2: the ACK covers more than `recover`, enter fast retransmit.
             let flight = self.snd_max - self.snd_una;
-            self.ssthresh = (flight / 2).max(2 * self.p.mss);
+            self.reduce(flight);
             self.recover = self.snd_max;
             self.cwnd = self.ssthresh + self.p.dupack_threshold as u64 * self.p.mss;
             self.in_recovery = true;
@@ -380,18 +708,25 @@ impl Sender {
         }
         if !self.rto_retransmitted {
             let flight = self.snd_max - self.snd_una;
-            self.ssthresh = (flight / 2).max(2 * self.p.mss);
+            self.reduce(flight);
         }
         self.rto_retransmitted = true;
         self.cwnd = self.p.mss; // loss window
         self.ca_acked = 0;
         self.recover = self.snd_max;
-        self.in_recovery = false;
         self.dupacks = 0;
         self.rtx_pending = false;
         self.timed = None;
-        self.snd_nxt = self.snd_una; // go-back-N
         let _ = now;
+        if self.p.sack {
+            // Every un-SACKed byte sent is lost; retransmit the holes from snd_una.
+            self.in_recovery = true;
+            self.rto_recovery = true;
+            self.high_rxt = self.snd_una;
+            return true;
+        }
+        self.in_recovery = false;
+        self.snd_nxt = self.snd_una; // go-back-N
         true
     }
 
@@ -572,6 +907,112 @@ mod tests {
         // Second timeout: ssthresh held.
         s.on_timeout(3_000_000_000);
         assert_eq!(s.ssthresh(), 200);
+    }
+
+    fn acked_up_to(s: &mut Sender, ack: u64, sack: SackBlocks, now: Time) -> AckEvent {
+        s.on_ack_sack(ack, &sack, now)
+    }
+
+    #[test]
+    fn sack_enters_recovery_on_is_lost_and_retransmits_each_hole_once() {
+        let mut s = sender(TcpConfig {
+            mss: 100,
+            initial_window: 10,
+            sack: true,
+            ..TcpConfig::default()
+        });
+        s.write(2_000);
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        // Segments 0 and 2 lost: the ACKs of 1, 3, 4 carry SACK blocks.
+        acked_up_to(&mut s, 0, [(100, 200), (0, 0), (0, 0)], 1);
+        acked_up_to(&mut s, 0, [(300, 400), (100, 200), (0, 0)], 1);
+        assert!(!s.in_recovery());
+        // 300 bytes SACKed above 0 > (3 − 1)·100: IsLost(0) although only 3 dupacks...
+        let ev = acked_up_to(&mut s, 0, [(300, 500), (100, 200), (0, 0)], 1);
+        assert_eq!(
+            ev,
+            AckEvent::Duplicate {
+                entered_recovery: true
+            }
+        );
+        assert_eq!(s.ssthresh(), 500);
+        assert_eq!(s.cwnd(), 500);
+        // pipe = 1000 − 300 SACKed − 200 lost = 500: only the forced first retransmission.
+        let r = drain(&mut s, 1);
+        assert_eq!(
+            r,
+            vec![Segment {
+                seq: 0,
+                len: 100,
+                retx: true
+            }]
+        );
+        // Three more SACKs: pipe falls, segment 2 (lost) goes next, then new data.
+        acked_up_to(&mut s, 0, [(300, 600), (100, 200), (0, 0)], 2);
+        acked_up_to(&mut s, 0, [(300, 700), (100, 200), (0, 0)], 2);
+        acked_up_to(&mut s, 0, [(300, 800), (100, 200), (0, 0)], 2);
+        // pipe = 1000 − 600 SACKed − 100 lost (segment 2) = 300 < cwnd 500.
+        let r = drain(&mut s, 2);
+        assert_eq!(
+            r[0],
+            Segment {
+                seq: 200,
+                len: 100,
+                retx: true
+            }
+        );
+        assert!(r.len() > 1, "{r:?}");
+        assert!(r[1..].iter().all(|g| !g.retx && g.seq >= 1000), "{r:?}");
+        // A partial ACK keeps recovery; the ACK of RecoveryPoint (1000) ends it with
+        // cwnd = ssthresh.
+        acked_up_to(&mut s, 200, [(300, 800), (0, 0), (0, 0)], 3);
+        assert!(s.in_recovery());
+        acked_up_to(&mut s, 1000, [(0, 0); 3], 3);
+        assert!(!s.in_recovery());
+        assert_eq!(s.cwnd(), 500);
+        assert_eq!(s.retransmits(), 2);
+    }
+
+    #[test]
+    fn cubic_window_follows_the_rfc_9438_curve() {
+        // After a loss at W_max = 100 segments, cwnd in congestion avoidance follows
+        // W_cubic(t) = C (t − K)^3 + W_max with K = cbrt(W_max (1 − β) / C) (eqs. 1–2), as
+        // long as it is above the Reno-friendly estimate. ACKs arrive every 1 ms, one
+        // segment each, RTT 0 (no srtt yet: the target is W_cubic(t)).
+        let mss = 1000;
+        let mut s = sender(TcpConfig {
+            mss: mss as u32,
+            initial_window: 100,
+            congestion_control: CongestionControl::Cubic,
+            ..TcpConfig::default()
+        });
+        s.write(u64::MAX / 4);
+        drain(&mut s, 0);
+        assert!(s.on_timeout(1_000_000_000));
+        assert_eq!(s.ssthresh(), 70 * mss);
+        // Jump to congestion avoidance at cwnd = ssthresh (as after fast recovery).
+        s.cwnd = s.ssthresh;
+        s.timed = None;
+        s.snd_nxt = s.snd_una;
+        let k = (100.0f64 * 0.3 / 0.4).cbrt();
+        let t0 = 2_000_000_000u64;
+        let mut ack = s.snd_una;
+        let mut worst = 0.0f64;
+        for ms in 0..8_000u64 {
+            let now = t0 + ms * 1_000_000;
+            drain(&mut s, now);
+            if s.snd_max() > ack {
+                ack += mss.min(s.snd_max() - ack);
+                s.on_ack(ack, now);
+            }
+            let t = ms as f64 / 1e3;
+            if ms > 500 {
+                let expect = 0.4 * (t - k).powi(3) + 100.0;
+                let got = s.cwnd() as f64 / mss as f64;
+                worst = worst.max((got - expect).abs() / expect);
+            }
+        }
+        assert!(worst < 0.03, "largest relative gap to W_cubic: {worst}");
     }
 
     #[test]

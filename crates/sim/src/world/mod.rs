@@ -363,6 +363,7 @@ impl World {
                 pkt_no: c.pkt_no,
                 tag,
                 sent_at: now,
+                sack: [(0, 0); 3],
             };
             c.pkt_no = c.pkt_no.wrapping_add(1);
             c.injected_bytes += seg.len as u64;
@@ -441,12 +442,22 @@ impl World {
             c.delack_armed = false;
             c.delack_gen = c.delack_gen.wrapping_add(1);
         }
+        let ack = c.receiver.rcv_nxt();
+        let mut sack = [(0u32, 0u32); 3];
+        if self.params.sack {
+            for (o, (s, e)) in sack.iter_mut().zip(c.receiver.sack_blocks()) {
+                if e > s {
+                    *o = ((s - ack) as u32, (e - ack) as u32);
+                }
+            }
+        }
         let p = Packet {
             kind: PacketKind::Ack,
             src: c.dst,
             dst: c.src,
             conn: c.id,
-            ack: c.receiver.rcv_nxt(),
+            sack,
+            ack,
             size: self.params.header_bytes,
             sent_at: self.now,
             ..Packet::EMPTY
@@ -479,10 +490,21 @@ impl World {
                 let c = &mut self.conns[slot];
                 if c.sender.state() == crate::tcp::SenderState::SynSent {
                     c.sender.on_syn_ack(self.now);
+                    let ack = Packet {
+                        kind: PacketKind::HandshakeAck,
+                        src: c.src,
+                        dst: c.dst,
+                        conn: id,
+                        size: self.params.header_bytes,
+                        sent_at: self.now,
+                        ..Packet::EMPTY
+                    };
+                    self.inject(ack);
                     self.mark_pending(id);
                     d.on_established(self, id);
                 }
             }
+            PacketKind::HandshakeAck => {}
             PacketKind::Data => {
                 let out = self.conns[slot].receiver.on_data(p.seq, p.len);
                 d.on_segment_received(self, id, &p);
@@ -509,7 +531,19 @@ impl World {
                 }
             }
             PacketKind::Ack => {
-                let ev = self.conns[slot].sender.on_ack(p.ack, self.now);
+                let ev = if self.params.sack {
+                    let mut blocks = [(0u64, 0u64); 3];
+                    for (b, &(s, e)) in blocks.iter_mut().zip(&p.sack) {
+                        if e > s {
+                            *b = (p.ack + s as u64, p.ack + e as u64);
+                        }
+                    }
+                    self.conns[slot]
+                        .sender
+                        .on_ack_sack(p.ack, &blocks, self.now)
+                } else {
+                    self.conns[slot].sender.on_ack(p.ack, self.now)
+                };
                 if let AckEvent::NewData { bytes } = ev {
                     let una = self.conns[slot].sender.snd_una();
                     d.on_acked(self, id, una, bytes);

@@ -38,6 +38,7 @@ impl World {
         if qlen > link.stats.max_queue_packets {
             link.stats.max_queue_packets = qlen;
         }
+        link.note_queue(now);
         if link.txdone_pending {
             return;
         }
@@ -58,6 +59,7 @@ impl World {
         let Some(id) = link.queue.dequeue(now) else {
             return;
         };
+        link.note_queue(now);
         let arrival = link.start_tx(self.pkts.get(id), now);
         self.events
             .push(arrival, Event::Arrive { link: l, pkt: id.0 });

@@ -1,0 +1,413 @@
+// Paper 003's S1 dumbbell in ns-3, for the cross-check of schedtcp's packet simulator
+// (crates/sim). Replays a flow list (CSV `arrival_seconds,size_bytes,source`, the format
+// of sim::workload::load_trace) and writes one line per flow plus bottleneck statistics.
+//
+// Topology: 10 senders -- r1 == r2 -- 10 receivers, every link 10 Mbit/s and 1 ms; the
+// only finite buffer is a 100-packet drop-tail queue at r1's bottleneck device (the
+// traffic-control layer is removed so the device queue is the qdisc). Its drops are
+// counted where ns-3 makes them: with no qdisc, the traffic-control layer discards a packet
+// when the device has stopped its full queue (trace `TcDrop`); the device queue's own
+// `Drop` trace and counters stay at 0. TCP: NewReno, SMSS
+// 1460 B, no timestamps, initial window 1, no delayed ACKs (DelAckCount 1), no limited
+// transmit, classic recovery, maximum window 30 segments (receive buffer), min RTO 200 ms,
+// SACK on or off (--sack).
+//
+// Build and run: ns3/run.sh (outside CI).
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+struct Flow
+{
+    double arrival;
+    uint64_t size;
+    uint32_t source;
+    uint64_t written = 0;
+    uint64_t received = 0;
+    double delivered = -1;
+    Ptr<Socket> socket;
+};
+
+std::vector<Flow> g_flows;
+std::map<std::pair<uint32_t, uint16_t>, size_t> g_by_port; // (receiver, sender port) -> flow
+NodeContainer g_senders, g_receivers;
+std::vector<Ipv4Address> g_rx_addr;
+const uint16_t kPort = 5000;
+
+// Bottleneck statistics.
+uint64_t g_enqueued = 0, g_dropped = 0, g_data_sent = 0;
+double g_q_area = 0, g_q_last_t = 0;
+uint32_t g_q_len = 0;
+
+void
+QueueLen(uint32_t, uint32_t now_len)
+{
+    double t = Simulator::Now().GetSeconds();
+    g_q_area += g_q_len * (t - g_q_last_t);
+    g_q_last_t = t;
+    g_q_len = now_len;
+}
+
+void
+Enq(Ptr<const Packet>)
+{
+    g_enqueued++;
+}
+
+void
+Drop(Ptr<const Packet>)
+{
+    g_dropped++;
+}
+
+// Drops anywhere else (every device queue, the IP layer): the evidence that the
+// bottleneck is the only place packets are lost.
+uint64_t g_other_queue_drops = 0, g_ip_drops = 0, g_phy_rx_drops = 0;
+
+void
+AnyQueueDrop(Ptr<const Packet>)
+{
+    g_other_queue_drops++;
+}
+
+void
+IpDrop(const Ipv4Header&, Ptr<const Packet>, Ipv4L3Protocol::DropReason, Ptr<Ipv4>, uint32_t)
+{
+    g_ip_drops++;
+}
+
+// With no queue disc, the traffic-control layer drops a packet when the device has stopped
+// its transmit queue (flow control: the device queue is full). On the bottleneck these are
+// the buffer's drops, though the device queue's own counters never see them.
+uint64_t g_tc_drops = 0;
+
+void
+TcDrop(Ptr<const Packet>)
+{
+    g_tc_drops++;
+}
+
+void
+PhyRxDrop(Ptr<const Packet>)
+{
+    g_phy_rx_drops++;
+}
+
+// Sender congestion-state transitions (ns-3's own trace): entries into fast recovery and
+// into loss (RTO) state.
+uint64_t g_recoveries = 0, g_rtos = 0;
+
+void
+CongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    if (now == TcpSocketState::CA_RECOVERY)
+    {
+        g_recoveries++;
+    }
+    if (now == TcpSocketState::CA_LOSS)
+    {
+        g_rtos++;
+    }
+}
+
+// --debugFlow: the TCP segments of one flow, as its sender's device sees them.
+int64_t g_debug_flow = -1;
+uint16_t g_debug_port = 0;
+
+void
+Sniff(std::string dir, uint32_t pair, Ptr<const Packet> p)
+{
+    if (g_debug_port == 0 || g_flows[g_debug_flow].source != pair)
+    {
+        return;
+    }
+    Ptr<Packet> c = p->Copy();
+    PppHeader ppp;
+    Ipv4Header ip;
+    TcpHeader tcp;
+    c->RemoveHeader(ppp);
+    c->RemoveHeader(ip);
+    c->RemoveHeader(tcp);
+    if (tcp.GetSourcePort() != g_debug_port && tcp.GetDestinationPort() != g_debug_port)
+    {
+        return;
+    }
+    std::cerr << Simulator::Now().GetSeconds() << " " << dir << " "
+              << TcpHeader::FlagsToString(tcp.GetFlags()) << " seq=" << tcp.GetSequenceNumber()
+              << " ack=" << tcp.GetAckNumber() << " len=" << c->GetSize()
+              << " win=" << tcp.GetWindowSize() << "\n";
+}
+
+void
+SenderTx(Ptr<const Packet> p)
+{
+    // Data packets leaving the senders (PPP + IP + TCP headers are 42 B; ACKs and SYNs carry
+    // options but no payload).
+    if (p->GetSize() > 100)
+    {
+        g_data_sent++;
+    }
+}
+
+void
+Fill(size_t i, Ptr<Socket> s, uint32_t)
+{
+    Flow& f = g_flows[i];
+    while (f.written < f.size)
+    {
+        uint32_t room = s->GetTxAvailable();
+        if (room == 0)
+        {
+            return;
+        }
+        uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(room, f.size - f.written));
+        n = std::min<uint32_t>(n, 65536);
+        int sent = s->Send(Create<Packet>(n));
+        if (sent <= 0)
+        {
+            return;
+        }
+        f.written += sent;
+    }
+    s->Close();
+}
+
+void
+Connected(size_t i, Ptr<Socket> s)
+{
+    Fill(i, s, s->GetTxAvailable());
+}
+
+void
+StartFlow(size_t i)
+{
+    Flow& f = g_flows[i];
+    Ptr<Socket> s = Socket::CreateSocket(g_senders.Get(f.source), TcpSocketFactory::GetTypeId());
+    s->Bind();
+    Address local;
+    s->GetSockName(local);
+    uint16_t port = InetSocketAddress::ConvertFrom(local).GetPort();
+    g_by_port[{f.source, port}] = i;
+    if ((int64_t)i == g_debug_flow)
+    {
+        g_debug_port = port;
+        std::cerr << "flow " << i << " port " << port << " at " << Simulator::Now().GetSeconds()
+                  << "\n";
+    }
+    s->SetConnectCallback(MakeBoundCallback(&Connected, i), MakeNullCallback<void, Ptr<Socket>>());
+    s->SetSendCallback(MakeBoundCallback(&Fill, i));
+    s->TraceConnectWithoutContext("CongState", MakeCallback(&CongState));
+    s->Connect(InetSocketAddress(g_rx_addr[f.source], kPort));
+    f.socket = s;
+}
+
+void
+Recv(uint32_t rx, Ptr<Socket> s)
+{
+    Address from;
+    Ptr<Packet> p;
+    while ((p = s->RecvFrom(from)) && p->GetSize() > 0)
+    {
+        uint16_t port = InetSocketAddress::ConvertFrom(from).GetPort();
+        auto it = g_by_port.find({rx, port});
+        if (it == g_by_port.end())
+        {
+            continue;
+        }
+        Flow& f = g_flows[it->second];
+        f.received += p->GetSize();
+        if (f.received >= f.size && f.delivered < 0)
+        {
+            f.delivered = Simulator::Now().GetSeconds();
+        }
+    }
+}
+
+void
+Accept(uint32_t rx, Ptr<Socket> s, const Address&)
+{
+    s->SetRecvCallback(MakeBoundCallback(&Recv, rx));
+}
+
+bool
+AcceptAll(Ptr<Socket>, const Address&)
+{
+    return true;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string flows_path, out_path;
+    bool sack = false;
+    double drain = 60;
+    uint32_t max_window = 30;
+    uint32_t initial_window = 1;
+    double min_rto_ms = 200;
+    // RFC 6298 §2.1's initial RTO, which crates/sim uses for SYNs too; ns-3's default
+    // ConnTimeout is RFC 1122's 3 s.
+    double syn_rto_ms = 1000;
+    CommandLine cmd;
+    cmd.AddValue("flows", "flow list CSV (arrival_seconds,size_bytes,source)", flows_path);
+    cmd.AddValue("out", "per-flow output CSV", out_path);
+    cmd.AddValue("sack", "SACK on", sack);
+    cmd.AddValue("drain", "seconds simulated after the last arrival", drain);
+    cmd.AddValue("maxWindow", "maximum window, segments", max_window);
+    cmd.AddValue("initialWindow", "initial window, segments", initial_window);
+    cmd.AddValue("minRtoMs", "minimum RTO, ms", min_rto_ms);
+    cmd.AddValue("synRtoMs", "SYN retransmission timeout (ns-3 ConnTimeout), ms", syn_rto_ms);
+    cmd.AddValue("debugFlow", "print the segments of this flow (stderr)", g_debug_flow);
+    cmd.Parse(argc, argv);
+
+    std::ifstream in(flows_path);
+    if (!in)
+    {
+        std::cerr << "cannot read " << flows_path << "\n";
+        return 1;
+    }
+    std::string line;
+    while (std::getline(in, line))
+    {
+        if (line.empty() || line[0] == '#' || !(isdigit(line[0]) || line[0] == '.'))
+        {
+            continue;
+        }
+        std::stringstream ss(line);
+        std::string a, b, c;
+        std::getline(ss, a, ',');
+        std::getline(ss, b, ',');
+        std::getline(ss, c, ',');
+        g_flows.push_back(Flow{std::stod(a), std::stoull(b), c.empty() ? 0u : (uint32_t)std::stoul(c)});
+    }
+
+    const uint32_t mss = 1460;
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initial_window));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(max_window * mss));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 20));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(min_rto_ms)));
+    Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(MilliSeconds(syn_rto_ms)));
+
+    NodeContainer routers;
+    routers.Create(2);
+    g_senders.Create(10);
+    g_receivers.Create(10);
+    InternetStackHelper stack;
+    stack.InstallAll();
+
+    PointToPointHelper link;
+    link.SetDeviceAttribute("DataRate", StringValue("10Mbps"));
+    link.SetChannelAttribute("Delay", StringValue("1ms"));
+    link.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("10000p"));
+    PointToPointHelper bottleneck = link;
+    bottleneck.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("100p"));
+
+    TrafficControlHelper tch;
+    Ipv4AddressHelper ip;
+    auto wire = [&](PointToPointHelper& h, Ptr<Node> a, Ptr<Node> b, const char* net) {
+        NetDeviceContainer d = h.Install(a, b);
+        ip.SetBase(net, "255.255.255.0");
+        Ipv4InterfaceContainer ifs = ip.Assign(d); // installs the default qdisc...
+        tch.Uninstall(d);                          // ...which we remove
+        return std::make_pair(d, ifs);
+    };
+    auto core = wire(bottleneck, routers.Get(0), routers.Get(1), "10.0.0.0");
+    for (uint32_t i = 0; i < 10; i++)
+    {
+        std::string sn = "10.1." + std::to_string(i) + ".0";
+        std::string rn = "10.2." + std::to_string(i) + ".0";
+        auto s = wire(link, g_senders.Get(i), routers.Get(0), sn.c_str());
+        auto r = wire(link, routers.Get(1), g_receivers.Get(i), rn.c_str());
+        g_rx_addr.push_back(r.second.GetAddress(1));
+        r.first.Get(1)->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&Sniff, std::string("RX-tx"), i));
+        r.first.Get(1)->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&Sniff, std::string("RX-rx"), i));
+        s.first.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&SenderTx));
+        s.first.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&Sniff, std::string("tx"), i));
+        s.first.Get(0)->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&Sniff, std::string("rx"), i));
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    Ptr<PointToPointNetDevice> bdev = DynamicCast<PointToPointNetDevice>(core.first.Get(0));
+    Ptr<Queue<Packet>> q = bdev->GetQueue();
+    q->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&QueueLen));
+    q->TraceConnectWithoutContext("Enqueue", MakeCallback(&Enq));
+    q->TraceConnectWithoutContext("Drop", MakeCallback(&Drop));
+
+    Config::ConnectWithoutContext(
+        "/NodeList/*/DeviceList/*/$ns3::PointToPointNetDevice/TxQueue/Drop",
+        MakeCallback(&AnyQueueDrop));
+    Config::ConnectWithoutContext("/NodeList/*/$ns3::Ipv4L3Protocol/Drop", MakeCallback(&IpDrop));
+    routers.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+        "TcDrop",
+        MakeCallback(&TcDrop));
+    Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::PointToPointNetDevice/PhyRxDrop",
+                                  MakeCallback(&PhyRxDrop));
+    for (uint32_t i = 0; i < 10; i++)
+    {
+        Ptr<Socket> l = Socket::CreateSocket(g_receivers.Get(i), TcpSocketFactory::GetTypeId());
+        l->Bind(InetSocketAddress(Ipv4Address::GetAny(), kPort));
+        l->Listen();
+        l->SetAcceptCallback(MakeCallback(&AcceptAll), MakeBoundCallback(&Accept, i));
+    }
+    double last = 0;
+    for (size_t i = 0; i < g_flows.size(); i++)
+    {
+        Simulator::Schedule(Seconds(g_flows[i].arrival), &StartFlow, i);
+        last = std::max(last, g_flows[i].arrival);
+    }
+    double end = last + drain;
+    Simulator::Stop(Seconds(end));
+    Simulator::Run();
+    QueueLen(0, g_q_len);
+    std::cerr << "bottleneck queue " << q->GetMaxSize() << ": received "
+              << q->GetTotalReceivedPackets() << ", dropped " << q->GetTotalDroppedPackets()
+              << "\n";
+
+    std::ofstream out(out_path);
+    out << "flow,arrival_s,size_bytes,source,transfer_s\n";
+    uint64_t unique = 0;
+    for (size_t i = 0; i < g_flows.size(); i++)
+    {
+        const Flow& f = g_flows[i];
+        out << i << "," << f.arrival << "," << f.size << "," << f.source << ",";
+        if (f.delivered >= 0)
+        {
+            out << (f.delivered - f.arrival);
+        }
+        out << "\n";
+        unique += (f.size + mss - 1) / mss;
+    }
+    std::ofstream st(out_path + ".stats");
+    st << "enqueued,dropped,data_packets_sent,unique_segments,mean_queue_packets,horizon_s,"
+          "all_queue_drops,ip_drops,phy_rx_drops,fast_recoveries,timeouts,tc_drops\n"
+       << g_enqueued << "," << g_dropped + g_tc_drops << "," << g_data_sent << "," << unique << ","
+       << g_q_area / end << "," << end << "," << g_other_queue_drops << "," << g_ip_drops
+       << "," << g_phy_rx_drops << "," << g_recoveries << "," << g_rtos << "," << g_tc_drops << "\n";
+    Simulator::Destroy();
+    return 0;
+}
