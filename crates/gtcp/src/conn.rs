@@ -31,6 +31,88 @@ pub struct ConnCounters {
     pub received_bytes: u64,
 }
 
+/// A connection's counters break the invariant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum InvariantViolation {
+    /// `payload + virtual_queue + forgiven ≠ owner + adopted`: the connection carried other
+    /// than what its flow handed over (and what it adopted).
+    #[error(
+        "carried {carried} bytes (payload + virtual queue + forgiven) but owes {owed} (owner + adopted)"
+    )]
+    Ledger { carried: u64, owed: u64 },
+    /// The connection closed owing bytes.
+    #[error("closed with {0} bytes still in its virtual queue")]
+    OpenDebt(u64),
+}
+
+impl ConnCounters {
+    /// The ledger identity, true at any time:
+    /// `payload + virtual_queue + forgiven == owner + adopted`.
+    pub fn check_invariant(&self) -> Result<(), InvariantViolation> {
+        let carried = self.payload_bytes + self.virtual_queue + self.forgiven_bytes;
+        let owed = self.owner_bytes + self.adopted_bytes;
+        if carried != owed {
+            return Err(InvariantViolation::Ledger { carried, owed });
+        }
+        Ok(())
+    }
+
+    /// The invariant of a connection that is closing or closed: the identity, and nothing left
+    /// owing, so its payload is exactly its flow's bytes (plus adopted, less forgiven). Every
+    /// driver and test checks closed connections with this one function.
+    pub fn check_closed(&self) -> Result<(), InvariantViolation> {
+        self.check_invariant()?;
+        if self.virtual_queue != 0 {
+            return Err(InvariantViolation::OpenDebt(self.virtual_queue));
+        }
+        Ok(())
+    }
+}
+
+/// Where a connection stands in its closing handshake: each side says `Done` once it owes
+/// nothing there; once both have, it closes ([`Event::ConnDone`](crate::Event::ConnDone)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Phase {
+    /// Carrying data.
+    #[default]
+    Open,
+    /// We said `Done`: no more data from us here; control frames may still go until the
+    /// peer's `Done`.
+    DoneSent,
+    /// The peer said `Done`: no more data from it here.
+    DoneReceived,
+    /// Both said `Done`: nothing more goes on it; the driver half-closes it.
+    Closing,
+}
+
+impl Phase {
+    pub fn done_sent(self) -> bool {
+        matches!(self, Phase::DoneSent | Phase::Closing)
+    }
+
+    pub fn done_received(self) -> bool {
+        matches!(self, Phase::DoneReceived | Phase::Closing)
+    }
+
+    /// The phase after we say `Done`.
+    pub fn send_done(self) -> Phase {
+        if self.done_received() {
+            Phase::Closing
+        } else {
+            Phase::DoneSent
+        }
+    }
+
+    /// The phase after the peer's `Done`.
+    pub fn receive_done(self) -> Phase {
+        if self.done_sent() {
+            Phase::Closing
+        } else {
+            Phase::DoneReceived
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Conn {
     pub id: ConnId,
@@ -38,10 +120,8 @@ pub(crate) struct Conn {
     pub counters: ConnCounters,
     /// Payload bytes carried here not yet acknowledged by the receiver.
     pub unacked: u64,
-    /// We said `Done`: no more data from us on this connection.
-    pub done_sent: bool,
-    /// The peer said `Done`.
-    pub done_received: bool,
+    /// The closing handshake.
+    pub phase: Phase,
     /// The driver has been told this connection has something to send and has not yet found it
     /// empty.
     pub polled: bool,
@@ -58,8 +138,7 @@ impl Conn {
             owner,
             counters: ConnCounters::default(),
             unacked: 0,
-            done_sent: false,
-            done_received: false,
+            phase: Phase::Open,
             polled: false,
             go_away_sent: false,
             open_queue: Vec::new(),

@@ -18,13 +18,18 @@
 //!   over per-flow state.
 //! * [`wire`] — the handshake and the frames; decoding never panics and caps every length.
 //! * [`size`] — size knowledge from HTTP/1.1 `Content-Length`.
+//! * [`driver`] — the contract every driver honours ([`DriverProfile`]): when to poll, how much,
+//!   how to close.
 //!
-//! The invariant that defines the product is observable through [`ConnCounters`]: a
-//! connection carries exactly the bytes its own flow handed over, plus framing.
+//! The invariant that defines the product is observable through [`ConnCounters`] and checked by
+//! one function, [`ConnCounters::check_closed`]: a connection carries exactly the bytes its own
+//! flow handed over, plus framing.
 
 #![forbid(unsafe_code)]
 
+pub mod admission;
 mod conn;
+pub mod driver;
 pub mod flow;
 mod ids;
 pub mod policy;
@@ -32,7 +37,8 @@ pub mod session;
 pub mod size;
 pub mod wire;
 
-pub use conn::ConnCounters;
+pub use conn::{ConnCounters, InvariantViolation};
+pub use driver::DriverProfile;
 pub use flow::INITIAL_CREDIT;
 pub use ids::{ConnId, FlowId};
 pub use policy::{Order, Policy};

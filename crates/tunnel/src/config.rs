@@ -29,11 +29,14 @@ pub struct Tuning {
     /// Receive window per flow, bytes (default 1 MiB, at least 256 KiB).
     #[serde(default = "d_window")]
     pub flow_window: u64,
-    /// Send buffer and read-ahead budget per flow, bytes (default 1 MiB).
-    #[serde(default = "d_window")]
+    /// Send buffer per pool connection, bytes (default 1 MiB): a flow hands bytes over while
+    /// its own connection owes less than this (its virtual queue), as plain TCP's application
+    /// writes while its socket buffer has room. Also the read-ahead within which a new flow's
+    /// end of stream makes its size known.
+    #[serde(default = "d_send_buffer")]
     pub send_buffer: u64,
     /// Flows tracked at once per session (default 4096). Memory of a session is at most
-    /// `max_flows × (flow_window + send_buffer)`.
+    /// `max_flows × (send_buffer + 2 × flow_window)`.
     #[serde(default = "d_max_flows")]
     pub max_flows: usize,
     /// Seconds a pool connection may take to connect and authenticate (default 10).
@@ -45,17 +48,21 @@ pub struct Tuning {
     pub shutdown_grace_secs: u64,
 }
 
+// The core's defaults, never re-typed here.
 fn d_chunk() -> u32 {
-    16 * 1024
+    gtcp::Config::default().chunk
 }
 fn d_lowat() -> u32 {
-    16 * 1024
+    gtcp::DriverProfile::default().notsent_lowat
 }
 fn d_window() -> u64 {
-    1024 * 1024
+    gtcp::Config::default().flow_window
+}
+fn d_send_buffer() -> u64 {
+    gtcp::Config::default().send_buffer
 }
 fn d_max_flows() -> usize {
-    4096
+    gtcp::Config::default().max_flows
 }
 fn d_handshake() -> u64 {
     10
@@ -70,7 +77,7 @@ impl Default for Tuning {
             chunk: d_chunk(),
             notsent_lowat: d_lowat(),
             flow_window: d_window(),
-            send_buffer: d_window(),
+            send_buffer: d_send_buffer(),
             max_flows: d_max_flows(),
             handshake_timeout_secs: d_handshake(),
             shutdown_grace_secs: d_grace(),

@@ -35,8 +35,9 @@ pub mod codes {
     pub const SHUTDOWN: u32 = 5;
 }
 
-/// Bytes read from a socket at once (and the most one application write hands over).
-const READ_CHUNK: usize = 256 * 1024;
+/// Bytes read from a socket at once (and the most one application write hands over): the
+/// driver profile's application read.
+const READ_CHUNK: usize = gtcp::driver::APP_READ;
 
 /// The most delivered bytes written to an application socket in one go (a few frames'
 /// payloads, in one vectored write).
@@ -128,11 +129,8 @@ pub struct Engine {
     conns: Mutex<HashMap<ConnId, Arc<ConnIo>>>,
     flows: Mutex<HashMap<FlowId, Arc<FlowIo>>>,
     role: Box<dyn Role>,
-    /// Largest `poll_transmit` per wake-up of a writable socket: four chunks plus room for
-    /// control frames. Each chunk is still its own scheduling decision; writing four per
-    /// system call is what lets one flow pass 5 Gbit/s on loopback, and with
-    /// `TCP_NOTSENT_LOWAT` at one chunk the kernel never holds more than about five chunks
-    /// unsent per connection.
+    /// Largest `poll_transmit` per wake-up of a writable socket, from the core's
+    /// [`DriverProfile`](gtcp::DriverProfile) (the simulator uses the same).
     poll_max: usize,
     pub(crate) completion: Mutex<Histogram>,
     pub label: String,
@@ -147,7 +145,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Engine {
     pub fn new(session: Session, role: Box<dyn Role>, label: String) -> Arc<Self> {
-        let poll_max = 4 * (session.config().chunk as usize + gtcp::wire::DATA_HEADER_LEN) + 2048;
+        let poll_max = gtcp::DriverProfile::new(session.config()).poll_max();
         Arc::new(Self {
             session: Mutex::new(session),
             epoch: Instant::now(),
@@ -277,11 +275,9 @@ impl Engine {
                 t.payload_bytes += c.payload_bytes;
                 t.header_bytes += c.header_bytes;
                 t.adopted_bytes += c.adopted_bytes;
-                if c.payload_bytes + c.forgiven_bytes != c.owner_bytes + c.adopted_bytes
-                    || c.virtual_queue != 0
-                {
+                if let Err(e) = c.check_closed() {
                     t.violated += 1;
-                    tracing::error!(session = %self.label, %conn, ?c, "invariant violated");
+                    tracing::error!(session = %self.label, %conn, ?c, "invariant violated: {e}");
                 }
             }
         }

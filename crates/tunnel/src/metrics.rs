@@ -160,6 +160,24 @@ impl Registry {
             "gauge",
             per(|c| c.orphan_bytes),
         );
+        counter(
+            "unsent_bytes",
+            "Bytes handed over and not yet sent.",
+            "gauge",
+            per(|c| c.unsent_bytes),
+        );
+        counter(
+            "unsent_bound_bytes",
+            "The bound the hand-over rule keeps unsent bytes under: (live connections + flows without one) x send_buffer + orphan debt.",
+            "gauge",
+            per(|c| c.unsent_bound),
+        );
+        counter(
+            "send_buffered_bytes",
+            "Bytes held in send buffers (unsent, or sent and not yet acknowledged).",
+            "gauge",
+            per(|c| c.send_buffered_bytes),
+        );
         let mut conn_rows: Vec<(&str, &str, Rows)> = vec![
             (
                 "connection_owner_bytes",

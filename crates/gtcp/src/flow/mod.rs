@@ -27,6 +27,21 @@ pub(crate) enum Delivery {
     Confirmed,
 }
 
+/// A flow's own connection (plain TCP's connection for it) over the flow's life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Ownership {
+    /// Its first connection is not established yet: what it hands over waits for it.
+    #[default]
+    Awaiting,
+    /// This live connection owns it.
+    Live(ConnId),
+    /// Its connection died: what it hands over is orphan debt until a replacement arrives,
+    /// which inherits what the flow still has to send.
+    Lost,
+    /// Its connection closed after both sides said `Done`.
+    ClosedClean,
+}
+
 /// One flow.
 #[derive(Debug)]
 pub(crate) struct Flow {
@@ -38,17 +53,13 @@ pub(crate) struct Flow {
     pub opened_at: Duration,
     pub send: SendStream,
     pub recv: RecvStream,
-    /// The connection that owns this flow (plain TCP's connection for it), while it lives.
-    pub owner: Option<ConnId>,
+    /// The connection that owns this flow (plain TCP's connection for it), and what became
+    /// of it.
+    pub ownership: Ownership,
     /// Bytes of this flow's own connection's virtual queue it has carried (for FAIR).
     pub virtual_sent: u64,
     /// Bytes handed over before the flow's first connection existed.
     pub awaiting_owner: u64,
-    /// The flow's connection died (bytes it hands over now are orphan debt until a
-    /// replacement arrives).
-    pub lost_owner: bool,
-    /// The flow's connection closed after both sides said Done.
-    pub owner_closed_clean: bool,
     /// Round-robin ticket (for PS+PS).
     pub turn: u64,
     /// Current key in the schedule, when the flow is ready.
@@ -71,6 +82,12 @@ pub(crate) struct Flow {
     pub end_reported: bool,
     /// The flow counts as closed; it lingers until its connection is gone (opener side).
     pub closed: bool,
+    /// Its hand-over room ran low: tell the application when there is room again.
+    pub write_armed: bool,
+    /// A background flow (under access control, when the session has it).
+    pub background: bool,
+    /// A background flow not yet admitted: it takes no bytes and has no connection.
+    pub waiting_admission: bool,
 }
 
 impl Flow {
@@ -83,11 +100,9 @@ impl Flow {
             opened_at: now,
             send: SendStream::new(),
             recv: RecvStream::new(window),
-            owner: None,
+            ownership: Ownership::Awaiting,
             virtual_sent: 0,
             awaiting_owner: 0,
-            lost_owner: false,
-            owner_closed_clean: false,
             turn: 0,
             key: None,
             open: Delivery::Idle,
@@ -99,6 +114,17 @@ impl Flow {
             ack_queued: false,
             end_reported: false,
             closed: false,
+            write_armed: false,
+            background: false,
+            waiting_admission: false,
+        }
+    }
+
+    /// The live connection that owns the flow.
+    pub fn owner(&self) -> Option<ConnId> {
+        match self.ownership {
+            Ownership::Live(c) => Some(c),
+            _ => None,
         }
     }
 

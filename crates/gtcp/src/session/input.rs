@@ -32,6 +32,9 @@ impl Session {
             return Err(ProtocolError::UnknownConn(conn));
         }
         self.last_input = Some(conn);
+        if self.admission.is_some() {
+            self.tick(now);
+        }
         let decoder = FrameDecoder::new(crate::wire::MAX_PAYLOAD_CAP);
         loop {
             let before = buf.len();
@@ -54,15 +57,15 @@ impl Session {
     ) -> Result<(), ProtocolError> {
         match frame {
             Frame::Open(o) => self.on_open(conn, o),
-            Frame::Data(d) => self.on_data(conn, d),
+            Frame::Data(d) => self.on_data(now, conn, d),
             Frame::Fin { flow, final_size } => self.on_fin(now, flow, final_size),
             Frame::Reset { flow, code } => self.on_reset(now, flow, code),
             Frame::Ack(a) => self.on_ack(now, a),
             Frame::Keepalive => Ok(()),
             Frame::Done => {
                 if let Some(c) = self.conns.get_mut(&conn) {
-                    c.done_received = true;
-                    if c.done_sent {
+                    c.phase = c.phase.receive_done();
+                    if c.phase == crate::conn::Phase::Closing {
                         self.events.push_back(Event::ConnDone(conn));
                     } else {
                         self.wake(conn);
@@ -119,8 +122,8 @@ impl Session {
             .flows
             .get_mut(&o.flow)
             .ok_or(ProtocolError::ImpossibleFlow(o.flow))?;
-        if !f.owner.is_some_and(|c| self.conns.contains_key(&c)) {
-            f.owner = Some(conn);
+        if !f.owner().is_some_and(|c| self.conns.contains_key(&c)) {
+            f.ownership = crate::flow::Ownership::Live(conn);
         }
         f.ack_queued = true;
         self.ctrl.push_back(o.flow);
@@ -141,7 +144,7 @@ impl Session {
         Ok(())
     }
 
-    fn on_data(&mut self, conn: ConnId, d: DataFrame) -> Result<(), ProtocolError> {
+    fn on_data(&mut self, now: Duration, conn: ConnId, d: DataFrame) -> Result<(), ProtocolError> {
         let len = d.payload.len() as u64;
         // The decoder checks this; a driver may also hand frames in directly.
         if d.offset.checked_add(len).is_none() {
@@ -155,7 +158,7 @@ impl Session {
             .conns
             .get_mut(&conn)
             .ok_or(ProtocolError::UnknownConn(conn))?;
-        if c.done_received {
+        if c.phase.done_received() {
             return Err(ProtocolError::DataAfterDone(conn));
         }
         c.counters.received_payload_bytes += len;
@@ -185,6 +188,13 @@ impl Session {
         if advanced && f.route.is_some() {
             self.events.push_back(Event::FlowReadable(d.flow));
         }
+        let background = f.background;
+        if background {
+            self.background_bytes(now, d.flow, len);
+        }
+        let Some(f) = self.flows.get_mut(&d.flow) else {
+            return Ok(());
+        };
         // Acknowledge even a duplicate: its sender believes it lost, and waits for word.
         if !f.ack_queued {
             f.ack_queued = true;
@@ -290,7 +300,6 @@ impl Session {
                 sent: f.send.next,
             });
         }
-        let before = f.send.buffered();
         let (conns, settled) = (&mut self.conns, &mut self.settled);
         let skipped = f.send.on_ack(a.received, a.credit, |c, n| {
             if let Some(conn) = conns.get_mut(&c) {
@@ -300,7 +309,6 @@ impl Session {
                 }
             }
         });
-        let freed = f.send.buffered() < before;
         if a.fin && !f.fin_acked {
             if !f.send.finished || a.received != f.send.written {
                 return Err(ProtocolError::AckOfUnsentFin { flow: a.flow });
@@ -311,17 +319,14 @@ impl Session {
             }
             f.fin = Delivery::Confirmed;
         }
-        let owner = f.owner;
-        let writable = freed && !f.send.finished;
+        let owner = f.owner();
         if skipped > 0 {
-            self.total_unsent -= skipped;
+            self.ledger.drop_unsent(skipped, 0);
             self.counters.resent_bytes -= skipped;
             self.clamp_virtual_queues(owner);
         }
-        if writable {
-            self.events.push_back(Event::FlowWritable(a.flow));
-        }
         self.refresh(a.flow);
+        self.check_writable(a.flow);
         // Acknowledged data may let a connection say Done.
         self.settled.extend(owner);
         self.wake_settled();

@@ -41,7 +41,9 @@
 //! asked for on a replacement. Frames about forgotten flows get idempotent answers
 //! (acknowledgement of what the frame covers, or a reset confirmation).
 
+mod background;
 mod input;
+mod ledger;
 mod transmit;
 mod types;
 
@@ -54,10 +56,11 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
 use crate::conn::{Conn, ConnCounters};
-use crate::flow::{Delivery, Flow};
+use crate::flow::{Delivery, Flow, Ownership};
 use crate::ids::{ConnId, FlowId};
 use crate::policy::{Policy, SchedQueue};
 use crate::wire::Frame;
+use ledger::Ledger;
 
 /// Replies to frames about flows this side has already forgotten, at most this many waiting
 /// (older ones are dropped: they are idempotent and the peer asks again if it must).
@@ -85,14 +88,8 @@ pub struct Session {
     stale: VecDeque<Frame>,
     /// Connections that had budget but found no ready flow; woken when one becomes ready.
     starved: BTreeSet<ConnId>,
-    /// Bytes handed over and not sent (new or to be sent again): Σ over flows.
-    total_unsent: u64,
-    /// Σ q_v over live connections.
-    sum_vq: u64,
-    /// Bytes handed over by flows whose first connection is not established yet: they join
-    /// that connection's virtual queue when it arrives. The orphan debt is
-    /// `total_unsent − sum_vq − unowned`.
-    unowned: u64,
+    /// The virtual queues, orphan debt and the invariant's counters (the one owner).
+    ledger: Ledger,
     next_flow: u64,
     arrivals: u64,
     turn: u64,
@@ -102,6 +99,8 @@ pub struct Session {
     highest_seen: u64,
     going_away: bool,
     peer_going_away: bool,
+    /// Access control of background flows, when configured.
+    admission: Option<crate::admission::Admission>,
     last_input: Option<ConnId>,
     /// Connections on which something was just confirmed: they may be able to say `Done`.
     settled: Vec<ConnId>,
@@ -122,9 +121,7 @@ impl Session {
             ctrl: VecDeque::new(),
             stale: VecDeque::new(),
             starved: BTreeSet::new(),
-            total_unsent: 0,
-            sum_vq: 0,
-            unowned: 0,
+            ledger: Ledger::default(),
             next_flow: 1,
             arrivals: 0,
             turn: 0,
@@ -132,6 +129,7 @@ impl Session {
             retired_above: BTreeSet::new(),
             highest_seen: 0,
             going_away: false,
+            admission: None,
             peer_going_away: false,
             last_input: None,
             settled: Vec::new(),
@@ -185,7 +183,7 @@ impl Session {
                 _ => {}
             }
             if let Some(flow) = self.flows.get(&f) {
-                if let Some(c) = flow.owner {
+                if let Some(c) = flow.owner() {
                     if self.conns.contains_key(&c) {
                         return Err(SessionError::AlreadyOwned { flow: f });
                     }
@@ -194,27 +192,23 @@ impl Session {
         }
         let mut c = Conn::new(conn, owner);
         if let Some(flow) = owner.and_then(|f| self.flows.get_mut(&f)) {
-            flow.owner = Some(conn);
+            let replacement = flow.ownership == Ownership::Lost;
+            flow.ownership = Ownership::Live(conn);
             if flow.open == Delivery::Queued {
                 c.open_queue.push(flow.id);
             }
-            // What the flow handed over before its connection existed is this connection's.
-            let waiting = std::mem::take(&mut flow.awaiting_owner);
-            self.unowned -= waiting;
-            // A replacement takes over what its flow still has to send, as a new TCP
+            // What the flow handed over before its connection existed is this connection's;
+            // a replacement takes over what its flow still has to send, as a new TCP
             // connection for the flow would (that debt was orphaned when the old one died).
-            let orphan = self.total_unsent.saturating_sub(self.sum_vq + self.unowned);
-            let inherited = if flow.lost_owner {
-                flow.send.unsent().min(orphan)
-            } else {
-                0
-            };
-            c.counters.virtual_queue += waiting + inherited;
-            c.counters.owner_bytes += waiting + inherited;
-            self.sum_vq += waiting + inherited;
+            let waiting = std::mem::take(&mut flow.awaiting_owner);
+            let inherited = if replacement { flow.send.unsent() } else { 0 };
+            self.ledger.attach(&mut c.counters, waiting, inherited);
         }
         self.conns.insert(conn, c);
         self.counters.active_conns = self.conns.len() as u64;
+        if let Some(f) = owner {
+            self.check_writable(f);
+        }
         self.wake(conn);
         Ok(())
     }
@@ -228,8 +222,8 @@ impl Session {
         };
         self.counters.active_conns = self.conns.len() as u64;
         self.starved.remove(&conn);
-        self.sum_vq -= c.vq();
-        let clean = c.done_sent && c.done_received;
+        self.ledger.detach(&c.counters);
+        let clean = c.phase == crate::conn::Phase::Closing;
         if !clean {
             self.counters.conns_lost += 1;
         }
@@ -239,7 +233,7 @@ impl Session {
                 continue;
             };
             let lost = flow.send.requeue_lost(conn);
-            self.total_unsent += lost;
+            self.ledger.requeue(lost);
             self.counters.resent_bytes += lost;
             let mut requeue = false;
             for d in [&mut flow.fin, &mut flow.reset] {
@@ -265,12 +259,11 @@ impl Session {
             if requeue {
                 self.ctrl.push_back(id);
             }
-            if flow.owner == Some(conn) {
-                flow.owner = None;
+            if flow.owner() == Some(conn) {
                 if clean {
-                    flow.owner_closed_clean = true;
+                    flow.ownership = Ownership::ClosedClean;
                 } else {
-                    flow.lost_owner = true;
+                    flow.ownership = Ownership::Lost;
                     // Even a closed flow needs a connection again: the peer may still wait
                     // for acknowledgements that died with this one, and only a connection
                     // that closes cleanly proves it does not.
@@ -278,6 +271,7 @@ impl Session {
                         self.events.push_back(Event::ConnNeeded { owner: id });
                     }
                 }
+                self.check_writable(id);
             }
             self.refresh(id);
             self.try_retire(id);
@@ -329,7 +323,7 @@ impl Session {
         if let Some(c) = conn.and_then(|c| self.conns.get_mut(&c)) {
             c.owner = Some(id);
             c.open_queue.push(id);
-            flow.owner = Some(c.id);
+            flow.ownership = Ownership::Live(c.id);
         }
         self.flows.insert(id, flow);
         self.counters.flows_opened += 1;
@@ -342,6 +336,20 @@ impl Session {
 
     /// How many bytes [`write`](Self::write) would take now; an error once the flow takes no
     /// more (finished, reset or gone).
+    ///
+    /// **The hand-over rule.** A flow may hand bytes over while *its own connection's* virtual
+    /// queue is below [`Config::send_buffer`], however many of its bytes are already buffered:
+    /// plain TCP's application keeps writing into its own socket buffer while that buffer has
+    /// room, and it is that connection, not the flow, whose sending the virtual queue mirrors.
+    /// Bounding by the flow instead would let the connection of a long flow that the policy
+    /// holds back run dry (its bytes wait, its buffer stays full, it hands over nothing) while
+    /// plain TCP's connection would still be sending: the pair would take less than plain TCP
+    /// (issue 8). A flow without a live connection (its first one not yet established, or its
+    /// connection died) may have at most `send_buffer` of its own bytes unsent.
+    ///
+    /// Memory: unsent bytes ≤ live connections × `send_buffer` + orphan debt (bounded by the
+    /// flows without a live connection × `send_buffer` plus what died in flight); sent and not
+    /// yet acknowledged bytes stay within the receiver's per-flow credit.
     pub fn send_capacity(&self, flow: FlowId) -> Result<usize, SessionError> {
         let f = self
             .flows
@@ -350,7 +358,46 @@ impl Session {
         if f.no_more_writes() {
             return Err(SessionError::Finished(flow));
         }
-        Ok(self.config.send_buffer.saturating_sub(f.send.buffered()) as usize)
+        Ok(usize::try_from(self.handover_room(f)).unwrap_or(usize::MAX))
+    }
+
+    /// Bytes `f` may hand over now (see [`send_capacity`](Self::send_capacity)).
+    fn handover_room(&self, f: &Flow) -> u64 {
+        if f.waiting_admission {
+            return 0;
+        }
+        let pending = match f.owner().and_then(|c| self.conns.get(&c)) {
+            Some(c) => c.vq(),
+            None => f.send.unsent(),
+        };
+        self.config.send_buffer.saturating_sub(pending)
+    }
+
+    /// Room at which a flow that ran out of it is told [`Event::FlowWritable`]: half the
+    /// bound, so a woken application hands over in large writes while its connection still
+    /// owes half a buffer (it never runs dry while the application has bytes).
+    fn writable_threshold(&self) -> u64 {
+        (self.config.send_buffer / 2).max(1)
+    }
+
+    /// Arms `id` for [`Event::FlowWritable`] if its room fell below the threshold, or fires
+    /// the event if an armed flow has room again. Called wherever the room may change.
+    pub(crate) fn check_writable(&mut self, id: FlowId) {
+        let Some(f) = self.flows.get(&id) else { return };
+        if f.no_more_writes() {
+            return;
+        }
+        let room = self.handover_room(f);
+        let low = room < self.writable_threshold();
+        let Some(f) = self.flows.get_mut(&id) else {
+            return;
+        };
+        if low {
+            f.write_armed = true;
+        } else if f.write_armed {
+            f.write_armed = false;
+            self.events.push_back(Event::FlowWritable(id));
+        }
     }
 
     /// The application handed bytes over (Algorithm 1, `on_wri`): they join the flow's buffer
@@ -367,20 +414,18 @@ impl Session {
             return Ok(0);
         }
         f.send.push(&data[..n]);
-        let owner = f.owner;
-        self.total_unsent += n as u64;
+        let owner = f.owner();
         self.counters.bytes_handed += n as u64;
-        let never_owned = owner.is_none() && f.virtual_sent == 0 && !f.lost_owner;
+        let never_owned = f.ownership == Ownership::Awaiting;
         if never_owned {
             f.awaiting_owner += n as u64;
-            self.unowned += n as u64;
         }
-        if let Some(c) = owner.and_then(|c| self.conns.get_mut(&c)) {
-            c.counters.virtual_queue += n as u64;
-            c.counters.owner_bytes += n as u64;
-            self.sum_vq += n as u64;
-        }
+        let conn = owner.and_then(|c| self.conns.get_mut(&c));
+        let orphaned = conn.is_none() && !never_owned;
+        self.ledger
+            .hand_over(conn.map(|c| &mut c.counters), orphaned, n as u64);
         self.refresh(flow);
+        self.check_writable(flow);
         match owner.filter(|c| self.conns.contains_key(c)) {
             Some(c) => self.wake(c),
             // Waiting for its own connection: others may still carry it under the policy.
@@ -434,8 +479,14 @@ impl Session {
         if f.reset_code.is_some() || f.closed {
             return Ok(());
         }
-        f.reset = Delivery::Queued;
         f.reset_local = true;
+        if f.waiting_admission {
+            // The peer never heard of it: it ends here, and leaves the waiting queue.
+            f.reset = Delivery::Confirmed;
+            self.apply_reset(now, flow, code & !RESET_CONFIRM);
+            return Ok(());
+        }
+        f.reset = Delivery::Queued;
         self.apply_reset(now, flow, code & !RESET_CONFIRM);
         self.ctrl.push_back(flow);
         self.wake_ctrl();
@@ -484,9 +535,19 @@ impl Session {
 
     // ----- observability ------------------------------------------------------------------
 
+    /// Session-wide counters. The memory figures (`unsent_bound`, `send_buffered_bytes`)
+    /// take a pass over the flows.
     pub fn counters(&self) -> SessionCounters {
         let mut c = self.counters;
         c.orphan_bytes = self.orphan();
+        c.unsent_bytes = self.ledger.unsent();
+        c.send_buffered_bytes = self.flows.values().map(|f| f.send.buffered()).sum();
+        let ownerless = self.flows.values().filter(|f| f.owner().is_none()).count() as u64;
+        // A live connection's queue takes hand-overs only below one send buffer, a flow with
+        // no live connection only up to one send buffer of its own; what dead connections
+        // owed (orphan debt) comes on top until others carry it.
+        c.unsent_bound =
+            (self.conns.len() as u64 + ownerless) * self.config.send_buffer + c.orphan_bytes;
         c
     }
 
@@ -517,7 +578,7 @@ impl Session {
 
     /// Bytes owed by no live connection.
     pub fn orphan(&self) -> u64 {
-        self.total_unsent.saturating_sub(self.sum_vq + self.unowned)
+        self.ledger.orphan()
     }
 
     /// Whether nothing is left: no flow, no connection, nothing queued.
@@ -579,7 +640,7 @@ impl Session {
         let open = |c: &ConnId| {
             self.conns
                 .get(c)
-                .is_some_and(|c| !(c.done_sent && c.done_received))
+                .is_some_and(|c| c.phase != crate::conn::Phase::Closing)
         };
         let target = self
             .last_input
@@ -603,9 +664,9 @@ impl Session {
         if f.fin == Delivery::Queued {
             f.fin = Delivery::Idle;
         }
-        let owner = f.owner;
-        self.unowned -= std::mem::take(&mut f.awaiting_owner);
-        self.total_unsent -= dropped;
+        let owner = f.owner();
+        self.ledger
+            .drop_unsent(dropped, std::mem::take(&mut f.awaiting_owner));
         self.counters.flows_reset += 1;
         self.refresh(id);
         self.clamp_virtual_queues(owner);
@@ -616,7 +677,7 @@ impl Session {
     /// Keeps Σ q_v ≤ bytes unsent after bytes were dropped: the owner's queue shrinks first,
     /// as plain TCP would discard the reset connection's buffer.
     pub(crate) fn clamp_virtual_queues(&mut self, first: Option<ConnId>) {
-        let mut excess = (self.sum_vq + self.unowned).saturating_sub(self.total_unsent);
+        let mut excess = self.ledger.excess();
         if excess == 0 {
             return;
         }
@@ -628,15 +689,17 @@ impl Session {
             let Some(c) = self.conns.get_mut(&id) else {
                 continue;
             };
-            let cut = c.counters.virtual_queue.min(excess);
-            c.counters.virtual_queue -= cut;
-            c.counters.forgiven_bytes += cut;
-            self.sum_vq -= cut;
+            let cut = self.ledger.forgive(&mut c.counters, excess);
+            let owner = c.owner;
             excess -= cut;
+            if let Some(o) = owner.filter(|_| cut > 0) {
+                self.check_writable(o);
+            }
             if excess == 0 {
                 break;
             }
         }
+        self.ledger.settled();
     }
 
     /// Closes the flow if both directions are over.
@@ -658,10 +721,17 @@ impl Session {
             bytes_received: f.recv.read,
             reset: f.reset_code,
         };
+        let background = f.background.then(|| {
+            (summary.reset.is_none()).then_some(summary.bytes_sent + summary.bytes_received)
+        });
+        let owner = f.owner();
         self.events.push_back(Event::FlowClosed(summary));
         // The owner connection may now be able to say Done.
-        if let Some(c) = f.owner {
+        if let Some(c) = owner {
             self.wake(c);
+        }
+        if let Some(size) = background {
+            self.background_closed(now, id, size);
         }
         self.try_retire(id);
     }
@@ -684,7 +754,7 @@ impl Session {
         // The opener keeps a flow until the flow's connection closed cleanly (both sides said
         // Done), or it never had one.
         if self.role == Role::Opener
-            && !(f.owner_closed_clean || (f.owner.is_none() && !f.lost_owner))
+            && !matches!(f.ownership, Ownership::ClosedClean | Ownership::Awaiting)
         {
             return;
         }
@@ -742,11 +812,9 @@ impl Session {
         self.arrivals += 1;
         let mut flow = Flow::new(id, self.arrivals, Duration::ZERO, self.config.flow_window);
         // A live connection the opener already named as this flow's owner.
-        flow.owner = self
-            .conns
-            .values()
-            .find(|c| c.owner == Some(id))
-            .map(|c| c.id);
+        if let Some(c) = self.conns.values().find(|c| c.owner == Some(id)) {
+            flow.ownership = Ownership::Live(c.id);
+        }
         self.flows.insert(id, flow);
         self.counters.active_flows = self.flows.len() as u64;
         Ok(())

@@ -5,6 +5,7 @@ use std::time::Duration;
 use bytes::BytesMut;
 
 use super::{Role, Session, RESET_CONFIRM};
+use crate::conn::Phase;
 use crate::flow::Delivery;
 use crate::ids::{ConnId, FlowId};
 use crate::wire::{frame::encode_data_header, AckFrame, Frame, OpenFrame, DATA_HEADER_LEN};
@@ -41,18 +42,21 @@ impl Session {
     /// next [`Event::ConnReady`](super::Event::ConnReady).
     pub fn poll_transmit(
         &mut self,
-        _now: Duration,
+        now: Duration,
         conn: ConnId,
         out: &mut BytesMut,
         max: usize,
     ) -> usize {
         let start = out.len();
+        if self.admission.is_some() {
+            self.tick(now);
+        }
         let Some(c) = self.conns.get_mut(&conn) else {
             return 0;
         };
         // Once both sides said Done the connection is closing: nothing more goes on it. After
         // only our Done, control frames may still go (the peer is still reading), data not.
-        if c.done_sent && c.done_received {
+        if c.phase == Phase::Closing {
             c.polled = false;
             return 0;
         }
@@ -94,7 +98,7 @@ impl Session {
             header += 1;
         }
         header += self.write_control(conn, out, limit);
-        let (data_header, data) = self.write_data(conn, out, limit);
+        let (data_header, data) = self.write_data(now, conn, out, limit);
         header += data_header;
         payload += data;
         if out.len() < limit {
@@ -102,7 +106,6 @@ impl Session {
         }
         if let Some(c) = self.conns.get_mut(&conn) {
             c.counters.header_bytes += header as u64;
-            c.counters.payload_bytes += payload;
         }
         self.counters.header_sent += header as u64;
         self.counters.payload_sent += payload;
@@ -184,11 +187,17 @@ impl Session {
 
     /// Data chunks while the connection's budget and `limit` allow; returns (header bytes,
     /// payload bytes).
-    fn write_data(&mut self, conn: ConnId, out: &mut BytesMut, limit: usize) -> (usize, u64) {
+    fn write_data(
+        &mut self,
+        now: Duration,
+        conn: ConnId,
+        out: &mut BytesMut,
+        limit: usize,
+    ) -> (usize, u64) {
         let (mut header, mut payload) = (0usize, 0u64);
         let chunk = u64::from(self.config.chunk);
         while let Some(c) = self.conns.get(&conn) {
-            if c.done_sent {
+            if c.phase.done_sent() {
                 break;
             }
             let own = c.vq();
@@ -220,18 +229,21 @@ impl Session {
             f.turn = self.turn;
             header += DATA_HEADER_LEN;
             payload += seg.len;
-            self.total_unsent -= seg.len;
             // Charge the connection's own virtual queue first, then the orphan debt.
-            let from_own = seg.len.min(own);
-            let owner = {
-                let c = self.conns.get_mut(&conn).expect("checked above");
-                c.counters.virtual_queue -= from_own;
-                c.counters.adopted_bytes += seg.len - from_own;
-                c.unacked += seg.len;
-                c.owner
+            let Some(c) = self.conns.get_mut(&conn) else {
+                break;
             };
-            self.sum_vq -= from_own;
+            let from_own = self.ledger.carry(&mut c.counters, seg.len, own);
+            c.unacked += seg.len;
+            let owner = c.owner;
             self.refresh(id);
+            self.background_bytes(now, id, seg.len);
+            // Room to hand over: the owner's (its connection owes less) or, for a flow with
+            // no live connection, this flow's own (it has fewer bytes unsent).
+            if let Some(o) = owner.filter(|_| from_own > 0) {
+                self.check_writable(o);
+            }
+            self.check_writable(id);
             // FAIR's key of the owner depends on what its own connection carried.
             if from_own > 0 {
                 if let Some(o) = owner {
@@ -268,7 +280,7 @@ impl Session {
         let orphaned = |f: &FlowId| {
             self.flows
                 .get(f)
-                .is_some_and(|f| !f.owner.is_some_and(|c| self.conns.contains_key(&c)))
+                .is_some_and(|f| !f.owner().is_some_and(|c| self.conns.contains_key(&c)))
         };
         self.sched
             .iter()
@@ -282,7 +294,7 @@ impl Session {
         let Some(c) = self.conns.get(&conn) else {
             return 0;
         };
-        if c.done_sent || c.vq() > 0 || c.unacked > 0 || self.orphan() > 0 {
+        if c.phase.done_sent() || c.vq() > 0 || c.unacked > 0 || self.orphan() > 0 {
             return 0;
         }
         let Some(owner) = c.owner else { return 0 };
@@ -299,8 +311,8 @@ impl Session {
         }
         Frame::Done.encode(out);
         let c = self.conns.get_mut(&conn).expect("checked above");
-        c.done_sent = true;
-        if c.done_received {
+        c.phase = c.phase.send_done();
+        if c.phase == Phase::Closing {
             self.events.push_back(super::Event::ConnDone(conn));
         }
         1

@@ -31,12 +31,16 @@ pub struct Config {
     /// Receive window per flow (default 1 MiB, at least 256 KiB = the initial credit): the most
     /// this side buffers for one flow's incoming direction.
     pub flow_window: u64,
-    /// Send buffer per flow (default 1 MiB): the most this side holds of one flow's outgoing
-    /// bytes, unsent or unacknowledged. It is also the read-ahead budget within which reaching
-    /// the end of a stream makes the flow's size known.
+    /// Send buffer per pool connection (default 1 MiB, plain TCP's socket send buffer): a
+    /// flow hands bytes over while its own connection's virtual queue is below this, however
+    /// many of its bytes already wait ([`Session::send_capacity`](super::Session::send_capacity)).
+    /// Unsent bytes are then at most live connections × `send_buffer` plus orphan debt. It is
+    /// also the read-ahead within which reaching the end of a stream makes a new flow's size
+    /// known.
     pub send_buffer: u64,
-    /// Flows tracked at once (default 4096). With the two bounds above, the memory of a session
-    /// is at most `max_flows × (flow_window + send_buffer)` plus bookkeeping.
+    /// Flows tracked at once (default 4096). A session holds at most, per flow, `send_buffer`
+    /// unsent, `flow_window` sent and not yet acknowledged, and `flow_window` received and not
+    /// yet read: `max_flows × (send_buffer + 2 × flow_window)` plus bookkeeping.
     pub max_flows: usize,
 }
 
@@ -95,7 +99,8 @@ pub enum Event {
     },
     /// Data, the end or a reset of the peer's direction can be read.
     FlowReadable(FlowId),
-    /// Send buffer space was freed.
+    /// The flow may hand bytes over again ([`Session::send_capacity`](super::Session::send_capacity)
+    /// had fallen below half of `send_buffer` and is above it now).
     FlowWritable(FlowId),
     /// Both directions are over.
     FlowClosed(FlowSummary),
@@ -106,8 +111,9 @@ pub enum Event {
     /// half (TCP FIN), keep reading until the peer's end — control frames the peer wrote
     /// before it saw our `Done` may still be on their way — then call `connection_closed`.
     ConnDone(ConnId),
-    /// (Opener) the flow lost its connection while it still needs one: open a replacement with
-    /// this owner, as plain TCP keeps one connection per active flow.
+    /// (Opener) the flow needs a connection with this owner: it lost its connection while it
+    /// still needs one (plain TCP keeps one connection per active flow), or it is a background
+    /// flow that was waiting and is now admitted.
     ConnNeeded { owner: FlowId },
 }
 
@@ -193,6 +199,8 @@ pub enum SessionError {
     Finished(FlowId),
     #[error("the session is shutting down")]
     GoingAway,
+    #[error("{0} background flows already wait for admission")]
+    BackgroundFull(usize),
 }
 
 /// Session-wide counters.
@@ -216,4 +224,12 @@ pub struct SessionCounters {
     pub bytes_delivered: u64,
     /// Bytes owed by no live connection (after a connection died), carried by the others.
     pub orphan_bytes: u64,
+    /// Bytes handed over and not yet sent (new, or to be sent again).
+    pub unsent_bytes: u64,
+    /// The bound on `unsent_bytes` the hand-over rule keeps: (live connections + flows without
+    /// a live connection) × `send_buffer` + `orphan_bytes`
+    /// ([`Session::send_capacity`](super::Session::send_capacity)).
+    pub unsent_bound: u64,
+    /// Bytes held in send buffers: unsent, plus sent and not yet acknowledged.
+    pub send_buffered_bytes: u64,
 }

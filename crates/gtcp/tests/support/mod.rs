@@ -80,6 +80,10 @@ pub struct Harness {
     pub closed_server_counters: Vec<(ConnId, gtcp::ConnCounters)>,
     pub lost: usize,
     closing: BTreeSet<ConnId>,
+    /// Record breaches of non-intrusiveness ([`Harness::idle_breaches`]).
+    pub check_liveness: bool,
+    /// Moments a connection was idle where plain TCP's would have been sending.
+    pub idle_breaches: Vec<String>,
 }
 
 fn t(now: u64) -> Duration {
@@ -112,6 +116,8 @@ impl Harness {
             closed_server_counters: Vec::new(),
             lost: 0,
             closing: BTreeSet::new(),
+            check_liveness: false,
+            idle_breaches: Vec::new(),
         }
     }
 
@@ -186,6 +192,9 @@ impl Harness {
         }
         self.applications();
         self.drain_events();
+        if self.check_liveness {
+            self.check_handed_over();
+        }
         // Transmit: each ready connection sends at most `rate` bytes this tick.
         for conn in self.ready_client.clone() {
             let Some(link) = self.links.get_mut(&conn) else {
@@ -193,11 +202,15 @@ impl Harness {
                 continue;
             };
             let mut out = BytesMut::new();
-            let n = self.client.poll_transmit(now, conn, &mut out, link.rate);
+            let rate = link.rate;
+            let n = self.client.poll_transmit(now, conn, &mut out, rate);
             if n == 0 {
                 self.ready_client.remove(&conn);
             } else {
                 link.c2s.in_flight.push_back((self.now + self.delay, out));
+            }
+            if self.check_liveness {
+                self.check_sent(conn, n, rate);
             }
         }
         for conn in self.ready_server.clone() {
@@ -246,6 +259,79 @@ impl Harness {
         self.drain_events();
         self.applications();
         self.drain_events();
+        if self.check_liveness && !self.client.policy().is_tcp() {
+            self.check_woken();
+        }
+    }
+
+    /// Plain TCP's connection for a flow is busy while the flow's application has bytes to
+    /// write: after the applications wrote what they could, the connection of every flow whose
+    /// application still has bytes must owe some (q_v > 0), on both sides.
+    fn check_handed_over(&mut self) {
+        for (i, spec) in self.specs.iter().enumerate().take(self.started) {
+            let Some(id) = self.ids[i] else { continue };
+            let reset = self.results.get(&id).is_some_and(|r| r.reset);
+            let up_left = self.up_written.get(&id).is_some_and(|w| *w < spec.up.len());
+            let down_left = self
+                .down_written
+                .get(&id)
+                .is_some_and(|w| *w < spec.down.len());
+            for (side, left, s) in [
+                ("client", up_left, &self.client),
+                ("server", down_left, &self.server),
+            ] {
+                if reset || !left {
+                    continue;
+                }
+                let Some(conn) = s.connections().find(|(_, o)| *o == Some(id)).map(|c| c.0) else {
+                    continue;
+                };
+                let vq = s.connection_counters(conn).map_or(0, |c| c.virtual_queue);
+                if vq == 0 {
+                    self.idle_breaches.push(format!(
+                        "tick {}: {side} {conn} owes nothing while {id}'s application has bytes",
+                        self.now
+                    ));
+                }
+            }
+        }
+    }
+
+    /// A connection that owes bytes (q_v > 0) and was allowed `rate` bytes must use them
+    /// unless no flow has bytes it may send (all held back by the receiver's credit).
+    fn check_sent(&mut self, conn: ConnId, sent: usize, rate: usize) {
+        let vq = self
+            .client
+            .connection_counters(conn)
+            .map_or(0, |c| c.virtual_queue);
+        let slack = gtcp::wire::DATA_HEADER_LEN + 64;
+        if vq > 0 && sent + slack < rate && self.client.ready_flows() > 0 {
+            self.idle_breaches.push(format!(
+                "tick {}: client {conn} owes {vq} bytes, sent {sent} of {rate} while {} flows were ready",
+                self.now,
+                self.client.ready_flows()
+            ));
+        }
+    }
+
+    /// Connections that owe bytes while some flow is ready must have been woken.
+    fn check_woken(&mut self) {
+        if self.client.ready_flows() == 0 {
+            return;
+        }
+        let conns: Vec<ConnId> = self.client.connections().map(|c| c.0).collect();
+        for conn in conns {
+            let vq = self
+                .client
+                .connection_counters(conn)
+                .map_or(0, |c| c.virtual_queue);
+            if vq > 0 && !self.ready_client.contains(&conn) && self.links.contains_key(&conn) {
+                self.idle_breaches.push(format!(
+                    "tick {}: client {conn} owes {vq} bytes and was not woken",
+                    self.now
+                ));
+            }
+        }
     }
 
     fn applications(&mut self) {

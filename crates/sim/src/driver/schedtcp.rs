@@ -60,8 +60,8 @@ use crate::time::Time;
 use crate::workload::FlowSource;
 use crate::world::World;
 
-/// Largest read or write an application makes at once.
-const APP_IO: usize = 256 * 1024;
+/// Largest read or write an application makes at once (the driver profile's).
+const APP_IO: usize = gtcp::driver::APP_READ;
 
 /// How the `schedtcp` driver uses the core.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,9 +69,10 @@ pub struct SchedtcpOptions {
     /// The core's configuration (policy, chunk, per-flow window and send buffer).
     pub config: Config,
     /// Poll the core only while the connection's not-sent backlog is below this many bytes
-    /// (`TCP_NOTSENT_LOWAT`).
+    /// (`TCP_NOTSENT_LOWAT`; the core's [`DriverProfile`](gtcp::DriverProfile)).
     pub notsent_lowat: u64,
-    /// Largest `poll_transmit` (the tunnel: one chunk + data header + 2048).
+    /// Largest `poll_transmit` (the core's [`DriverProfile::poll_max`](gtcp::DriverProfile::poll_max),
+    /// as the tunnel).
     pub poll_max: usize,
     /// Give the core each flow's size as its hint (size-aware policies need it).
     pub size_hint: bool,
@@ -82,12 +83,13 @@ pub struct SchedtcpOptions {
 }
 
 impl SchedtcpOptions {
-    /// The tunnel's defaults around `config`: low-water mark of one chunk, polls of one
-    /// chunk plus room for control frames, size hints on, payload checked.
+    /// The core's driver profile around `config` (what the tunnel uses): its low-water mark
+    /// and poll size, size hints on, payload checked.
     pub fn new(config: Config) -> Self {
+        let profile = gtcp::DriverProfile::new(&config);
         SchedtcpOptions {
-            notsent_lowat: u64::from(config.chunk),
-            poll_max: config.chunk as usize + gtcp::wire::DATA_HEADER_LEN + 2048,
+            notsent_lowat: u64::from(profile.notsent_lowat),
+            poll_max: profile.poll_max(),
             config,
             size_hint: true,
             verify_payload: true,
@@ -494,7 +496,9 @@ impl<S: FlowSource> SchedtcpDriver<S> {
         };
         self.stats.invariant_checked += 1;
         let size = self.flows.get(c).map_or(u64::MAX, |f| f.size);
-        let ok = k.virtual_queue == 0
+        // The core's invariant (one function for every driver), and more: in the simulator no
+        // connection dies, so nothing is adopted and the owner bytes are the flow's size.
+        let ok = k.check_closed().is_ok()
             && k.adopted_bytes == 0
             && k.owner_bytes == size
             && k.payload_bytes == k.owner_bytes;

@@ -76,15 +76,16 @@ pub struct GtcpConfig {
     pub chunk: u32,
     /// `schedtcp`: receive window per flow at the destination (the core's `flow_window`).
     pub flow_window: u64,
-    /// `schedtcp`: send buffer per flow at the origin (the core's `send_buffer`).
+    /// `schedtcp`: send buffer per pool connection at the origin (the core's `send_buffer`: a
+    /// flow hands over while its own connection's virtual queue is below it).
     pub send_buffer: u64,
     /// `schedtcp`: flows tracked at once (the core's `max_flows`).
     pub max_flows: usize,
     /// `schedtcp`: poll the core while a connection's not-sent backlog is below this
     /// (`TCP_NOTSENT_LOWAT`).
     pub notsent_lowat: u64,
-    /// `schedtcp`: largest `poll_transmit`; default one chunk + data header + 2048, as the
-    /// tunnel.
+    /// `schedtcp`: largest `poll_transmit`; default the core's driver profile
+    /// ([`gtcp::DriverProfile::poll_max`]), as the tunnel.
     pub poll_max: Option<usize>,
     /// Tell the policy each flow's size (size-aware policies need it).
     pub size_hint: bool,
@@ -104,7 +105,7 @@ impl Default for GtcpConfig {
             flow_window: c.flow_window,
             send_buffer: c.send_buffer,
             max_flows: c.max_flows,
-            notsent_lowat: u64::from(c.chunk),
+            notsent_lowat: u64::from(gtcp::DriverProfile::new(&c).notsent_lowat),
             poll_max: None,
             size_hint: true,
             verify_payload: true,
