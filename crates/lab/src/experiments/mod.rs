@@ -6,6 +6,8 @@
 pub mod bg_fig2;
 pub mod bg_fig3;
 pub mod bg_fig4;
+pub mod bg_fig5;
+pub(crate) mod bg_sim;
 pub mod bg_theorem5;
 pub mod fig6;
 pub mod fig7;
