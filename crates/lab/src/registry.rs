@@ -30,6 +30,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(bg_fig3),
     entry!(bg_fig4),
     entry!(bg_fig5),
+    entry!(bg_fig7),
     entry!(bg_theorem5),
     entry!(fluid_table2),
     entry!(table2),
