@@ -31,6 +31,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(bg_fig4),
     entry!(bg_fig5),
     entry!(bg_fig7),
+    entry!(bg_fig9),
     entry!(bg_theorem5),
     entry!(fluid_table2),
     entry!(table2),

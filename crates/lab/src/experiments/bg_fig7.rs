@@ -151,7 +151,11 @@ fn summary(p: &Params, rows: &[Row]) -> String {
                     .map(|(r, x)| format!("ρ = {r:.2}: {x:.3}"))
                     .collect::<Vec<_>>()
                     .join(", "),
-                if all_ok { "within 5%" } else { "NOT within 5% everywhere" }
+                if all_ok {
+                    "within 5%"
+                } else {
+                    "NOT within 5% everywhere"
+                }
             ));
         }
     }
