@@ -347,11 +347,11 @@ fn check_background_rows(dir: &std::path::Path, file: &str) {
             }
             "access-fixed" | "access-adaptive" => {
                 // A step down of the adaptive M does not pre-empt admitted flows: one more
-                // may stay active until the next completion.
+                // may stay active until the next completion (one per class, at most three here).
                 let slack = if r["policy"] == "access-fixed" {
                     1e-6
                 } else {
-                    1.0
+                    3.0
                 };
                 assert!(active <= num(r, "mean_m") + slack, "{r:?}");
                 assert!(present + 1e-6 >= active, "{r:?}");

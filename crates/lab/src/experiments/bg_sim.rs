@@ -437,7 +437,7 @@ pub(crate) struct Row {
     pub bg_throughput_ratio: f64,
     /// Background goodput over the load that actually arrived in the run.
     pub bg_throughput_vs_arrived: f64,
-    /// Mean M (access control).
+    /// Mean M (access control), summed over the background classes: the slots in total.
     pub mean_m: f64,
     /// Short flows unfinished at the end (censored), summed over repeats.
     pub censored: usize,
@@ -532,7 +532,7 @@ pub(crate) fn normalised_grid(
                     mean_m: mean(
                         &runs
                             .iter()
-                            .map(|r| mean(&r.mean_m))
+                            .map(|r| r.mean_m.iter().sum::<f64>())
                             .filter(|m| m.is_finite())
                             .collect::<Vec<_>>(),
                     ),
