@@ -13,12 +13,16 @@
 //!   for RuN/RuN2C later; a scripted-drop test hook);
 //! - [`link`]: rate + propagation delay;
 //! - [`topology`]: nodes, links, routing, and the dumbbell builder;
-//! - [`tcp`]: TCP sender (NewReno or RFC 6675 SACK recovery; NewReno or CUBIC windows) and
-//!   receiver as sans-I/O state machines;
+//! - [`tcp`]: TCP sender (NewReno or RFC 6675 SACK recovery; NewReno or CUBIC windows, or
+//!   the less-than-best-effort LEDBAT (RFC 6817) and TCP-LP, which exist only here: the
+//!   kernel under the tunnel offers reno, cubic and bbr) and receiver as sans-I/O state
+//!   machines;
 //! - [`world`]: connections, packet movement, the event loop ([`world::Sim`]);
 //! - [`driver`]: the payload hooks and the three drivers — `tcp`, `gtcp-ideal` (paper 000's
 //!   Algorithms 1–3 with zero buffer, exactly non-intrusive) and `schedtcp` (the shipped
-//!   [`gtcp`] core driven as the tunnel drives it, Algorithm 4);
+//!   [`gtcp`] core driven as the tunnel drives it, Algorithm 4); and `background` (paper 004,
+//!   Section IV: short, long and background flows, the background class under vanilla TCP,
+//!   the core's access controller [`gtcp::admission::Admission`], or LEDBAT / TCP-LP);
 //! - [`workload`]: Poisson arrivals, size distributions, CSV traces;
 //! - [`stats`]: run reports, and the distance between two runs' injections
 //!   (Proposition 1);

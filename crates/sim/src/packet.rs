@@ -82,6 +82,11 @@ pub struct Packet {
     /// SACK blocks of an ACK, as offsets `[start, end)` above `ack` (RFC 2018; `(0, 0)`:
     /// none). Offsets fit in 32 bits because a window never spans 4 GB.
     pub sack: [(u32, u32); 3],
+    /// ACKs: one-way delay of the data packet that triggered this ACK (its arrival at the
+    /// receiver − its `sent_at`), the timestamp echo delay-based senders (LEDBAT, TCP-LP)
+    /// need; 0 if none. The simulated hosts share one clock, so this is the true one-way
+    /// delay; both algorithms only use differences of it, as with unsynchronised clocks.
+    pub echo_owd: Time,
 }
 
 impl Packet {
@@ -101,6 +106,7 @@ impl Packet {
         tag: 0,
         sent_at: 0,
         sack: [(0, 0); 3],
+        echo_owd: 0,
     };
 }
 

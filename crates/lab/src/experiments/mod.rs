@@ -8,6 +8,10 @@
 pub mod bg_fig2;
 pub mod bg_fig3;
 pub mod bg_fig4;
+pub mod bg_fig5;
+pub mod bg_fig7;
+pub mod bg_fig9;
+pub(crate) mod bg_sim;
 pub mod bg_theorem5;
 pub mod fig6;
 pub mod fig7;

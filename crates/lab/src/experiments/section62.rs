@@ -610,6 +610,8 @@ to drain; every configuration runs on the same sample paths. gtcp: chunks of {ch
         cc = match p.tcp.congestion_control {
             sim::tcp::CongestionControl::NewReno => "NewReno",
             sim::tcp::CongestionControl::Cubic => "CUBIC",
+            sim::tcp::CongestionControl::Ledbat => "LEDBAT",
+            sim::tcp::CongestionControl::TcpLp => "TCP-LP",
         },
         sack = if p.tcp.sack {
             "SACK, RFC 6675 recovery"

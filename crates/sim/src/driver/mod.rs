@@ -25,6 +25,7 @@
 //!   send buffer has room, parsed and reassembled at the destination.
 
 mod arrivals;
+pub mod background;
 pub mod ideal;
 mod pattern;
 pub mod ranges;
@@ -32,6 +33,7 @@ pub mod schedtcp;
 mod tcp;
 
 pub use arrivals::{Arrivals, ARRIVAL_TOKEN};
+pub use background::{BackgroundDriver, BgPolicy, LongFlow, Stream, StreamKind};
 pub use ideal::IdealDriver;
 pub use schedtcp::{SchedtcpDriver, SchedtcpOptions};
 pub use tcp::{FlowRecord, TcpDriver};

@@ -13,6 +13,16 @@ pub enum CongestionControl {
     /// RFC 9438 CUBIC: β = 0.7, C = 0.4, fast convergence, the Reno-friendly region
     /// (§4.3); no HyStart.
     Cubic,
+    /// RFC 6817 LEDBAT, a less-than-best-effort sender: the window follows the one-way
+    /// queuing delay towards a target ([`TcpConfig::ledbat_target_ms`]), see
+    /// `crate::tcp::lbe`. Simulator only: the Linux kernel this project runs on offers
+    /// reno, cubic and bbr, so the tunnel cannot use it.
+    Ledbat,
+    /// TCP-LP (Kuzmanovic & Knightly, 2003), a less-than-best-effort sender: Reno plus an
+    /// early congestion indication from the smoothed one-way delay, see `crate::tcp::lbe`.
+    /// Simulator only, as LEDBAT.
+    #[serde(rename = "tcp-lp")]
+    TcpLp,
 }
 
 /// Parameters of every simulated TCP connection. Times are given in milliseconds in
@@ -52,6 +62,9 @@ pub struct TcpConfig {
     pub sack: bool,
     /// Congestion control.
     pub congestion_control: CongestionControl,
+    /// LEDBAT's target queuing delay in milliseconds (RFC 6817 §2.5: at most 100; 25 is
+    /// the common default, paper 004 also runs 60). Used only by LEDBAT senders.
+    pub ledbat_target_ms: f64,
 }
 
 impl Default for TcpConfig {
@@ -71,6 +84,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             sack: false,
             congestion_control: CongestionControl::NewReno,
+            ledbat_target_ms: 25.0,
         }
     }
 }
@@ -106,6 +120,8 @@ pub struct TcpParams {
     pub sack: bool,
     /// See [`TcpConfig::congestion_control`].
     pub cc: CongestionControl,
+    /// See [`TcpConfig::ledbat_target_ms`].
+    pub ledbat_target: Time,
 }
 
 impl TcpConfig {
@@ -156,7 +172,11 @@ impl TcpConfig {
             dupack_threshold: self.dupack_threshold,
             sack: self.sack,
             cc: self.congestion_control,
+            ledbat_target: ms("ledbat_target_ms", self.ledbat_target_ms)?,
         };
+        if p.ledbat_target == 0 {
+            return Err("tcp.ledbat_target_ms must be positive".into());
+        }
         if p.max_rto < p.min_rto {
             return Err("tcp.max_rto_ms must be >= tcp.min_rto_ms".into());
         }

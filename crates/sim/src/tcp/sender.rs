@@ -21,12 +21,15 @@
 //! un-SACKed byte below the highest sent is marked lost, so the same machinery retransmits
 //! only the holes, in slow start (as Linux's loss state).
 //!
-//! Congestion control is NewReno's (RFC 5681) or CUBIC's (RFC 9438), see
-//! [`CongestionControl`]. Not implemented: limited transmit, timestamps, window scaling,
+//! Congestion control is NewReno's (RFC 5681) or CUBIC's (RFC 9438), or one of the
+//! less-than-best-effort senders of paper 004's Section IV, LEDBAT (RFC 6817) and TCP-LP,
+//! which read the one-way delays the receiver echoes ([`Sender::on_delay_sample`]; state
+//! and rules in `super::lbe`), see [`CongestionControl`]. Not implemented: limited transmit, timestamps, window scaling,
 //! FIN (a connection is done when its last byte is ACKed), HyStart. Sequence numbers are
 //! 64-bit byte offsets from 0 and never wrap.
 
 use super::config::{CongestionControl, TcpParams};
+use super::lbe::{tcp_lp, Ledbat, TcpLp};
 use super::rtt::RttEstimator;
 use crate::time::Time;
 
@@ -143,6 +146,8 @@ pub struct Sender {
     /// and cwnd grows in slow start.
     rto_recovery: bool,
     cubic: Cubic,
+    ledbat: Ledbat,
+    tcp_lp: TcpLp,
 }
 
 impl Sender {
@@ -185,6 +190,8 @@ impl Sender {
             high_rxt: 0,
             rto_recovery: false,
             cubic: Cubic::default(),
+            ledbat: Ledbat::default(),
+            tcp_lp: TcpLp::default(),
         }
     }
 
@@ -444,7 +451,10 @@ impl Sender {
     fn reduce(&mut self, flight: u64) {
         let mss = self.p.mss;
         match self.p.cc {
-            CongestionControl::NewReno => self.ssthresh = (flight / 2).max(2 * mss),
+            // RFC 6817 §2.4.2: LEDBAT halves on loss as Reno; TCP-LP is Reno on loss.
+            CongestionControl::NewReno | CongestionControl::Ledbat | CongestionControl::TcpLp => {
+                self.ssthresh = (flight / 2).max(2 * mss)
+            }
             CongestionControl::Cubic => {
                 let w = self.cwnd as f64 / mss as f64;
                 self.cubic.w_max = if w < self.cubic.w_max {
@@ -461,7 +471,17 @@ impl Sender {
     /// Congestion avoidance on an ACK of `acked` new bytes at `now`.
     fn grow_ca(&mut self, acked: u64, now: Time) {
         match self.p.cc {
-            CongestionControl::NewReno => {
+            CongestionControl::Ledbat => {
+                let flight = self.snd_max - self.snd_una + acked;
+                self.cwnd = self.ledbat.congestion_avoidance(
+                    self.cwnd,
+                    acked,
+                    flight,
+                    self.p.mss,
+                    self.p.ledbat_target,
+                );
+            }
+            CongestionControl::NewReno | CongestionControl::TcpLp => {
                 // Byte counting: one SMSS per cwnd of data ACKed (RFC 5681 §3.1, the
                 // alternative to equation 3).
                 self.ca_acked += acked;
@@ -512,6 +532,41 @@ impl Sender {
     }
 
     // ----- input -----
+
+    /// A one-way delay sample `owd` echoed by an ACK arriving at `now` (before the ACK
+    /// itself is processed). LEDBAT updates its base and current delays; TCP-LP checks for
+    /// an early congestion indication and reacts at most once per RTT: outside an inference
+    /// time-out it halves the window and starts one (3 smoothed RTTs), inside it sets the
+    /// window to one segment. Other senders ignore delays.
+    pub fn on_delay_sample(&mut self, owd: Time, now: Time) {
+        match self.p.cc {
+            CongestionControl::Ledbat => self.ledbat.on_delay(owd, now),
+            CongestionControl::TcpLp => {
+                if !self.tcp_lp.on_delay(owd)
+                    || self.state != SenderState::Established
+                    || self.in_recovery
+                {
+                    return;
+                }
+                let rtt = self.rtt.srtt().unwrap_or(2 * owd);
+                if self.tcp_lp.last_reaction.is_some_and(|t| now < t + rtt) {
+                    return;
+                }
+                let mss = self.p.mss;
+                self.cwnd = if self.tcp_lp.inferring(now) {
+                    mss
+                } else {
+                    (self.cwnd / 2).max(mss)
+                };
+                self.ssthresh = self.cwnd.max(2 * mss);
+                self.ca_acked = 0;
+                self.tcp_lp.inference_until = Some(now + tcp_lp::INFERENCE_RTTS * rtt);
+                self.tcp_lp.last_reaction = Some(now);
+                self.tcp_lp.reactions += 1;
+            }
+            CongestionControl::NewReno | CongestionControl::Cubic => {}
+        }
+    }
 
     /// Processes a cumulative ACK `ack` received at `now` (RFC 5681 §3.2, RFC 6582 §3.2).
     pub fn on_ack(&mut self, ack: u64, now: Time) -> AckEvent {
@@ -582,6 +637,17 @@ impl Sender {
     /// Slow start or congestion avoidance on `acked` new bytes, capped by the maximum window
     /// (as ns-2's `window_`, Linux's clamp).
     fn grow(&mut self, acked: u64, now: Time) {
+        if self.p.cc == CongestionControl::TcpLp && self.tcp_lp.inferring(now) {
+            return; // TCP-LP: no increase during the inference time-out
+        }
+        if self.p.cc == CongestionControl::Ledbat && self.cwnd < self.ssthresh {
+            // LEDBAT slow start (as TCP's, RFC 6817 §2.4.2 allows no faster) ends at the
+            // first loss or once the queuing delay reaches half the target.
+            let q = self.ledbat.queuing_delay().unwrap_or(0);
+            if 2 * q >= self.p.ledbat_target {
+                self.ssthresh = self.cwnd;
+            }
+        }
         if self.cwnd < self.ssthresh {
             // Slow start: cwnd += min(N, SMSS) (RFC 5681 §3.1, equation 2).
             self.cwnd += acked.min(self.p.mss);
@@ -783,6 +849,17 @@ impl Sender {
     /// Fast retransmits (entries into fast recovery).
     pub fn fast_retransmits(&self) -> u64 {
         self.fast_retransmits
+    }
+    /// LEDBAT's queuing-delay estimate (current − base one-way delay), if a LEDBAT sender
+    /// has had a delay sample.
+    pub fn ledbat_queuing_delay(&self) -> Option<Time> {
+        (self.p.cc == CongestionControl::Ledbat)
+            .then(|| self.ledbat.queuing_delay())
+            .flatten()
+    }
+    /// TCP-LP early congestion indications acted on.
+    pub fn tcp_lp_reactions(&self) -> u64 {
+        self.tcp_lp.reactions
     }
     /// Whether everything written has been acknowledged.
     pub fn all_acked(&self) -> bool {

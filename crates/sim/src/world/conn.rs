@@ -69,6 +69,8 @@ pub(super) struct Conn {
     pub pkt_no: u32,
     pub injected_bytes: u64,
     pub injected_packets: u64,
+    /// Receiver side: one-way delay of the last data packet received (echoed in ACKs).
+    pub last_owd: Time,
 }
 
 impl Conn {
@@ -100,6 +102,7 @@ impl Conn {
             pkt_no: 0,
             injected_bytes: 0,
             injected_packets: 0,
+            last_owd: 0,
         }
     }
 
@@ -132,6 +135,7 @@ impl Conn {
         self.pkt_no = 0;
         self.injected_bytes = 0;
         self.injected_packets = 0;
+        self.last_owd = 0;
     }
 
     pub fn record(&self, now: Time) -> ConnRecord {

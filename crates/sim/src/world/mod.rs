@@ -17,7 +17,7 @@ pub use conn::{ConnRecord, Injection};
 use crate::driver::Driver;
 use crate::engine::{Event, EventQueue};
 use crate::packet::{ConnId, NodeId, Packet, PacketKind, PacketPool, PayloadTag};
-use crate::tcp::{AckEvent, Sender, TcpParams};
+use crate::tcp::{AckEvent, CongestionControl, Sender, TcpParams};
 use crate::time::Time;
 use crate::topology::Network;
 use conn::Conn;
@@ -160,12 +160,31 @@ impl World {
     /// Opens a connection from host `src` to host `dst`, tagged with the driver's `user`
     /// value. With the handshake on, the SYN leaves at the next flush.
     pub fn open(&mut self, src: NodeId, dst: NodeId, user: u64) -> ConnId {
+        self.open_with(src, dst, user, self.params.cc, self.params.ledbat_target)
+    }
+
+    /// [`World::open`] with its own congestion control `cc` (and LEDBAT target delay, used
+    /// only by [`CongestionControl::Ledbat`]): mixes of senders, as background transfers
+    /// over LEDBAT or TCP-LP beside TCP flows. Every other parameter is the world's.
+    pub fn open_with(
+        &mut self,
+        src: NodeId,
+        dst: NodeId,
+        user: u64,
+        cc: CongestionControl,
+        ledbat_target: Time,
+    ) -> ConnId {
+        let params = TcpParams {
+            cc,
+            ledbat_target,
+            ..self.params
+        };
         let serial = self.next_serial;
         self.next_serial = self
             .next_serial
             .checked_add(1)
             .expect("more than 2^32 connections");
-        let sender = Sender::new(self.params, self.now);
+        let sender = Sender::new(params, self.now);
         let delack = self.params.delayed_ack.is_some();
         let slot = match self.free_slots.pop() {
             Some(s) => {
@@ -364,6 +383,7 @@ impl World {
                 tag,
                 sent_at: now,
                 sack: [(0, 0); 3],
+                echo_owd: 0,
             };
             c.pkt_no = c.pkt_no.wrapping_add(1);
             c.injected_bytes += seg.len as u64;
@@ -460,6 +480,7 @@ impl World {
             ack,
             size: self.params.header_bytes,
             sent_at: self.now,
+            echo_owd: c.last_owd,
             ..Packet::EMPTY
         };
         self.inject(p);
@@ -506,6 +527,7 @@ impl World {
             }
             PacketKind::HandshakeAck => {}
             PacketKind::Data => {
+                self.conns[slot].last_owd = self.now - p.sent_at;
                 let out = self.conns[slot].receiver.on_data(p.seq, p.len);
                 d.on_segment_received(self, id, &p);
                 if out.delivered.1 > out.delivered.0 {
@@ -531,6 +553,11 @@ impl World {
                 }
             }
             PacketKind::Ack => {
+                if p.echo_owd > 0 {
+                    self.conns[slot]
+                        .sender
+                        .on_delay_sample(p.echo_owd, self.now);
+                }
                 let ev = if self.params.sack {
                     let mut blocks = [(0u64, 0u64); 3];
                     for (b, &(s, e)) in blocks.iter_mut().zip(&p.sack) {

@@ -1,0 +1,638 @@
+//! Paper 004, Section IV in the packet-level simulator: what the `bg-fig5` … `bg-fig9`
+//! experiments share — the linear topologies, the server policies, one run, the grid of
+//! runs, and the normalisation by the vanilla policy with paired confidence intervals.
+//!
+//! Setup (Section IV-A): every link 10 Mbit/s with an 80 ms drop-tail buffer and 25 ms
+//! propagation; Poisson arrivals; exponential sizes of mean 3 MB for short and background
+//! flows alike. Short and long flows use the simulator's TCP (NewReno); background
+//! micro-flows follow the policy: `vanilla` (TCP at once), `access-fixed` / `access-adaptive`
+//! (the core's [`gtcp::admission::Admission`], plain TCP once admitted), `ledbat`,
+//! `ledbat-60`, `tcp-lp` (at once, over the simulator-only LBE senders).
+
+use crate::check_param;
+use crate::experiments::mean_ci;
+use crate::Context;
+use anyhow::anyhow;
+use serde::{Deserialize, Serialize};
+use sim::driver::{BackgroundDriver, BgPolicy, LongFlow, Stream, StreamKind};
+use sim::queue::QueueConfig;
+use sim::tcp::{CongestionControl, TcpConfig};
+use sim::time::{as_secs, millis, secs};
+use sim::topology::NetworkBuilder;
+use sim::workload::{Poisson, SizeDist, SourcePick};
+use sim::{Sim, World};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// The policies, in plot order.
+pub(crate) const POLICIES: [&str; 6] = [
+    "vanilla",
+    "access-fixed",
+    "access-adaptive",
+    "ledbat",
+    "ledbat-60",
+    "tcp-lp",
+];
+
+/// Scenario parameters shared by the Section IV experiments.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Params {
+    /// Seed of repeat 0; repeat `r` uses `seed + r` (the same for every policy: paired).
+    pub seed: u64,
+    /// Independent repeats of every configuration.
+    pub repeats: usize,
+    /// Worker threads.
+    pub threads: usize,
+    /// Simulated seconds per run.
+    pub duration_s: f64,
+    /// Statistics start after this.
+    pub warmup_s: f64,
+    /// Short flows arriving in the last `tail_s` seconds are not measured (they could not
+    /// finish).
+    pub tail_s: f64,
+    /// Short-flow loads ρ (per link).
+    pub loads: Vec<f64>,
+    /// Policies to run (a subset of `POLICIES`; `vanilla` is always run, it normalises).
+    pub policies: Vec<String>,
+    /// Link rate, bit/s.
+    pub rate_bps: f64,
+    /// Buffer of every link, ms at the link rate.
+    pub buffer_ms: f64,
+    /// Propagation delay of every link, ms.
+    pub propagation_ms: f64,
+    /// Mean flow size, bytes (short and background).
+    pub mean_size_bytes: f64,
+    /// Background arrival load of each class, bit/s.
+    pub background_bps: f64,
+    /// Fixed M: at least this, and at least equation (27)'s critical value for the run's k
+    /// and loads.
+    pub fixed_m: u32,
+    /// The adaptive loop's memory and step period, seconds (the core's defaults are 60 and
+    /// 15).
+    pub adaptive_window_s: f64,
+    pub adaptive_period_s: f64,
+    /// The simulated TCP.
+    pub tcp: TcpConfig,
+}
+
+impl Params {
+    pub fn load(ctx: &Context) -> anyhow::Result<Self> {
+        let mut p: Params = ctx.params()?;
+        p.seed = ctx.seed(p.seed);
+        check_param!(p.repeats >= 1, "repeats must be >= 1");
+        check_param!(p.threads >= 1, "threads must be >= 1");
+        check_param!(
+            p.warmup_s >= 0.0 && p.tail_s >= 0.0 && p.duration_s > p.warmup_s + p.tail_s,
+            "need duration_s > warmup_s + tail_s >= 0"
+        );
+        check_param!(
+            p.loads.iter().all(|r| (0.0..1.0).contains(r)),
+            "loads must be in [0, 1)"
+        );
+        for pol in &p.policies {
+            check_param!(POLICIES.contains(&pol.as_str()), "unknown policy {pol}");
+        }
+        if !p.policies.iter().any(|x| x == "vanilla") {
+            p.policies.insert(0, "vanilla".into());
+        }
+        check_param!(
+            p.rate_bps > 0.0 && p.buffer_ms > 0.0 && p.propagation_ms >= 0.0,
+            "rate_bps and buffer_ms must be > 0"
+        );
+        check_param!(
+            p.mean_size_bytes >= 1.0 && p.background_bps > 0.0,
+            "mean_size_bytes and background_bps must be positive"
+        );
+        check_param!(p.fixed_m >= 1, "fixed_m must be >= 1");
+        check_param!(
+            p.adaptive_window_s > 0.0 && p.adaptive_period_s > 0.0,
+            "the adaptive window and period must be positive"
+        );
+        p.tcp
+            .params()
+            .map_err(|e| anyhow!("invalid scenario parameter: {e}"))?;
+        Ok(p)
+    }
+}
+
+/// A stream of flows between two nodes of the chain (`from < to`: it crosses links
+/// `from+1 ..= to`, numbered from 1 as the paper's).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct StreamDef {
+    pub kind: StreamKind,
+    pub from: u32,
+    pub to: u32,
+    /// Arrival load, bit/s.
+    pub bps: f64,
+    /// Label in outputs (the paper's route name).
+    pub route: &'static str,
+}
+
+/// One configuration's network: a chain of `links` links, its streams and long flows.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Setup {
+    pub links: u32,
+    pub streams: Vec<StreamDef>,
+    /// Long flows `(from, to)`.
+    pub long: Vec<(u32, u32)>,
+}
+
+/// What one run measured.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RunOut {
+    /// Short flows measured: (stream index, size bytes, delay seconds); unfinished flows
+    /// count with their time in the system at the end (censored).
+    pub short: Vec<(usize, u64, f64)>,
+    /// Short flows still unfinished at the end (among the measured).
+    pub censored: usize,
+    /// Per background stream: mean number of active micro-flows (open connections).
+    pub bg_active: Vec<f64>,
+    /// Per background stream: mean number present (active + waiting).
+    pub bg_present: Vec<f64>,
+    /// Per background stream: acknowledged background bits per second.
+    pub bg_rate_bps: Vec<f64>,
+    /// Per background stream: bits per second of the micro-flows that arrived.
+    pub bg_arrived_bps: Vec<f64>,
+    /// Per background stream: time-average of M (access control), else NaN.
+    pub mean_m: Vec<f64>,
+    /// Background flows refused by a full waiting queue.
+    pub refused: u64,
+}
+
+impl RunOut {
+    pub fn mean_delay(&self, stream: Option<usize>) -> f64 {
+        let v: Vec<f64> = self
+            .short
+            .iter()
+            .filter(|s| stream.is_none_or(|i| s.0 == i))
+            .map(|s| s.2)
+            .collect();
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    }
+}
+
+/// The least integer M strictly above equation (27)'s critical value: ρ_b / (1 − ρ) =
+/// M / (k + M), so M* = k ρ_b / (1 − ρ − ρ_b) (at M* itself the backlog is only critically
+/// stable); with k = 0, M* = 0 and the least is 1.
+pub(crate) fn critical_m(k: usize, rho: f64, rho_b: f64) -> u32 {
+    let free = 1.0 - rho - rho_b;
+    if k == 0 {
+        return 1;
+    }
+    if free <= 0.0 {
+        return 64;
+    }
+    ((k as f64 * rho_b / free).floor() as u32 + 1).clamp(1, 64)
+}
+
+fn policy(p: &Params, name: &str, fixed_m: u32) -> anyhow::Result<BgPolicy> {
+    use gtcp::admission::{Adaptive, AdmissionConfig, Limit};
+    let access = |limit| {
+        BgPolicy::Access(AdmissionConfig {
+            limit,
+            ..AdmissionConfig::default()
+        })
+    };
+    Ok(match name {
+        "vanilla" => BgPolicy::Vanilla,
+        "access-fixed" => access(Limit::Fixed(fixed_m)),
+        "access-adaptive" => access(Limit::Adaptive(Adaptive {
+            window: Duration::from_secs_f64(p.adaptive_window_s),
+            period: Duration::from_secs_f64(p.adaptive_period_s),
+            ..Adaptive::default()
+        })),
+        "ledbat" | "ledbat-60" => BgPolicy::Lbe {
+            cc: CongestionControl::Ledbat,
+            ledbat_target: millis(if name == "ledbat" { 25.0 } else { 60.0 }),
+        },
+        "tcp-lp" => BgPolicy::Lbe {
+            cc: CongestionControl::TcpLp,
+            ledbat_target: millis(25.0),
+        },
+        other => return Err(anyhow!("unknown policy {other}")),
+    })
+}
+
+/// One run of `setup` under `policy_name` with `seed`.
+pub(crate) fn run_one(
+    p: &Params,
+    setup: &Setup,
+    policy_name: &str,
+    fixed_m: u32,
+    seed: u64,
+) -> anyhow::Result<RunOut> {
+    let mut b = NetworkBuilder::new();
+    let nodes: Vec<u32> = (0..=setup.links).map(|_| b.add_node()).collect();
+    let buffer = (p.rate_bps * p.buffer_ms / 8e3).round() as u64;
+    let prop = millis(p.propagation_ms);
+    for w in nodes.windows(2) {
+        let q = QueueConfig::DropTailBytes { limit: buffer }.build();
+        b.add_link(w[0], w[1], p.rate_bps as u64, prop, q);
+        // The reverse direction carries only ACKs here: the same link, a buffer that
+        // never drops them.
+        b.add_link(
+            w[1],
+            w[0],
+            p.rate_bps as u64,
+            prop,
+            QueueConfig::Unlimited.build(),
+        );
+    }
+    let net = b.build();
+    let tcp = p
+        .tcp
+        .params()
+        .map_err(|e| anyhow!("invalid tcp parameters: {e}"))?;
+    let stop = secs(p.duration_s);
+    let streams = setup
+        .streams
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Stream {
+            kind: s.kind,
+            src: nodes[s.from as usize],
+            dst: nodes[s.to as usize],
+            source: Box::new(Poisson::new(
+                seed.wrapping_mul(1_000_003).wrapping_add(i as u64),
+                s.bps / 8.0 / p.mean_size_bytes,
+                SizeDist::Exponential {
+                    mean: p.mean_size_bytes,
+                },
+                1,
+                1,
+                SourcePick::Random,
+                stop,
+                None,
+            )) as Box<dyn sim::workload::FlowSource>,
+        })
+        .collect();
+    let long = setup
+        .long
+        .iter()
+        .map(|&(f, t)| LongFlow {
+            src: nodes[f as usize],
+            dst: nodes[t as usize],
+            start: 0,
+            cc: tcp.cc,
+            ledbat_target: tcp.ledbat_target,
+        })
+        .collect();
+    let driver = BackgroundDriver::new(policy(p, policy_name, fixed_m)?, streams, long)
+        .map_err(|e| anyhow!("access control: {e}"))?;
+    let mut s = Sim::new(World::new(net, tcp), driver);
+    let warm = secs(p.warmup_s);
+    s.run_until(warm);
+    s.driver.settle(warm);
+    let at_warm = s.driver.bg_stats.clone();
+    s.run_until(stop);
+    s.driver.settle(stop);
+    let span = p.duration_s - p.warmup_s;
+    let measure_end = secs(p.duration_s - p.tail_s);
+    let mut out = RunOut::default();
+    for f in &s.driver.short {
+        if f.arrival < warm || f.arrival >= measure_end {
+            continue;
+        }
+        let end = f.finished.unwrap_or_else(|| {
+            out.censored += 1;
+            stop
+        });
+        out.short
+            .push((f.source as usize, f.size, as_secs(end - f.arrival)));
+    }
+    for (i, sd) in setup.streams.iter().enumerate() {
+        if sd.kind != StreamKind::Background {
+            continue;
+        }
+        let (a, b) = (&s.driver.bg_stats[i], &at_warm[i]);
+        out.bg_active.push((a.active_area - b.active_area) / span);
+        out.bg_present
+            .push((a.present_area - b.present_area) / span);
+        out.bg_rate_bps
+            .push((a.acked_bytes - b.acked_bytes) as f64 * 8.0 / span);
+        let arrived: u64 = s
+            .driver
+            .background
+            .iter()
+            .filter(|r| r.stream as usize == i && r.arrival >= warm)
+            .map(|r| r.size)
+            .sum();
+        out.bg_arrived_bps.push(arrived as f64 * 8.0 / span);
+        let ms: Vec<f64> = s
+            .driver
+            .limit_samples
+            .iter()
+            .filter(|x| x.1 as usize == i && x.0 >= warm)
+            .map(|x| x.2 as f64)
+            .collect();
+        out.mean_m.push(if ms.is_empty() {
+            f64::NAN
+        } else {
+            ms.iter().sum::<f64>() / ms.len() as f64
+        });
+    }
+    out.refused = s.driver.background.iter().filter(|r| r.refused).count() as u64;
+    Ok(out)
+}
+
+/// A job of the grid: a setup, a policy, a repeat.
+#[derive(Debug, Clone)]
+pub(crate) struct Job {
+    pub setup: Setup,
+    pub policy: String,
+    pub fixed_m: u32,
+    pub repeat: usize,
+}
+
+/// Runs `jobs` on `p.threads` threads; results in job order.
+pub(crate) fn run_jobs(ctx: &Context, p: &Params, jobs: &[Job]) -> anyhow::Result<Vec<RunOut>> {
+    let pb = ctx.progress(jobs.len() as u64, "runs");
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<anyhow::Result<RunOut>>>> =
+        Mutex::new((0..jobs.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..p.threads.min(jobs.len()) {
+            s.spawn(|| loop {
+                let j = next.fetch_add(1, Ordering::SeqCst);
+                let Some(job) = jobs.get(j) else { return };
+                let r = run_one(
+                    p,
+                    &job.setup,
+                    &job.policy,
+                    job.fixed_m,
+                    p.seed + job.repeat as u64,
+                );
+                pb.inc(1);
+                if let Ok(mut res) = results.lock() {
+                    res[j] = Some(r);
+                }
+            });
+        }
+    });
+    pb.finish_and_clear();
+    results
+        .into_inner()
+        .map_err(|_| anyhow!("a worker panicked"))?
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(anyhow!("a run did not finish"))))
+        .collect()
+}
+
+/// A ratio to vanilla, paired by repeat: mean and 95% half-width over the repeats.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct Ratio {
+    pub mean: f64,
+    pub ci95: f64,
+}
+
+impl Ratio {
+    pub fn of(pairs: impl Iterator<Item = (f64, f64)>) -> Self {
+        let v: Vec<f64> = pairs
+            .filter(|(_, d)| *d > 0.0)
+            .map(|(x, d)| x / d)
+            .collect();
+        let (mean, ci95) = mean_ci(&v);
+        Ratio { mean, ci95 }
+    }
+
+    pub fn show(&self) -> String {
+        if self.ci95.is_finite() {
+            format!("{:.3} ± {:.3}", self.mean, self.ci95)
+        } else {
+            format!("{:.3}", self.mean)
+        }
+    }
+}
+
+/// Mean of `v` (NaN if empty).
+pub(crate) fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// One row of a normalised comparison: a group (e.g. k or a route), a load, a policy.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Row {
+    pub group: String,
+    pub rho: f64,
+    pub policy: String,
+    pub repeats: usize,
+    /// Mean short-flow delay, seconds (mean over repeats).
+    pub delay_s: f64,
+    /// Delay / vanilla's delay on the same sample path.
+    pub norm_delay: f64,
+    pub norm_delay_ci95: f64,
+    /// Mean active background micro-flows (all classes).
+    pub active: f64,
+    pub norm_active: f64,
+    pub norm_active_ci95: f64,
+    /// Mean background micro-flows present (active + waiting).
+    pub present: f64,
+    /// Background goodput over the classes' nominal arrival load.
+    pub bg_throughput_ratio: f64,
+    /// Background goodput over the load that actually arrived in the run.
+    pub bg_throughput_vs_arrived: f64,
+    /// Mean M (access control), summed over the background classes: the slots in total.
+    pub mean_m: f64,
+    /// Short flows unfinished at the end (censored), summed over repeats.
+    pub censored: usize,
+    /// Background flows refused, summed over repeats.
+    pub refused: u64,
+}
+
+/// A group of setups sharing a label: `(label, k, [(ρ, setup)])`.
+pub(crate) type Group = (String, usize, Vec<(f64, Setup)>);
+
+/// Runs every group × load × policy × repeat and normalises by vanilla. `stream` selects
+/// the short streams whose delay counts (`None`: all).
+pub(crate) fn normalised_grid(
+    ctx: &Context,
+    p: &Params,
+    groups: &[Group],
+    stream: Option<usize>,
+) -> anyhow::Result<(Vec<Row>, Vec<Job>, Vec<RunOut>)> {
+    let mut jobs = Vec::new();
+    for (_, k, setups) in groups {
+        for (rho, setup) in setups {
+            let rho_b: f64 = setup
+                .streams
+                .iter()
+                .filter(|s| s.kind == StreamKind::Background)
+                .map(|s| s.bps)
+                .fold(0.0, f64::max)
+                / p.rate_bps;
+            let fixed_m = p.fixed_m.max(critical_m(*k, *rho, rho_b));
+            for policy in &p.policies {
+                for repeat in 0..p.repeats {
+                    jobs.push(Job {
+                        setup: setup.clone(),
+                        policy: policy.clone(),
+                        fixed_m,
+                        repeat,
+                    });
+                }
+            }
+        }
+    }
+    let outs = run_jobs(ctx, p, &jobs)?;
+    let mut rows = Vec::new();
+    let mut i = 0;
+    for (label, _, setups) in groups {
+        for (rho, setup) in setups {
+            let nominal: f64 = setup
+                .streams
+                .iter()
+                .filter(|s| s.kind == StreamKind::Background)
+                .map(|s| s.bps)
+                .sum();
+            let per_policy: Vec<&[RunOut]> = p
+                .policies
+                .iter()
+                .enumerate()
+                .map(|(k, _)| &outs[i + k * p.repeats..i + (k + 1) * p.repeats])
+                .collect();
+            let vanilla = per_policy[0];
+            for (k, policy) in p.policies.iter().enumerate() {
+                let runs = per_policy[k];
+                let delay = |r: &RunOut| r.mean_delay(stream);
+                let active = |r: &RunOut| r.bg_active.iter().sum::<f64>();
+                let nd = Ratio::of(runs.iter().zip(vanilla).map(|(r, v)| (delay(r), delay(v))));
+                let na = Ratio::of(
+                    runs.iter()
+                        .zip(vanilla)
+                        .map(|(r, v)| (active(r), active(v))),
+                );
+                let rate: Vec<f64> = runs.iter().map(|r| r.bg_rate_bps.iter().sum()).collect();
+                let arrived: Vec<f64> =
+                    runs.iter().map(|r| r.bg_arrived_bps.iter().sum()).collect();
+                rows.push(Row {
+                    group: label.clone(),
+                    rho: *rho,
+                    policy: policy.clone(),
+                    repeats: runs.len(),
+                    delay_s: mean(&runs.iter().map(delay).collect::<Vec<_>>()),
+                    norm_delay: nd.mean,
+                    norm_delay_ci95: nd.ci95,
+                    active: mean(&runs.iter().map(active).collect::<Vec<_>>()),
+                    norm_active: na.mean,
+                    norm_active_ci95: na.ci95,
+                    present: mean(
+                        &runs
+                            .iter()
+                            .map(|r| r.bg_present.iter().sum::<f64>())
+                            .collect::<Vec<_>>(),
+                    ),
+                    bg_throughput_ratio: mean(&rate) / nominal,
+                    bg_throughput_vs_arrived: mean(&rate) / mean(&arrived),
+                    mean_m: mean(
+                        &runs
+                            .iter()
+                            .map(|r| r.mean_m.iter().sum::<f64>())
+                            .filter(|m| m.is_finite())
+                            .collect::<Vec<_>>(),
+                    ),
+                    censored: runs.iter().map(|r| r.censored).sum(),
+                    refused: runs.iter().map(|r| r.refused).sum(),
+                });
+            }
+            i += p.policies.len() * p.repeats;
+        }
+    }
+    Ok((rows, jobs, outs))
+}
+
+/// One plot per group of `rows`: `y(row)` against ρ, a line per policy.
+pub(crate) fn plot_rows(
+    ctx: &Context,
+    rows: &[Row],
+    group: &str,
+    file: &str,
+    title: &str,
+    y_label: &str,
+    y: impl Fn(&Row) -> f64,
+) -> anyhow::Result<()> {
+    use crate::plot::{render_svg, LinePlot, Series};
+    let mut series = Vec::new();
+    for policy in POLICIES {
+        let pts: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.group == group && r.policy == policy)
+            .map(|r| (r.rho, y(r)))
+            .collect();
+        if !pts.is_empty() {
+            series.push(Series::line(policy, pts));
+        }
+    }
+    render_svg(
+        &LinePlot {
+            title: title.into(),
+            x_label: "short-flow load ρ".into(),
+            y_label: y_label.into(),
+            series,
+            ..Default::default()
+        },
+        &ctx.path(file),
+    )
+}
+
+/// The markdown table of `rows`.
+pub(crate) fn rows_table(rows: &[Row]) -> String {
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.group.clone(),
+                format!("{:.2}", r.rho),
+                r.policy.clone(),
+                format!("{:.2}", r.delay_s),
+                Ratio {
+                    mean: r.norm_delay,
+                    ci95: r.norm_delay_ci95,
+                }
+                .show(),
+                format!("{:.2}", r.active),
+                Ratio {
+                    mean: r.norm_active,
+                    ci95: r.norm_active_ci95,
+                }
+                .show(),
+                format!("{:.2}", r.present),
+                format!("{:.3}", r.bg_throughput_ratio),
+                if r.mean_m.is_finite() {
+                    format!("{:.1}", r.mean_m)
+                } else {
+                    "–".into()
+                },
+                format!("{}/{}", r.censored, r.refused),
+            ]
+        })
+        .collect();
+    crate::experiments::md_table(
+        &[
+            "group",
+            "ρ",
+            "policy",
+            "short delay (s)",
+            "delay / vanilla (95% CI)",
+            "active bg",
+            "active / vanilla",
+            "bg present",
+            "bg rate / load",
+            "mean M",
+            "censored/refused",
+        ],
+        &body,
+    )
+}
+
+/// The row of `group`, `rho` (nearest), `policy`.
+pub(crate) fn find<'a>(rows: &'a [Row], group: &str, rho: f64, policy: &str) -> Option<&'a Row> {
+    rows.iter()
+        .filter(|r| r.group == group && r.policy == policy)
+        .min_by(|a, b| (a.rho - rho).abs().total_cmp(&(b.rho - rho).abs()))
+}
