@@ -70,23 +70,6 @@ pub trait Discipline<T> {
     }
 }
 
-/// Why a discipline could not be built.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum BuildError {
-    /// A buffer of zero packets can hold nothing (push-out would drop every arrival).
-    #[error("buffer limit must be at least one packet")]
-    ZeroLimit,
-}
-
-/// Checks a buffer limit.
-pub(crate) fn check_limit(limit: usize) -> Result<usize, BuildError> {
-    if limit == 0 {
-        Err(BuildError::ZeroLimit)
-    } else {
-        Ok(limit)
-    }
-}
-
 /// Initial capacity reserved for a buffer of `limit` packets: the limit, capped so that a huge
 /// configured limit does not allocate up front.
 pub(crate) fn initial_capacity(limit: usize) -> usize {

@@ -1,6 +1,6 @@
 //! RuN: LAS at packet level (paper 003, Sections II-A and IV).
 
-use crate::{check_limit, BuildError, Discipline, Nanos, Packet};
+use crate::{Discipline, Nanos, Packet};
 use std::collections::BTreeMap;
 
 /// Serves packets in ascending running number (ties in arrival order). An arriving packet is
@@ -16,14 +16,14 @@ pub struct Run<T> {
 }
 
 impl<T> Run<T> {
-    /// An empty RuN buffer of `limit` packets (`limit ≥ 1`).
-    pub fn new(limit: usize) -> Result<Self, BuildError> {
-        Ok(Run {
-            limit: check_limit(limit)?,
+    /// An empty RuN buffer of `limit` packets (0: every arrival is pushed out at once).
+    pub fn new(limit: usize) -> Self {
+        Run {
+            limit,
             q: BTreeMap::new(),
             arrivals: 0,
             bytes: 0,
-        })
+        }
     }
 }
 
@@ -62,7 +62,7 @@ mod tests {
 
     #[test]
     fn serves_least_attained_service_first_fifo_among_equals() {
-        let mut q = Run::new(10).unwrap();
+        let mut q = Run::new(10);
         let mut d = Vec::new();
         // A long flow's 30th packet, two new flows' first packets, a second packet.
         q.enqueue(p(0, 1, 30 * 1460), 0, &mut d);
@@ -76,7 +76,7 @@ mod tests {
 
     #[test]
     fn full_buffer_pushes_out_the_largest_running_number() {
-        let mut q = Run::new(3).unwrap();
+        let mut q = Run::new(3);
         let mut d = Vec::new();
         q.enqueue(p(0, 1, 5000), 0, &mut d);
         q.enqueue(p(1, 1, 6500), 0, &mut d);

@@ -1,6 +1,6 @@
 //! RuN2C: two classes by running number against a threshold (paper 003, Sections II-C, IV).
 
-use crate::{check_limit, initial_capacity, BuildError, Discipline, Nanos, Packet};
+use crate::{initial_capacity, Discipline, Nanos, Packet};
 use std::collections::VecDeque;
 
 /// Two FIFO classes: class 1 holds packets whose running number is below `threshold` (bytes),
@@ -17,17 +17,17 @@ pub struct Run2c<T> {
 }
 
 impl<T> Run2c<T> {
-    /// An empty RuN2C buffer of `limit` packets (`limit ≥ 1`) with the class threshold
-    /// `threshold` in bytes of running number (the paper's th; 20 packets in Section IV).
-    pub fn new(limit: usize, threshold: u64) -> Result<Self, BuildError> {
-        let limit = check_limit(limit)?;
-        Ok(Run2c {
+    /// An empty RuN2C buffer of `limit` packets (0: every arrival is pushed out at once) with
+    /// the class threshold `threshold` in bytes of running number (the paper's th; 20 packets
+    /// in Section IV).
+    pub fn new(limit: usize, threshold: u64) -> Self {
+        Run2c {
             limit,
             threshold,
             high: VecDeque::with_capacity(initial_capacity(limit)),
             low: VecDeque::with_capacity(initial_capacity(limit)),
             bytes: 0,
-        })
+        }
     }
 
     /// The threshold in bytes.
@@ -91,7 +91,7 @@ mod tests {
 
     #[test]
     fn strict_priority_fifo_inside_each_class() {
-        let mut q = Run2c::new(10, TH).unwrap();
+        let mut q = Run2c::new(10, TH);
         let mut d = Vec::new();
         q.enqueue(p(0, 1, TH), 0, &mut d); // low (exactly th is past the threshold)
         q.enqueue(p(1, 2, 5 * 1460), 0, &mut d); // high
@@ -106,7 +106,7 @@ mod tests {
 
     #[test]
     fn full_buffer_pushes_out_the_tail_of_the_lowest_class() {
-        let mut q = Run2c::new(3, TH).unwrap();
+        let mut q = Run2c::new(3, TH);
         let mut d = Vec::new();
         q.enqueue(p(0, 1, 0), 0, &mut d); // high
         q.enqueue(p(1, 2, TH + 1), 0, &mut d); // low
@@ -126,7 +126,7 @@ mod tests {
 
     #[test]
     fn zero_threshold_is_one_fifo_with_push_out() {
-        let mut q = Run2c::new(2, 0).unwrap();
+        let mut q = Run2c::new(2, 0);
         let mut d = Vec::new();
         for i in 0..3 {
             q.enqueue(p(i, 1, 0), 0, &mut d);

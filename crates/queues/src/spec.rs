@@ -1,6 +1,6 @@
 //! A discipline named in a configuration file: `droptail`, `run` or `run2c:THRESHOLD_PACKETS`.
 
-use crate::{BuildError, Discipline, DropTail, Run, Run2c};
+use crate::{Discipline, DropTail, Run, Run2c};
 use std::fmt;
 use std::str::FromStr;
 
@@ -52,21 +52,27 @@ impl fmt::Display for DisciplineSpec {
 }
 
 impl DisciplineSpec {
+    /// The RuN2C threshold in bytes of running number for segments of `segment_bytes`
+    /// payload (0 for the other disciplines).
+    pub fn threshold_bytes(&self, segment_bytes: u32) -> u64 {
+        match *self {
+            DisciplineSpec::Run2c { threshold_packets } => {
+                u64::from(threshold_packets) * u64::from(segment_bytes)
+            }
+            _ => 0,
+        }
+    }
+
     /// Builds the discipline with a buffer of `limit` packets; a RuN2C threshold of `n`
     /// packets is `n × segment_bytes` bytes of running number.
-    pub fn build<T: 'static>(
-        &self,
-        limit: usize,
-        segment_bytes: u32,
-    ) -> Result<Box<dyn Discipline<T>>, BuildError> {
-        Ok(match *self {
-            DisciplineSpec::DropTail => Box::new(DropTail::new(limit)?),
-            DisciplineSpec::Run => Box::new(Run::new(limit)?),
-            DisciplineSpec::Run2c { threshold_packets } => Box::new(Run2c::new(
-                limit,
-                u64::from(threshold_packets) * u64::from(segment_bytes),
-            )?),
-        })
+    pub fn build<T: 'static>(&self, limit: usize, segment_bytes: u32) -> Box<dyn Discipline<T>> {
+        match *self {
+            DisciplineSpec::DropTail => Box::new(DropTail::new(limit)),
+            DisciplineSpec::Run => Box::new(Run::new(limit)),
+            DisciplineSpec::Run2c { threshold_packets } => {
+                Box::new(Run2c::new(limit, self.threshold_bytes(segment_bytes)))
+            }
+        }
     }
 }
 
@@ -94,7 +100,7 @@ mod tests {
     #[test]
     fn built_run2c_threshold_is_in_segments() {
         let spec: DisciplineSpec = "run2c:2".parse().unwrap();
-        let mut q = spec.build::<u32>(10, 1000).unwrap();
+        let mut q = spec.build::<u32>(10, 1000);
         let mut d = Vec::new();
         let pk = |item, run| crate::Packet {
             item,
@@ -105,6 +111,5 @@ mod tests {
         q.enqueue(pk(0, 2000), 0, &mut d); // third segment: low class
         q.enqueue(pk(1, 1000), 0, &mut d); // second segment: priority
         assert_eq!(q.dequeue(0).map(|p| p.item), Some(1));
-        assert!(spec.build::<u32>(0, 1000).is_err());
     }
 }
