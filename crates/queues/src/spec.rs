@@ -69,7 +69,7 @@ impl DisciplineSpec {
         match *self {
             DisciplineSpec::DropTail => Box::new(DropTail::new(limit)),
             DisciplineSpec::Run => Box::new(Run::new(limit)),
-            DisciplineSpec::Run2c { threshold_packets } => {
+            DisciplineSpec::Run2c { .. } => {
                 Box::new(Run2c::new(limit, self.threshold_bytes(segment_bytes)))
             }
         }
