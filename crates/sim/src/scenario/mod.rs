@@ -253,6 +253,20 @@ impl Scenario {
         }
         self.topology.validate().map_err(inv)?;
         self.tcp.params().map_err(inv)?;
+        for (name, q) in [
+            ("bottleneck_queue", &self.topology.bottleneck_queue),
+            ("other_queue", &self.topology.other_queue),
+        ] {
+            if let Some(seg) = q.segment_bytes() {
+                if seg != self.tcp.mss {
+                    return Err(inv(format!(
+                        "topology.{name}.segment_bytes ({seg}) must equal tcp.mss ({}): the \
+                         RuN2C threshold is counted in full segments",
+                        self.tcp.mss
+                    )));
+                }
+            }
+        }
         if let Some(p) = self.record.active_sample_period_s {
             if !p.is_finite() || p <= 0.0 {
                 return Err(inv(format!(
