@@ -14,6 +14,7 @@ pub mod fig9;
 pub mod fluid_table2;
 pub mod run2c_fig1;
 pub mod run2c_fig2;
+pub mod run2c_sim;
 pub(crate) mod section62;
 pub mod table2;
 pub mod testbed_fig6;
