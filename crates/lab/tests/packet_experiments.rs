@@ -228,7 +228,6 @@ fn run2c_sim_quick_priority_disciplines_cut_short_flow_delay() {
     has(
         &dir,
         &[
-            "flows.csv",
             "runs.csv",
             "short_delay.csv",
             "throughput.csv",
@@ -260,7 +259,10 @@ fn run2c_sim_quick_priority_disciplines_cut_short_flow_delay() {
     let names: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
     assert_eq!(names, ["DropTail", "RuN", "RuN2C"]);
     assert!(rows[0].1 > 100, "too few flows: {rows:?}");
-    assert!(rows.iter().all(|r| r.1 == rows[0].1), "same arrivals: {rows:?}");
+    assert!(
+        rows.iter().all(|r| r.1 == rows[0].1),
+        "same arrivals: {rows:?}"
+    );
     assert!(rows[1].2 < rows[0].2, "RuN vs DropTail: {rows:?}");
     assert!(rows[2].2 < rows[0].2, "RuN2C vs DropTail: {rows:?}");
 }
