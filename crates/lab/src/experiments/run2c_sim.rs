@@ -493,15 +493,18 @@ flows under each discipline. RuN2C threshold {th} packets. Running number = sequ
 in the flow (ns-2 sequence numbers start at 0, as the paper notes).\n\n{sections}\
 ## Files\n\n`short_delay.csv` (Figs. 5/6, 9/10), `throughput.csv` \
 (Figs. 7/11, mean and standard deviation), `runs.csv` (per run), SVG plots per setting.\n\n\
-## Why ours differ from the paper\n\n\
-The direction of every effect is the paper's; the size of the DropTail penalty is smaller. \
-Our DropTail short-flow delays come from the loss rate in the table above and from RTO back-off \
-chains: a 200 s delay (the paper's 7-packet maximum) needs the same segment to be lost on \
-about seven consecutive retransmissions (1 + 2 + … + 64 s), which our loss rate makes rare. \
-Things we could not match exactly and that move this penalty: the total offered load (not \
-stated in the paper; 0.8 here), the ns-2 TCP agent's timer granularity and RTO bounds of the \
-time, and the split of the 6 ms / 60 ms among the links. The RuN/RuN2C side (short flows \
-finishing in about one or two RTTs plus transmission) is insensitive to these.\n\n\
+## Why ours may differ from the paper\n\n\
+The verdicts in the tables above are computed from these runs. Where our DropTail penalty \
+is smaller than the paper's: DropTail short-flow delays come from the loss rate in the tables \
+and from RTO back-off chains, and a 200 s delay (the paper's 7-packet maximum) needs the same \
+segment lost on about seven consecutive retransmissions (1 + 2 + … + 64 s), which a loss rate \
+of about 1% makes rare. Inputs we could not match exactly and that move this penalty: the \
+total offered load (not stated in the paper; {load} here), the ns-2 TCP agent's timer \
+granularity and RTO bounds of the time, and the split of the one-way delay among the links. \
+Where long flows get less throughput under RuN/RuN2C than under DropTail (against the \
+paper's Figs. 7/11): the push-out sends the losses to the packets with the largest running \
+numbers, i.e. to long flows; the paper's ns-2 runs may have had fewer long flows in progress \
+at once (shorter runs, unknown load). Not investigated further here.\n\n\
 Not reproduced here: D2 (50 persistent flows, Figs. 12–14) — the simulator has no \
 persistent-flow workload yet.\n",
         iw = p.initial_window,
