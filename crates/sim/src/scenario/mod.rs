@@ -8,6 +8,8 @@
 //!
 //! [topology]               # a dumbbell, see DumbbellConfig (defaults: paper 003 S1)
 //! pairs = 10
+//! # the bottleneck discipline of paper 003: "droptail", "run" or "run2c:THRESHOLD_PACKETS"
+//! bottleneck_queue = { kind = "discipline", queue = "run2c:20", limit = 100 }
 //!
 //! [tcp]                    # see TcpConfig
 //! max_window = 30
