@@ -26,6 +26,7 @@ macro_rules! entry {
 pub(crate) const ENTRIES: &[Entry] = &[
     entry!(run2c_fig1),
     entry!(run2c_fig2),
+    entry!(run2c_sim),
     entry!(bg_fig2),
     entry!(bg_fig3),
     entry!(bg_fig4),

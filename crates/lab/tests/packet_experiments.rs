@@ -304,3 +304,51 @@ fn ns3_crosscheck_small_case_agrees() {
         assert!((a / b - 1.0).abs() < 0.15, "{r:?}");
     }
 }
+
+/// `run2c-sim` in quick mode (S1/D1, 15 s of arrivals): the same flows arrive under the three
+/// disciplines, and the priority disciplines cut the mean delay of flows under the threshold
+/// (the paper's effect is tenfold; a short run only has to show the direction).
+#[test]
+fn run2c_sim_quick_priority_disciplines_cut_short_flow_delay() {
+    let (dir, _) = quick_with("run2c-sim", "a", None);
+    has(
+        &dir,
+        &[
+            "runs.csv",
+            "short_delay.csv",
+            "throughput.csv",
+            "mean_delay_S1.svg",
+            "max_delay_S1.svg",
+            "throughput_S1.svg",
+            "flows_over_time_S1.svg",
+        ],
+    );
+    let mut rd = csv::Reader::from_path(dir.join("runs.csv")).unwrap();
+    let headers = rd.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let (disc, flows, short) = (
+        col("discipline"),
+        col("flows"),
+        col("mean_delay_under_threshold_s"),
+    );
+    let rows: Vec<(String, u64, f64)> = rd
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (
+                r[disc].to_string(),
+                r[flows].parse().unwrap(),
+                r[short].parse().unwrap(),
+            )
+        })
+        .collect();
+    let names: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(names, ["DropTail", "RuN", "RuN2C"]);
+    assert!(rows[0].1 > 100, "too few flows: {rows:?}");
+    assert!(
+        rows.iter().all(|r| r.1 == rows[0].1),
+        "same arrivals: {rows:?}"
+    );
+    assert!(rows[1].2 < rows[0].2, "RuN vs DropTail: {rows:?}");
+    assert!(rows[2].2 < rows[0].2, "RuN2C vs DropTail: {rows:?}");
+}

@@ -107,3 +107,37 @@ fn trace_workload_runs_and_checks_sources() {
     assert!(matches!(missing, Err(ScenarioError::Trace(_))));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A paper 003 discipline is chosen by name; a RuN2C threshold counted in segments of another
+/// size than the TCP MSS, or an unknown name, is refused with a clear error.
+#[test]
+fn bottleneck_discipline_by_name() {
+    let with = |q: &str| {
+        EXAMPLE.replace(
+            "bottleneck_queue = { kind = \"drop_tail_bytes\", limit = 150000 }",
+            &format!("bottleneck_queue = {q}"),
+        )
+    };
+    for name in ["droptail", "run", "run2c:20"] {
+        let s = Scenario::from_toml(&with(&format!(
+            "{{ kind = \"discipline\", queue = \"{name}\", limit = 100 }}"
+        )))
+        .unwrap();
+        let r = s.run().unwrap();
+        assert!(r.bottleneck.tx_data_packets > 0, "{name}");
+    }
+    let bad_seg = Scenario::from_toml(&with(
+        "{ kind = \"discipline\", queue = \"run2c:20\", limit = 100, segment_bytes = 1000 }",
+    ));
+    assert!(
+        matches!(bad_seg, Err(ScenarioError::Invalid(ref m)) if m.contains("tcp.mss")),
+        "{bad_seg:?}"
+    );
+    let bad_name = Scenario::from_toml(&with(
+        "{ kind = \"discipline\", queue = \"red\", limit = 100 }",
+    ));
+    assert!(
+        matches!(bad_name, Err(ScenarioError::Toml(ref m)) if m.contains("unknown queue discipline")),
+        "{bad_name:?}"
+    );
+}

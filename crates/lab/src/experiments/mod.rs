@@ -22,6 +22,7 @@ pub mod nonintrusive;
 pub mod ns3_crosscheck;
 pub mod run2c_fig1;
 pub mod run2c_fig2;
+pub mod run2c_sim;
 pub(crate) mod section62;
 pub mod table2;
 pub mod table2_buffers;

@@ -6,11 +6,15 @@
 //! number, which is what the RuN / RuN2C disciplines (paper 003, Section III) need; those
 //! disciplines push out a packet other than the arriving one when full, which is why drops
 //! are reported through a list rather than a yes/no answer.
+//!
+//! The disciplines themselves live in the sans-IO crate `queues` (one owner, shared with a
+//! router on real packets); [`Disciplined`] adapts them to this trait.
 
-mod droptail;
+mod disciplined;
 mod scripted;
 
-pub use droptail::{DropTail, Limit};
+pub use disciplined::{running_number, Disciplined, DropTail, Limit};
+pub use queues::DisciplineSpec;
 pub use scripted::{DropRule, ScriptedDrops};
 
 use crate::packet::{Packet, PacketId};
@@ -47,6 +51,40 @@ pub enum QueueConfig {
     },
     /// FIFO without limit (for links that are never meant to drop).
     Unlimited,
+    /// A discipline of paper 003 by name, with a buffer of `limit` packets:
+    /// `{ kind = "discipline", queue = "run2c:20", limit = 100 }`.
+    Discipline {
+        /// `"droptail"`, `"run"` or `"run2c:THRESHOLD_PACKETS"` ([`DisciplineSpec`]).
+        queue: QueueName,
+        /// Capacity in packets (RuN/RuN2C: push-out of the tail beyond it).
+        limit: usize,
+        /// Payload bytes of a full segment: a RuN2C threshold of `n` packets is `n` times this
+        /// many bytes of running number. Must equal the TCP MSS of the scenario.
+        #[serde(default = "default_segment_bytes")]
+        segment_bytes: u32,
+    },
+}
+
+fn default_segment_bytes() -> u32 {
+    1460
+}
+
+/// A [`DisciplineSpec`] as a scenario file spells it (a string).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct QueueName(pub DisciplineSpec);
+
+impl TryFrom<String> for QueueName {
+    type Error = queues::SpecError;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse().map(QueueName)
+    }
+}
+
+impl From<QueueName> for String {
+    fn from(q: QueueName) -> String {
+        q.0.to_string()
+    }
 }
 
 impl QueueConfig {
@@ -58,6 +96,63 @@ impl QueueConfig {
             }
             QueueConfig::DropTailBytes { limit } => Box::new(DropTail::new(Limit::Bytes(limit))),
             QueueConfig::Unlimited => Box::new(DropTail::new(Limit::Unlimited)),
+            QueueConfig::Discipline {
+                queue: QueueName(spec),
+                limit,
+                segment_bytes,
+            } => match spec {
+                DisciplineSpec::DropTail => Box::new(DropTail::new(Limit::Packets(limit))),
+                DisciplineSpec::Run => Box::new(Disciplined::over(queues::Run::new(limit))),
+                DisciplineSpec::Run2c { .. } => Box::new(Disciplined::over(queues::Run2c::new(
+                    limit,
+                    spec.threshold_bytes(segment_bytes),
+                ))),
+            },
         }
+    }
+
+    /// The segment size a RuN2C threshold in packets is counted in, if this queue has one.
+    pub fn segment_bytes(&self) -> Option<u32> {
+        match *self {
+            QueueConfig::Discipline {
+                queue: QueueName(DisciplineSpec::Run2c { .. }),
+                segment_bytes,
+                ..
+            } => Some(segment_bytes),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    struct Holder {
+        q: QueueConfig,
+    }
+
+    #[test]
+    fn disciplines_by_name_in_toml() {
+        let h: Holder =
+            toml::from_str("q = { kind = \"discipline\", queue = \"run2c:20\", limit = 100 }")
+                .unwrap();
+        assert_eq!(
+            h.q,
+            QueueConfig::Discipline {
+                queue: QueueName(DisciplineSpec::Run2c {
+                    threshold_packets: 20
+                }),
+                limit: 100,
+                segment_bytes: 1460,
+            }
+        );
+        assert_eq!(h.q.segment_bytes(), Some(1460));
+        let err =
+            toml::from_str::<Holder>("q = { kind = \"discipline\", queue = \"sfq\", limit = 1 }")
+                .unwrap_err()
+                .to_string();
+        assert!(err.contains("unknown queue discipline"), "{err}");
     }
 }

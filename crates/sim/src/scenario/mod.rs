@@ -8,6 +8,8 @@
 //!
 //! [topology]               # a dumbbell, see DumbbellConfig (defaults: paper 003 S1)
 //! pairs = 10
+//! # the bottleneck discipline of paper 003: "droptail", "run" or "run2c:THRESHOLD_PACKETS"
+//! bottleneck_queue = { kind = "discipline", queue = "run2c:20", limit = 100 }
 //!
 //! [tcp]                    # see TcpConfig
 //! max_window = 30
@@ -253,6 +255,20 @@ impl Scenario {
         }
         self.topology.validate().map_err(inv)?;
         self.tcp.params().map_err(inv)?;
+        for (name, q) in [
+            ("bottleneck_queue", &self.topology.bottleneck_queue),
+            ("other_queue", &self.topology.other_queue),
+        ] {
+            if let Some(seg) = q.segment_bytes() {
+                if seg != self.tcp.mss {
+                    return Err(inv(format!(
+                        "topology.{name}.segment_bytes ({seg}) must equal tcp.mss ({}): the \
+                         RuN2C threshold is counted in full segments",
+                        self.tcp.mss
+                    )));
+                }
+            }
+        }
         if let Some(p) = self.record.active_sample_period_s {
             if !p.is_finite() || p <= 0.0 {
                 return Err(inv(format!(
