@@ -226,8 +226,8 @@ pub struct SessionCounters {
     pub orphan_bytes: u64,
     /// Bytes handed over and not yet sent (new, or to be sent again).
     pub unsent_bytes: u64,
-    /// The bound on `unsent_bytes` the hand-over rule keeps: (2 × live connections + flows
-    /// without a live connection) × `send_buffer` + `orphan_bytes`
+    /// The bound on `unsent_bytes` the hand-over rule keeps: ((1 + `LEND_PER_CONNECTION`) ×
+    /// live connections + flows without a live connection) × `send_buffer` + `orphan_bytes`
     /// ([`Session::send_capacity`](super::Session::send_capacity)).
     pub unsent_bound: u64,
     /// Bytes held in send buffers: unsent, plus sent and not yet acknowledged.
