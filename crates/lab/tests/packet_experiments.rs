@@ -2,6 +2,10 @@
 //! mode: they produce their outputs, Proposition 1 holds exactly for `gtcp-ideal`, the core's
 //! invariant holds under `schedtcp`, and results do not depend on the number of threads.
 
+mod common;
+
+use common::{csv_rows, num};
+
 use lab::{default_scenario, run, RunOptions};
 use std::path::{Path, PathBuf};
 
@@ -29,25 +33,6 @@ fn quick_with(name: &str, tag: &str, scenario: Option<String>) -> (PathBuf, Stri
     )
     .unwrap_or_else(|e| panic!("{name}: {e:#}"));
     (dir, r.summary_markdown)
-}
-
-/// Rows of a CSV output as maps from column name to value.
-fn csv_rows(dir: &Path, f: &str) -> Vec<std::collections::HashMap<String, String>> {
-    let mut r = csv::Reader::from_path(dir.join(f)).unwrap();
-    let h = r.headers().unwrap().clone();
-    r.records()
-        .map(|rec| {
-            let rec = rec.unwrap();
-            h.iter()
-                .zip(rec.iter())
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
-}
-
-fn num(row: &std::collections::HashMap<String, String>, k: &str) -> f64 {
-    row[k].parse().unwrap_or(f64::NAN)
 }
 
 fn has(dir: &Path, files: &[&str]) {

@@ -2,6 +2,10 @@
 //! the computed values (read back from the CSV/JSON outputs) agree with the models' closed
 //! forms and the papers' claims. Errors are reported, not panics.
 
+mod common;
+
+use common::{csv_rows, num};
+
 use lab::{default_scenario, experiments, run, RunOptions};
 use std::path::PathBuf;
 
@@ -47,25 +51,6 @@ fn set_line(text: &str, key: &str, value: &str) -> String {
         .collect();
     assert!(replaced, "scenario has no `{key}` line");
     out.join("\n")
-}
-
-/// Rows of a CSV output as maps from column name to value.
-fn csv_rows(dir: &std::path::Path, f: &str) -> Vec<std::collections::HashMap<String, String>> {
-    let mut r = csv::Reader::from_path(dir.join(f)).unwrap();
-    let h = r.headers().unwrap().clone();
-    r.records()
-        .map(|rec| {
-            let rec = rec.unwrap();
-            h.iter()
-                .zip(rec.iter())
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
-}
-
-fn num(row: &std::collections::HashMap<String, String>, k: &str) -> f64 {
-    row[k].parse().unwrap_or(f64::NAN)
 }
 
 fn json(dir: &std::path::Path, f: &str) -> serde_json::Value {
