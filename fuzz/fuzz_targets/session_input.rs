@@ -179,6 +179,20 @@ fn check(p: &Pair) {
     if let Err(e) = p.check_invariant() {
         panic!("{e}");
     }
+    // Bounded state whatever the input (issue 16): flows within `max_flows`, bytes held for
+    // the applications within the credit either side may grant, unsent bytes within their bound.
+    for side in [gtcp::pair::Side::Opener, gtcp::pair::Side::Acceptor] {
+        let s = p.session(side);
+        let config = s.config();
+        let flows = s.flow_ids().count();
+        assert!(flows <= config.max_flows, "{side:?}: {flows} flows");
+        let conns = s.connections().count().max(1) as u64;
+        let held = s.recv_buffered_bytes();
+        let bound = config.flow_window * (flows as u64 + conns);
+        assert!(held <= bound, "{side:?}: {held} bytes held, bound {bound}");
+        let c = s.counters();
+        assert!(c.unsent_bytes <= c.unsent_bound, "{side:?}: {c:?}");
+    }
     if !p.tainted {
         assert!(p.violations.is_empty(), "{:?}", p.violations);
     }

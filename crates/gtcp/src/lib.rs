@@ -46,5 +46,5 @@ pub use ids::{ConnId, FlowId};
 pub use policy::{Order, Policy};
 pub use session::{
     Config, ConfigError, Event, FlowSummary, ProtocolError, ReadOutcome, Role, Session,
-    SessionCounters, SessionError, MAX_RETIRED_ABOVE,
+    SessionCounters, SessionError, MAX_RETIRED_ABOVE, RESET_UNKNOWN_FLOW,
 };

@@ -41,19 +41,26 @@ fn peaks(policy: &str, n: usize, send_buffer: u64, size: usize) -> Peaks {
         buffered: 0,
         active: 0,
     };
-    for _ in 0..200_000 {
+    for tick in 0..200_000u64 {
         h.step();
-        let c = h.opener().counters();
-        assert!(
-            c.unsent_bytes <= c.unsent_bound,
-            "{policy}: tick {}: {} unsent bytes above the bound {}",
-            h.now,
-            c.unsent_bytes,
-            c.unsent_bound
-        );
-        p.unsent = p.unsent.max(c.unsent_bytes);
-        p.buffered = p.buffered.max(c.send_buffered_bytes);
-        p.active = p.active.max(c.active_flows);
+        let s = h.opener();
+        let unsent = s.unsent_bytes();
+        p.unsent = p.unsent.max(unsent);
+        // The pass over the flows (`counters`) only where the connections' part of the bound
+        // does not already cover the unsent bytes, and every 16 ticks for the other peaks: a
+        // full pass every tick made the 10 000-flow case quadratic.
+        if unsent > s.unsent_bound_of_connections() || tick % 16 == 0 || p.active < n as u64 {
+            let c = s.counters();
+            assert!(
+                c.unsent_bytes <= c.unsent_bound,
+                "{policy}: tick {}: {} unsent bytes above the bound {}",
+                h.now,
+                c.unsent_bytes,
+                c.unsent_bound
+            );
+            p.buffered = p.buffered.max(c.send_buffered_bytes);
+            p.active = p.active.max(c.active_flows);
+        }
         if h.finished() {
             break;
         }

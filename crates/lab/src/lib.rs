@@ -27,6 +27,7 @@ mod registry;
 pub mod scenario;
 
 pub use context::Context;
+pub use experiments::{mean_ci, t95};
 
 use anyhow::Context as _;
 use std::path::PathBuf;

@@ -60,6 +60,7 @@ fn table2_quick_checks_proposition_one_and_the_invariant() {
             "table2.json",
             "nonintrusive.csv",
             "flows.csv",
+            "slower_by_size.csv",
             "sensitivity.csv",
             "by_size_schedtcp.svg",
             "by_size_ideal.svg",
@@ -97,12 +98,32 @@ fn table2_quick_checks_proposition_one_and_the_invariant() {
     // The table has every policy under both drivers, plus the fluid ideal.
     let rows = j["table"].as_array().unwrap();
     for l in [
+        "tcp (A/A)",
         "schedtcp/srpt",
         "gtcp-ideal/las",
         "fluid/srpt",
         "schedtcp/tcp",
     ] {
         assert!(rows.iter().any(|r| r["label"] == l), "{l} missing");
+    }
+    // Every flow compared is called once: faster, slower or within the noise; the
+    // slower-by-size table counts the same flows and the same slower share.
+    let by_size = csv_rows(&dir, "slower_by_size.csv");
+    let flows_by_size: f64 = by_size.iter().map(|r| num(r, "flows")).sum();
+    for r in rows.iter().filter(|r| r["source"] == "packet") {
+        let f = |k: &str| r[k].as_f64().unwrap();
+        assert!(
+            (f("faster") + f("slower") + f("equal") - 1.0).abs() < 1e-9,
+            "{r}"
+        );
+        let n = f("flows_compared");
+        assert_eq!(n, flows_by_size, "{r}");
+        let label = r["label"].as_str().unwrap();
+        let slower: f64 = by_size
+            .iter()
+            .map(|b| num(b, "flows") * num(b, label))
+            .sum();
+        assert!((slower / n - f("slower")).abs() < 1e-3, "{label}");
     }
 }
 
@@ -111,8 +132,8 @@ fn table2_results_do_not_depend_on_threads() {
     let base = default_scenario("table2").unwrap();
     let two = |threads: u32| {
         base.replace(
-            "[quick]\nruns = 1\nthreads = 1",
-            &format!("[quick]\nruns = 2\nthreads = {threads}"),
+            "[quick]\nruns = 1\nrepeats = 2\nthreads = 1",
+            &format!("[quick]\nruns = 2\nrepeats = 2\nthreads = {threads}"),
         )
     };
     assert_ne!(two(1), base, "the quick section changed: update this test");

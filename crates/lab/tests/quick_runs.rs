@@ -81,7 +81,9 @@ fn registry_lists_every_experiment_with_a_scenario() {
         "bg-fig4",
         "bg-theorem5",
         "bg-fig5",
+        "bg-fig6",
         "bg-fig7",
+        "bg-fig8",
         "bg-fig9",
         "fluid-table2",
     ] {
@@ -361,6 +363,48 @@ fn bg_fig5_quick() {
         ],
     );
     check_background_rows(&dir, "bg-fig5.csv");
+}
+
+/// bg-fig6 / bg-fig8: per-size rows normalise vanilla to 1 in every bin that has flows, and
+/// the flows of a variant's bins add up to those of vanilla's (the same short flows on the
+/// same seeds).
+fn check_bins(dir: &std::path::Path, file: &str) {
+    let rows = csv_rows(dir, file);
+    assert!(!rows.is_empty());
+    let flows = |label: &str| -> f64 {
+        rows.iter()
+            .filter(|r| r["label"] == label)
+            .map(|r| num(r, "flows"))
+            .sum()
+    };
+    for r in &rows {
+        if r["label"] == "vanilla" && num(r, "flows") > 0.0 {
+            assert!((num(r, "norm_delay") - 1.0).abs() < 1e-12, "{r:?}");
+        }
+        assert!(
+            (flows(&r["label"]) - flows("vanilla")).abs() < 1e-9,
+            "{r:?}"
+        );
+    }
+}
+
+#[test]
+fn bg_fig6_quick() {
+    let (dir, _) = quick("bg-fig6");
+    has(
+        &dir,
+        &["bg-fig6.csv", "bg-fig6-bins.csv", "bg-fig6-rho60.svg"],
+    );
+    check_background_rows(&dir, "bg-fig6.csv");
+    check_bins(&dir, "bg-fig6-bins.csv");
+}
+
+#[test]
+fn bg_fig8_quick() {
+    let (dir, _) = quick("bg-fig8");
+    has(&dir, &["bg-fig8-all.csv", "bg-fig8-bins.csv"]);
+    check_background_rows(&dir, "bg-fig8-all.csv");
+    check_bins(&dir, "bg-fig8-bins.csv");
 }
 
 #[test]

@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 mod demo;
+mod router_cmd;
 mod testbed_cmd;
 mod throughput;
 mod trace_cmd;
@@ -36,7 +37,7 @@ struct Cli {
 
 const AFTER_HELP: &str = "\
 Examples:
-  schedtcp demo                                   run the tunnel on loopback under every policy
+  schedtcp demo                                   the point in two minutes (simulator; real TCP as root)
   schedtcp example-config server > server.toml    a commented configuration to start from
   schedtcp server --config server.toml            (near the targets)
   schedtcp client --config client.toml            (near the applications)
@@ -62,9 +63,10 @@ enum Command {
         #[arg(long, short)]
         config: PathBuf,
     },
-    /// The main job on an embedded default: server, client, target and a workload generator
-    /// in one process on loopback; a mixed workload under each policy; a table of completion
-    /// times with the per-connection invariant checked.
+    /// The main job on an embedded default, in about two minutes: paper 000's Table 2 and a
+    /// plain-TCP competitor under every policy, in the packet simulator driving the shipped
+    /// core plus the tunnel on loopback as an invariant and bytes check (as root: on the
+    /// real-TCP testbed); a compact table, a verdict, the full report in a folder.
     Demo(demo::Args),
     /// Print a commented example configuration.
     ExampleConfig {
@@ -91,6 +93,12 @@ enum Command {
     Trace {
         #[command(subcommand)]
         cmd: trace_cmd::Cmd,
+    },
+    /// The user-space router of paper 003 (root): rate, drop-tail/RuN/RuN2C queue and one-way
+    /// delay on real packets through a TUN device (`run`), and its packet rate here (`speed`).
+    Router {
+        #[command(subcommand)]
+        cmd: router_cmd::Cmd,
     },
 }
 
@@ -120,12 +128,18 @@ enum ExperimentCmd {
 }
 
 fn main() -> ExitCode {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let cli = Cli::parse();
+    // The demo's output is its table: its logs stay at warn unless RUST_LOG says otherwise.
+    let default = match cli.command {
+        Command::Demo(_) => "warn",
+        _ => "info",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
-    match run(Cli::parse()) {
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -183,6 +197,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Throughput(args) => runtime()?.block_on(throughput::run(args)),
         Command::Testbed { cmd } => testbed_cmd::run(cmd),
         Command::Trace { cmd } => trace_cmd::run(cmd),
+        Command::Router { cmd } => router_cmd::run(cmd),
     }
 }
 

@@ -87,6 +87,10 @@ pub struct Packet {
     /// need; 0 if none. The simulated hosts share one clock, so this is the true one-way
     /// delay; both algorithms only use differences of it, as with unsynchronised clocks.
     pub echo_owd: Time,
+    /// Data: a bottleneck marked it congestion-experienced (RFC 3168 CE).
+    pub ce: bool,
+    /// ACKs: the receiver echoes a CE mark (RFC 3168 ECE).
+    pub ece: bool,
 }
 
 impl Packet {
@@ -107,6 +111,8 @@ impl Packet {
         sent_at: 0,
         sack: [(0, 0); 3],
         echo_owd: 0,
+        ce: false,
+        ece: false,
     };
 }
 
@@ -140,6 +146,12 @@ impl PacketPool {
                 PacketId((self.slots.len() - 1) as u32)
             }
         }
+    }
+
+    /// The packet `id`, to change (a router marking it).
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id.0 as usize]
     }
 
     /// The packet `id`.

@@ -38,6 +38,7 @@ fn scenario(seed: u64, driver: DriverKind, policy: &str) -> Scenario {
             bottleneck_delay_ms: 13.0,
             bottleneck_queue: QueueConfig::DropTailPackets { limit: 40 },
             other_queue: QueueConfig::DropTailPackets { limit: 10_000 },
+            ecn_mark_packets: None,
         },
         tcp: TcpConfig {
             mss: 1448,
@@ -66,6 +67,7 @@ fn scenario(seed: u64, driver: DriverKind, policy: &str) -> Scenario {
             send_buffer: 16 << 20,
             ..GtcpConfig::default()
         },
+        perturb: Default::default(),
     }
 }
 
@@ -382,4 +384,116 @@ plain_sources = [1]
     assert!(e.contains("source 2"), "{e}");
     let bad = text.replace("size_bytes = 10,", "size_bytes = 0,");
     assert!(Scenario::from_toml(&bad).is_err());
+}
+
+/// The repeats' perturbation (`Scenario::perturb`): a seed replays exactly, another seed
+/// moves TCP's sample path (losses, transfer times) while the flows stay the same, and
+/// `gtcp-ideal` still injects exactly what `tcp` injects under the same perturbation
+/// (Proposition 1 holds on every repeat).
+#[test]
+fn host_jitter_perturbs_the_path_reproducibly_and_keeps_proposition_1() {
+    let with = |driver, policy: &str, jitter_ns, pseed| {
+        let mut s = scenario(4, driver, policy);
+        s.perturb.host_jitter_ns = jitter_ns;
+        s.perturb.seed = pseed;
+        run(&s)
+    };
+    let plain = run(&scenario(4, DriverKind::Tcp, "tcp"));
+    // No jitter: the seed of the perturbation changes nothing.
+    assert_eq!(
+        with(DriverKind::Tcp, "tcp", 0, 9).fingerprint(),
+        plain.fingerprint()
+    );
+    let a = with(DriverKind::Tcp, "tcp", 1_000, 1);
+    let a2 = with(DriverKind::Tcp, "tcp", 1_000, 1);
+    let b = with(DriverKind::Tcp, "tcp", 1_000, 2);
+    assert_eq!(a.fingerprint(), a2.fingerprint(), "a seed replays exactly");
+    let arrivals = |r: &Report| {
+        r.flows
+            .iter()
+            .map(|f| (f.size, f.arrival))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(arrivals(&a), arrivals(&plain), "same flows");
+    assert_eq!(arrivals(&b), arrivals(&plain), "same flows");
+    let moved = |x: &Report, y: &Report| {
+        x.flows
+            .iter()
+            .zip(&y.flows)
+            .filter(|(f, g)| f.delivered != g.delivered)
+            .count()
+    };
+    assert!(
+        moved(&a, &b) * 4 > a.flows.len(),
+        "another perturbation moves most flows: {} of {}",
+        moved(&a, &b),
+        a.flows.len()
+    );
+    assert!(moved(&a, &plain) * 4 > a.flows.len());
+    // 1 µs of jitter per packet on 1 Gbit/s access links: the load is unchanged, so the
+    // bottleneck carries the same bytes within 1%.
+    let bytes = |r: &Report| r.bottleneck.tx_data_packets as f64;
+    assert!((bytes(&a) / bytes(&plain) - 1.0).abs() < 0.01);
+    ideal_injects_as(&b, |p| with(DriverKind::GtcpIdeal, p, 1_000, 2));
+}
+
+/// `gtcp-ideal` under SRPT and FAIR (`ideal(policy)`) injects exactly what `reference`
+/// (tcp on the same path) injected: Proposition 1.
+fn ideal_injects_as(reference: &Report, ideal: impl Fn(&str) -> Report) {
+    for p in ["srpt", "fair"] {
+        let r = ideal(p);
+        let d = injection_distance(
+            reference.injections.as_deref().unwrap(),
+            r.injections.as_deref().unwrap(),
+        );
+        assert!(d.identical, "{p}: {d:?}");
+        assert_eq!(r.conns, reference.conns);
+    }
+}
+
+#[test]
+fn a_jitter_above_the_bound_is_refused() {
+    let mut s = scenario(1, DriverKind::Tcp, "tcp");
+    s.perturb.host_jitter_ns = sim::scenario::MAX_HOST_JITTER_NS + 1;
+    assert!(s.run().is_err());
+}
+
+/// ECN (RFC 3168) at the bottleneck: marking at 10 queued packets (of 40) with ECN-capable
+/// senders replaces most drops by window reductions; senders without ECN ignore the marks
+/// (the same flows finish at the same times as without marking); Proposition 1 holds for
+/// `gtcp-ideal` with ECN too.
+#[test]
+fn ecn_marks_replace_drops_and_keep_proposition_1() {
+    let with = |driver, policy: &str, mark: Option<u32>, ecn: bool| {
+        let mut s = scenario(5, driver, policy);
+        s.topology.ecn_mark_packets = mark;
+        s.tcp.ecn = ecn;
+        run(&s)
+    };
+    let plain = with(DriverKind::Tcp, "tcp", None, false);
+    let ecn = with(DriverKind::Tcp, "tcp", Some(10), true);
+    let ignored = with(DriverKind::Tcp, "tcp", Some(10), false);
+    let reductions = |r: &Report| r.conns.iter().map(|c| c.ecn_reductions).sum::<u64>();
+    assert_eq!(reductions(&plain), 0);
+    assert_eq!(plain.bottleneck.ecn_marks, 0);
+    assert!(ecn.bottleneck.ecn_marks > 0 && reductions(&ecn) > 0);
+    assert!(
+        ecn.bottleneck.drops * 2 < plain.bottleneck.drops,
+        "drops with ECN {} vs without {}",
+        ecn.bottleneck.drops,
+        plain.bottleneck.drops
+    );
+    assert!(ecn.flows.iter().all(|f| f.delivered.is_some()));
+    // Marks without ECN-capable senders change nothing but the mark counter.
+    assert!(ignored.bottleneck.ecn_marks > 0);
+    assert_eq!(reductions(&ignored), 0);
+    assert_eq!(ignored.flows, plain.flows);
+    ideal_injects_as(&ecn, |p| with(DriverKind::GtcpIdeal, p, Some(10), true));
+}
+
+#[test]
+fn an_ecn_threshold_of_zero_is_refused() {
+    let mut s = scenario(1, DriverKind::Tcp, "tcp");
+    s.topology.ecn_mark_packets = Some(0);
+    assert!(s.run().is_err());
 }

@@ -31,6 +31,7 @@ fn base(seed: u64, driver: DriverKind, policy: &str, duration_s: f64) -> Scenari
             bottleneck_delay_ms: 23.0,
             bottleneck_queue: QueueConfig::DropTailBytes { limit: 100_000 },
             other_queue: QueueConfig::DropTailPackets { limit: 100_000 },
+            ecn_mark_packets: None,
         },
         tcp: TcpConfig {
             mss: 1448,
@@ -55,6 +56,7 @@ fn base(seed: u64, driver: DriverKind, policy: &str, duration_s: f64) -> Scenari
             policy: policy.into(),
             ..GtcpConfig::default()
         },
+        perturb: Default::default(),
     }
 }
 

@@ -7,13 +7,19 @@
 //! whose owner is alive, is *taken*: the testbed refuses and says which and how to free it.
 
 use std::net::Ipv4Addr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
+
+use crate::proc::Proc;
+
+/// Name of the TUN router's device in the router namespace.
+pub const ROUTER_TUN: &str = "srt0";
 
 /// Where owner files live.
 pub const OWNER_DIR: &str = "/run/schedtcp-testbed";
@@ -54,6 +60,32 @@ pub struct BedConfig {
     /// and shares equally between connections (the conditions of FAIR's guarantee).
     #[serde(default)]
     pub origin_rmem_max: u64,
+    /// One-way delay, milliseconds, that the TUN router (`schedtcp router`) adds to the
+    /// origin→destination direction, so that every round trip grows by this much (the reverse
+    /// direction is not delayed). 0 with no `router_queue`: no router, the kernel forwards
+    /// (and `tbf` shapes) as before. The TUN router costs CPU per packet (see `schedtcp
+    /// router speed`), so tbf stays the default where no delay is asked for.
+    #[serde(default)]
+    pub delay_ms: f64,
+    /// When set, the origin→destination bottleneck is the TUN router (rate `rate_bytes_per_s`
+    /// of IP bytes, this queue) instead of `tbf` on `r1`; `tbf` still shapes the other way.
+    #[serde(default)]
+    pub router_queue: Option<RouterQueue>,
+    /// TCP congestion control of the origin and the destination
+    /// (`net.ipv4.tcp_congestion_control`, per namespace); empty: the kernel's default. A
+    /// namespace may only pick one of `net.ipv4.tcp_allowed_congestion_control` (here: reno and
+    /// the default, bbr); another is refused with the kernel's error.
+    #[serde(default)]
+    pub congestion_control: String,
+}
+
+/// The TUN router's queue on the origin→destination direction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RouterQueue {
+    /// `droptail`, `run` or `run2c:THRESHOLD_PACKETS`.
+    pub discipline: String,
+    /// Buffer, packets.
+    pub buffer_packets: usize,
 }
 
 impl BedConfig {
@@ -65,7 +97,15 @@ impl BedConfig {
             burst_bytes: 8 * 1514,
             queue,
             origin_rmem_max: 0,
+            delay_ms: 0.0,
+            router_queue: None,
+            congestion_control: String::new(),
         }
+    }
+
+    /// Whether the testbed runs the TUN router (a delay or a router queue is asked for).
+    pub fn uses_router(&self) -> bool {
+        self.delay_ms > 0.0 || self.router_queue.is_some()
     }
 
     fn check(&self) -> Result<()> {
@@ -89,6 +129,27 @@ impl BedConfig {
                 "tbf burst {} B must hold one full packet (1514 B)",
                 self.burst_bytes
             );
+        }
+        if !(self.delay_ms.is_finite() && (0.0..=10_000.0).contains(&self.delay_ms)) {
+            bail!("delay_ms {}: from 0 to 10000", self.delay_ms);
+        }
+        if !self
+            .congestion_control
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            bail!(
+                "congestion control {:?}: a kernel module name",
+                self.congestion_control
+            );
+        }
+        if let Some(q) = &self.router_queue {
+            q.discipline
+                .parse::<router::DisciplineSpec>()
+                .map_err(|e| anyhow::anyhow!("router queue: {e}"))?;
+            if q.buffer_packets == 0 {
+                bail!("router queue buffer must be at least 1 packet");
+            }
         }
         match self.queue {
             Queue::Bfifo(b) if b < 1514 => bail!("bfifo limit {b} B is below one packet"),
@@ -296,6 +357,8 @@ fn kill_all_in(ns: &str) -> usize {
 /// A built testbed; removed on [`Testbed::teardown`] or drop.
 #[derive(Debug)]
 pub struct Testbed {
+    // Field order is drop order: the router process goes before the namespaces.
+    router: Option<Proc>,
     cfg: BedConfig,
     names: [String; 3],
     live: bool,
@@ -343,6 +406,7 @@ impl Testbed {
         std::fs::write(owner_file(&cfg.prefix), format!("{me} {started}\n"))
             .context("writing the owner file")?;
         let mut bed = Self {
+            router: None,
             cfg,
             names,
             live: true,
@@ -429,8 +493,27 @@ impl Testbed {
                 "echo 1 > /proc/sys/net/ipv4/ip_forward",
             ],
         )?;
-        for dev in ["r0", "r1"] {
-            self.shape(&r, dev)?;
+        self.shape(&r, "r0")?;
+        if self.cfg.router_queue.is_none() {
+            self.shape(&r, "r1")?;
+        }
+        if !self.cfg.congestion_control.is_empty() {
+            for ns in [&o, &d] {
+                sh(
+                    "ip",
+                    &[
+                        "netns",
+                        "exec",
+                        ns,
+                        "sysctl",
+                        "-qw",
+                        &format!(
+                            "net.ipv4.tcp_congestion_control={}",
+                            self.cfg.congestion_control
+                        ),
+                    ],
+                )?;
+            }
         }
         if self.cfg.origin_rmem_max > 0 {
             let m = self.cfg.origin_rmem_max.max(4096);
@@ -548,12 +631,81 @@ impl Testbed {
         Some((bytes, drops))
     }
 
+    /// Starts `schedtcp router run` (binary `bin`, log `log`) in the router namespace, with
+    /// the origin→destination direction (what enters on `r0`) routed through its TUN device
+    /// `srt0`: the configured delay, and the configured queue at the bottleneck rate if any
+    /// (unshaped otherwise). Returns once the router says it is ready.
+    pub fn start_router(&mut self, bin: &Path, log: &Path) -> Result<()> {
+        if self.router.is_some() {
+            bail!("the router is already running");
+        }
+        let mut args: Vec<String> = [
+            "router",
+            "run",
+            "--tun",
+            ROUTER_TUN,
+            "--input",
+            "r0",
+            "--delay-ms",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.push(self.cfg.delay_ms.to_string());
+        if let Some(q) = &self.cfg.router_queue {
+            args.extend([
+                "--rate-bytes".into(),
+                self.cfg.rate_bytes_per_s.to_string(),
+                "--queue".into(),
+                q.discipline.clone(),
+                "--buffer".into(),
+                q.buffer_packets.to_string(),
+            ]);
+        }
+        let mut p = Proc::spawn("schedtcp router", self.router(), bin, &args, log)?;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if std::fs::read_to_string(log).is_ok_and(|t| t.contains("router ready")) {
+                break;
+            }
+            if let Some(s) = p.try_wait()? {
+                bail!(
+                    "the router exited ({s}) before it was ready:\n{}",
+                    p.log_tail(20)
+                );
+            }
+            crate::interrupt::check()?;
+            if Instant::now() >= deadline {
+                bail!("the router was not ready in 20 s:\n{}", p.log_tail(20));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.router = Some(p);
+        Ok(())
+    }
+
+    /// Stops the router (SIGTERM) and returns the counters it printed, if it ran.
+    pub fn stop_router(&mut self) -> Result<Option<RouterCounters>> {
+        let Some(mut p) = self.router.take() else {
+            return Ok(None);
+        };
+        let s = p.terminate(Duration::from_secs(10))?;
+        let text = std::fs::read_to_string(p.log()).unwrap_or_default();
+        match RouterCounters::from_log(&text) {
+            Some(c) if s.success() => Ok(Some(c)),
+            _ => bail!("the router did not stop cleanly ({s}):\n{}", p.log_tail(20)),
+        }
+    }
+
     /// Kills every process in the namespaces and deletes them (idempotent).
     pub fn teardown(&mut self) -> Result<()> {
         if !self.live {
             return Ok(());
         }
         self.live = false;
+        if let Some(mut p) = self.router.take() {
+            let _ = p.terminate(Duration::from_secs(5));
+        }
         let mut first_err = None;
         let existing = list_namespaces().unwrap_or_default();
         for ns in &self.names {
@@ -577,5 +729,35 @@ impl Drop for Testbed {
         if let Err(e) = self.teardown() {
             eprintln!("testbed: cleanup failed: {e:#}");
         }
+    }
+}
+
+/// The counters `schedtcp router run` logs when it stops.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct RouterCounters {
+    /// Packets offered to the queue.
+    pub offered: u64,
+    /// Packets forwarded.
+    pub released: u64,
+    /// Packets dropped or pushed out by the queue.
+    pub queue_drops: u64,
+    /// Of those, packets within the first 20 segments (or the RuN2C threshold) of their flow.
+    pub drops_first: u64,
+}
+
+impl RouterCounters {
+    /// Parses the `router stats: offered=N released=N ... queue_drops=N ...` line.
+    pub fn from_log(text: &str) -> Option<Self> {
+        let line = text.lines().rev().find(|l| l.contains("router stats:"))?;
+        let get = |k: &str| -> Option<u64> {
+            line.split_whitespace()
+                .find_map(|w| w.strip_prefix(k)?.strip_prefix('=')?.parse().ok())
+        };
+        Some(Self {
+            offered: get("offered")?,
+            released: get("released")?,
+            queue_drops: get("queue_drops")?,
+            drops_first: get("drops_first").unwrap_or(0),
+        })
     }
 }

@@ -30,13 +30,15 @@
 #![forbid(unsafe_code)]
 
 pub mod bed;
+pub mod fault;
 pub mod helper;
 pub mod interrupt;
 pub mod proc;
+pub mod router_speed;
 pub mod run;
 pub mod smoke;
 pub mod workload;
 
-pub use bed::{BedConfig, Queue, Testbed};
+pub use bed::{BedConfig, Queue, RouterCounters, RouterQueue, Testbed};
 pub use run::{check_policy, find_binary, Session, VariantRun};
 pub use workload::{FlowResult, Path as FlowPath, Plan, PlannedFlow};

@@ -90,6 +90,14 @@ impl Proc {
         }
     }
 
+    /// SIGKILL now (a crash), reaped before it returns.
+    pub fn kill9(&mut self) {
+        if self.status.is_none() {
+            let _ = self.child.kill();
+            self.status = self.child.wait().ok();
+        }
+    }
+
     /// SIGTERM, then SIGKILL after `grace`; returns the exit status.
     pub fn terminate(&mut self, grace: Duration) -> Result<ExitStatus> {
         if let Some(s) = self.try_wait()? {

@@ -126,15 +126,22 @@ impl VariantRun {
 /// A running testbed with its target.
 pub struct Session {
     // Field order is drop order: processes go before the namespaces.
-    target: Proc,
-    bed: Testbed,
-    bin: PathBuf,
-    dir: PathBuf,
-    runs: usize,
+    pub(crate) target: Proc,
+    pub(crate) bed: Testbed,
+    pub(crate) bin: PathBuf,
+    pub(crate) dir: PathBuf,
+    pub(crate) runs: usize,
     /// Warm pool of the client (`warm_pool`).
     pub warm_pool: usize,
+    /// Lines added to both processes' `[tuning]` (e.g. shorter liveness bounds).
+    pub tuning: String,
     /// Pause between runs, so the queue drains and sockets settle.
     pub settle: Duration,
+    /// Extra client configuration: top-level keys and tables (e.g. `metrics = ...`,
+    /// `[admission]`), placed before `[tuning]` (default empty).
+    pub client_extra: String,
+    /// Extra keys of the client's route (e.g. `background = true`; default empty).
+    pub route_extra: String,
 }
 
 impl Session {
@@ -143,7 +150,7 @@ impl Session {
         if !bin.is_file() {
             bail!("schedtcp binary {} not found", bin.display());
         }
-        let bed = Testbed::create(cfg)?;
+        let mut bed = Testbed::create(cfg)?;
         let dir = std::env::temp_dir().join(format!(
             "schedtcp-testbed-{}-{}",
             bed.config().prefix,
@@ -152,26 +159,10 @@ impl Session {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         std::fs::write(dir.join("psk.txt"), KEY).context("writing the key")?;
-        let target_addr = SocketAddrV4::new(DEST, TARGET_PORT).to_string();
-        let mut target = Proc::spawn(
-            "target",
-            bed.dest(),
-            bin,
-            &[
-                "testbed".into(),
-                "helper".into(),
-                "target".into(),
-                "--listen".into(),
-                target_addr,
-            ],
-            &dir.join("target.log"),
-        )?;
-        wait_listening(
-            bed.dest(),
-            TARGET_PORT,
-            Instant::now() + Duration::from_secs(20),
-            &mut target,
-        )?;
+        if bed.config().uses_router() {
+            bed.start_router(bin, &dir.join("router.log"))?;
+        }
+        let target = spawn_target(&bed, bin, &dir.join("target.log"))?;
         Ok(Self {
             target,
             bed,
@@ -179,13 +170,21 @@ impl Session {
             dir,
             runs: 0,
             warm_pool: 0,
+            tuning: String::new(),
             settle: Duration::from_millis(500),
+            client_extra: String::new(),
+            route_extra: String::new(),
         })
     }
 
     /// The testbed.
     pub fn bed(&self) -> &Testbed {
         &self.bed
+    }
+
+    /// Stops the TUN router (if the bed runs one) and returns its counters.
+    pub fn stop_router(&mut self) -> Result<Option<crate::bed::RouterCounters>> {
+        self.bed.stop_router()
     }
 
     /// Where configuration files, plans, results and logs go.
@@ -223,41 +222,14 @@ impl Session {
             bin_s,
             flow_timeout_s,
         };
-        let plan_file = self.dir.join(format!("{tag}-plan.json"));
-        let out_file = self.dir.join(format!("{tag}-results.json"));
-        std::fs::write(&plan_file, serde_json::to_string(&plan)?)
-            .with_context(|| format!("writing {}", plan_file.display()))?;
         let before = self.bed.downlink_counters().unwrap_or((0, 0));
         let t = Instant::now();
-        let mut gen = Proc::spawn(
-            "workload",
-            self.bed.origin(),
-            &self.bin,
-            &[
-                "testbed".into(),
-                "helper".into(),
-                "workload".into(),
-                "--plan".into(),
-                plan_file.display().to_string(),
-                "--out".into(),
-                out_file.display().to_string(),
-            ],
-            &self.dir.join(format!("{tag}-workload.log")),
-        )?;
+        let (mut gen, out_file) = self.start_workload(&tag, &plan)?;
         let last = flows.iter().map(|f| f.at_s).fold(0.0, f64::max);
         let deadline = t + Duration::from_secs_f64(last + flow_timeout_s + 30.0);
         let status = gen.wait_until(deadline)?;
         let wall_s = t.elapsed().as_secs_f64();
-        if !status.success() {
-            bail!(
-                "the workload generator failed ({status}):\n{}",
-                gen.log_tail(20)
-            );
-        }
-        let text = std::fs::read_to_string(&out_file)
-            .with_context(|| format!("reading {}", out_file.display()))?;
-        let results: Vec<FlowResult> =
-            serde_json::from_str(&text).context("parsing the workload's results")?;
+        let results = workload_results(&gen, status, &out_file)?;
         if results.len() != flows.len() {
             bail!(
                 "the workload returned {} results for {} flows",
@@ -293,36 +265,25 @@ impl Session {
         })
     }
 
-    fn start_tunnel(&mut self, policy: &str, tag: &str) -> Result<(Proc, Proc)> {
+    pub(crate) fn start_tunnel(&mut self, policy: &str, tag: &str) -> Result<(Proc, Proc)> {
         let server_addr = SocketAddrV4::new(DEST, SERVER_PORT);
         let target = SocketAddrV4::new(DEST, TARGET_PORT);
-        let grace = "[tuning]\nshutdown_grace_secs = 5\n";
+        let grace = format!("[tuning]\nshutdown_grace_secs = 5\n{}\n", self.tuning);
         let scfg = format!(
             "listen = \"{server_addr}\"\nkey_file = \"psk.txt\"\npolicy = \"{policy}\"\n{grace}\
              [[route]]\nname = \"testbed\"\ntarget = \"{target}\"\n"
         );
         let ccfg = format!(
-            "server = \"{server_addr}\"\nkey_file = \"psk.txt\"\npolicy = \"{policy}\"\nwarm_pool = {}\n{grace}\
-             [[route]]\nname = \"testbed\"\nlisten = \"127.0.0.1:{ROUTE_PORT}\"\n",
-            self.warm_pool
+            "server = \"{server_addr}\"\nkey_file = \"psk.txt\"\npolicy = \"{policy}\"\nwarm_pool = {}\n{}\n{grace}\
+             [[route]]\nname = \"testbed\"\nlisten = \"127.0.0.1:{ROUTE_PORT}\"\n{}\n",
+            self.warm_pool, self.client_extra, self.route_extra
         );
         let sfile = self.dir.join(format!("{tag}-server.toml"));
         let cfile = self.dir.join(format!("{tag}-client.toml"));
         std::fs::write(&sfile, scfg).context("writing server.toml")?;
         std::fs::write(&cfile, ccfg).context("writing client.toml")?;
         let deadline = Instant::now() + Duration::from_secs(20);
-        let mut srv = Proc::spawn(
-            "schedtcp server",
-            self.bed.dest(),
-            &self.bin,
-            &[
-                "server".into(),
-                "--config".into(),
-                sfile.display().to_string(),
-            ],
-            &self.dir.join(format!("{tag}-server.log")),
-        )?;
-        wait_listening(self.bed.dest(), SERVER_PORT, deadline, &mut srv)?;
+        let srv = self.spawn_server(tag, &format!("{tag}-server"))?;
         let mut cli = Proc::spawn(
             "schedtcp client",
             self.bed.origin(),
@@ -336,6 +297,51 @@ impl Session {
         )?;
         wait_listening(self.bed.origin(), ROUTE_PORT, deadline, &mut cli)?;
         Ok((srv, cli))
+    }
+
+    /// Writes `plan` and starts the workload generator on it (origin namespace); returns it
+    /// and the file it writes its results to.
+    pub(crate) fn start_workload(&self, tag: &str, plan: &Plan) -> Result<(Proc, PathBuf)> {
+        let plan_file = self.dir.join(format!("{tag}-plan.json"));
+        let out_file = self.dir.join(format!("{tag}-results.json"));
+        std::fs::write(&plan_file, serde_json::to_string(plan)?)
+            .with_context(|| format!("writing {}", plan_file.display()))?;
+        let gen = Proc::spawn(
+            "workload",
+            self.bed.origin(),
+            &self.bin,
+            &[
+                "testbed".into(),
+                "helper".into(),
+                "workload".into(),
+                "--plan".into(),
+                plan_file.display().to_string(),
+                "--out".into(),
+                out_file.display().to_string(),
+            ],
+            &self.dir.join(format!("{tag}-workload.log")),
+        )?;
+        Ok((gen, out_file))
+    }
+
+    /// Starts `schedtcp server` with the configuration `start_tunnel` wrote for `tag`, logging
+    /// to `<log>.log`, and waits until it listens.
+    pub(crate) fn spawn_server(&self, tag: &str, log: &str) -> Result<Proc> {
+        let sfile = self.dir.join(format!("{tag}-server.toml"));
+        let mut srv = Proc::spawn(
+            "schedtcp server",
+            self.bed.dest(),
+            &self.bin,
+            &[
+                "server".into(),
+                "--config".into(),
+                sfile.display().to_string(),
+            ],
+            &self.dir.join(format!("{log}.log")),
+        )?;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        wait_listening(self.bed.dest(), SERVER_PORT, deadline, &mut srv)?;
+        Ok(srv)
     }
 
     /// Stops the target, removes the namespaces and (when `keep_logs` is false) the files.
@@ -357,6 +363,48 @@ impl Session {
         }
         Ok(())
     }
+}
+
+/// The results the workload generator `gen` wrote to `out_file`, once it exited with `status`.
+pub(crate) fn workload_results(
+    gen: &Proc,
+    status: std::process::ExitStatus,
+    out_file: &Path,
+) -> Result<Vec<FlowResult>> {
+    if !status.success() {
+        bail!(
+            "the workload generator failed ({status}):\n{}",
+            gen.log_tail(20)
+        );
+    }
+    let text = std::fs::read_to_string(out_file)
+        .with_context(|| format!("reading {}", out_file.display()))?;
+    serde_json::from_str(&text).context("parsing the workload's results")
+}
+
+/// Starts the target in the destination namespace and waits until it listens.
+pub(crate) fn spawn_target(bed: &Testbed, bin: &Path, log: &Path) -> Result<Proc> {
+    let target_addr = SocketAddrV4::new(DEST, TARGET_PORT).to_string();
+    let mut target = Proc::spawn(
+        "target",
+        bed.dest(),
+        bin,
+        &[
+            "testbed".into(),
+            "helper".into(),
+            "target".into(),
+            "--listen".into(),
+            target_addr,
+        ],
+        log,
+    )?;
+    wait_listening(
+        bed.dest(),
+        TARGET_PORT,
+        Instant::now() + Duration::from_secs(20),
+        &mut target,
+    )?;
+    Ok(target)
 }
 
 /// An error unless `policy` names a policy of the tunnel (`tcp`, `srpt`, `fair`, `las`,

@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use gtcp::wire::handshake::SessionId;
@@ -19,6 +19,7 @@ use crate::auth::HmacKey;
 use crate::backoff::Backoff;
 use crate::config::{ClientConfig, ClientRoute};
 use crate::engine::{codes, Engine, Role};
+use crate::limits::{self, Rejections};
 use crate::metrics::Registry;
 use crate::net;
 
@@ -34,8 +35,8 @@ struct Params {
     key: HmacKey,
     session: SessionId,
     next_conn: AtomicU64,
-    /// Established, authenticated, never-used connections.
-    warm: Mutex<Vec<ConnId>>,
+    /// Established, authenticated, never-used connections, with when each was established.
+    warm: Mutex<Vec<(ConnId, Instant)>>,
     warm_taken: Notify,
     backoff: Backoff,
 }
@@ -203,6 +204,9 @@ pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
         info!(route = %r.name, listen = %l.local_addr()?, server = %p.cfg.server, policy = %p.cfg.policy, "client route");
         listeners.push((l, r.clone()));
     }
+    if let Err(e) = limits::raise_fd_limit() {
+        warn!("could not raise the open file limit: {e}");
+    }
     let registry = Registry::default();
     registry.add(&engine);
     let metrics = registry.start(p.cfg.metrics).await?;
@@ -214,6 +218,7 @@ pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
             p.clone(),
             l,
             r,
+            registry.rejections.clone(),
             stopped.clone(),
         )));
     }
@@ -251,13 +256,19 @@ async fn accept_loop(
     p: Arc<Params>,
     l: TcpListener,
     route: ClientRoute,
+    rejections: Arc<Rejections>,
     mut stop: watch::Receiver<bool>,
 ) {
+    let what = format!("route {:?}", route.name);
     loop {
         let (app, peer) = tokio::select! {
             r = l.accept() => match r {
                 Ok(x) => x,
-                Err(e) => { warn!(route = %route.name, "accept failed: {e}"); continue; }
+                // Out of descriptors: pause (the condition lasts), never spin.
+                Err(e) => tokio::select! {
+                    _ = limits::accept_failed(&rejections, &what, e) => continue,
+                    _ = stop.changed() => return,
+                },
             },
             _ = stop.changed() => return,
         };
@@ -265,7 +276,7 @@ async fn accept_loop(
             open_background(&engine, &p, &route, app, peer);
             continue;
         }
-        let warm = p.warm.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let warm = take_warm(&engine, &p);
         let opened = engine.with(|s, now| {
             // A warm connection that died meanwhile is refused: open without one.
             s.open_flow(now, warm, &route.name, route.class, None)
@@ -329,25 +340,57 @@ async fn tick_admission(engine: Arc<Engine>, mut stop: watch::Receiver<bool>) {
     }
 }
 
-/// Keeps `warm_pool` fresh, authenticated, unused connections ready.
-async fn keep_warm(engine: Arc<Engine>, p: Arc<Params>, mut stop: watch::Receiver<bool>) {
+/// A warm connection for a new flow, checked before use: established less than
+/// `warm_max_age_secs` ago, still known to the core, its socket without error or end of
+/// stream. Those that fail the check are closed (a replacement is opened by [`keep_warm`]).
+fn take_warm(engine: &Arc<Engine>, p: &Params) -> Option<ConnId> {
+    let max_age = Duration::from_secs(p.cfg.warm_max_age_secs);
     loop {
-        let have = {
+        let (conn, since) = p.warm.lock().unwrap_or_else(|e| e.into_inner()).pop()?;
+        if since.elapsed() < max_age && engine.connection_usable(conn) {
+            return Some(conn);
+        }
+        tracing::debug!(%conn, "warm connection stale or dead: not used");
+        engine.kill_connection(conn);
+        p.warm_taken.notify_one();
+    }
+}
+
+/// Keeps `warm_pool` fresh, authenticated, unused connections ready: those that died are
+/// forgotten, and one older than `warm_max_age_secs` is replaced (the new one first, then the
+/// old one is closed).
+async fn keep_warm(engine: Arc<Engine>, p: Arc<Params>, mut stop: watch::Receiver<bool>) {
+    let max_age = Duration::from_secs(p.cfg.warm_max_age_secs);
+    loop {
+        let (have, oldest) = {
             let mut w = p.warm.lock().unwrap_or_else(|e| e.into_inner());
             let live: Vec<ConnId> = engine.inspect(|s| s.connections().map(|(c, _)| c).collect());
-            w.retain(|c| live.contains(c));
-            w.len()
+            w.retain(|(c, _)| live.contains(c));
+            (w.len(), w.iter().map(|&(c, since)| (since, c)).min())
         };
-        if have < p.cfg.warm_pool {
+        let expired = oldest.filter(|(since, _)| since.elapsed() >= max_age);
+        if have < p.cfg.warm_pool || expired.is_some() {
             match open_conn(engine.clone(), p.clone(), None).await {
-                Some(c) => p.warm.lock().unwrap_or_else(|e| e.into_inner()).push(c),
+                Some(c) => {
+                    let mut w = p.warm.lock().unwrap_or_else(|e| e.into_inner());
+                    if let Some((_, old)) = expired {
+                        if let Some(i) = w.iter().position(|&(c, _)| c == old) {
+                            w.remove(i);
+                            engine.kill_connection(old);
+                        }
+                    }
+                    w.push((c, Instant::now()));
+                }
                 None => tokio::time::sleep(Duration::from_secs(1)).await,
             }
             continue;
         }
+        let next_expiry = oldest.map_or(Duration::from_secs(5), |(since, _)| {
+            max_age.saturating_sub(since.elapsed())
+        });
         tokio::select! {
             _ = p.warm_taken.notified() => {}
-            _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+            _ = tokio::time::sleep(next_expiry.min(Duration::from_secs(5))) => {}
             _ = stop.changed() => return,
         }
     }

@@ -291,6 +291,11 @@ pub struct ClientConfig {
     /// Fresh, never-used pool connections kept ready to save a handshake (default 0, at most 64).
     #[serde(default)]
     pub warm_pool: usize,
+    /// Seconds a warm connection may wait unused before it is replaced by a fresh one
+    /// (default 300, at least 1): a connection kept for long may have been accepted by a server
+    /// instance that is going away, or by a path that changed.
+    #[serde(default = "d_warm_max_age")]
+    pub warm_max_age_secs: u64,
     /// Address of the Prometheus text endpoint; none by default.
     pub metrics: Option<SocketAddr>,
     #[serde(default)]
@@ -335,17 +340,59 @@ pub struct ServerConfig {
     /// their target sockets closed, and the session forgotten (default 30, at least 1).
     #[serde(default = "d_session_timeout")]
     pub session_timeout_secs: u64,
+    /// Pool connections in their handshake at once (default 1024); when all places are taken, a
+    /// newcomer from a lighter address evicts the oldest of the heaviest address, or is closed
+    /// at once (`limits::Gate`). Each holds a file descriptor for at most `auth_timeout_secs`.
+    #[serde(default = "d_unauthenticated")]
+    pub max_unauthenticated: usize,
+    /// Pool connections in their handshake at once from one source address (default 128: a
+    /// client opening more flows than this within one handshake's time sees the excess closed
+    /// and retried after its backoff).
+    #[serde(default = "d_unauthenticated_per_address")]
+    pub max_unauthenticated_per_address: usize,
+    /// Seconds a new pool connection has to send its first message and complete the handshake
+    /// (default 5, at least 1; a client's own `handshake_timeout_secs` is separate).
+    #[serde(default = "d_auth_timeout")]
+    pub auth_timeout_secs: u64,
+    /// Live pool connections per session (default 4160 = `max_flows` + the largest warm pool:
+    /// one per active flow, as plain TCP would have); beyond, a connection is refused in the
+    /// handshake.
+    #[serde(default = "d_connections_per_session")]
+    pub max_connections_per_session: usize,
+    /// Bytes all sessions may hold in their buffers (sent and not yet acknowledged, received
+    /// and not yet delivered; metric `schedtcp_memory_bytes`) before new sessions and new flows
+    /// are refused (default 1 GiB). Flows already open keep their windows.
+    #[serde(default = "d_memory_budget")]
+    pub memory_budget_bytes: u64,
     #[serde(default)]
     pub tuning: Tuning,
     #[serde(rename = "route")]
     pub routes: Vec<ServerRoute>,
 }
 
+fn d_warm_max_age() -> u64 {
+    300
+}
 fn d_sessions() -> usize {
     64
 }
 fn d_session_timeout() -> u64 {
     30
+}
+fn d_unauthenticated() -> usize {
+    1024
+}
+fn d_unauthenticated_per_address() -> usize {
+    128
+}
+fn d_auth_timeout() -> u64 {
+    5
+}
+fn d_connections_per_session() -> usize {
+    4096 + 64
+}
+fn d_memory_budget() -> u64 {
+    1 << 30
 }
 
 fn check_names<'a>(names: impl Iterator<Item = &'a str>) -> Result<()> {
@@ -387,6 +434,9 @@ impl ClientConfig {
         if c.warm_pool > 64 {
             bail!("warm_pool is at most 64");
         }
+        if c.warm_max_age_secs == 0 {
+            bail!("warm_max_age_secs must be at least 1");
+        }
         c.tuning.core(c.policy)?;
         c.admission.core()?;
         Ok(c)
@@ -413,6 +463,15 @@ impl ServerConfig {
         if c.session_timeout_secs == 0 {
             bail!("session_timeout_secs must be at least 1");
         }
+        if c.max_unauthenticated == 0
+            || c.max_unauthenticated_per_address == 0
+            || c.max_connections_per_session == 0
+        {
+            bail!("max_unauthenticated, max_unauthenticated_per_address and max_connections_per_session must be at least 1");
+        }
+        if c.auth_timeout_secs == 0 {
+            bail!("auth_timeout_secs must be at least 1");
+        }
         c.tuning.core(c.policy)?;
         Ok(c)
     }
@@ -424,6 +483,10 @@ impl ServerConfig {
 
     pub fn session_timeout(&self) -> Duration {
         Duration::from_secs(self.session_timeout_secs)
+    }
+
+    pub fn auth_timeout(&self) -> Duration {
+        Duration::from_secs(self.auth_timeout_secs)
     }
 
     pub fn route(&self, name: &str) -> Option<&ServerRoute> {
@@ -478,6 +541,28 @@ listen = "127.0.0.1:8080"
             let msg = format!("{:#}", err.expect_err(want));
             assert!(msg.contains(want), "{msg:?} should mention {want:?}");
         }
+    }
+
+    /// The example configuration states the defaults of the bounds against hostile peers.
+    #[test]
+    fn the_example_server_config_states_the_default_caps() {
+        let example =
+            ServerConfig::from_toml(include_str!("../../schedtcp/examples/server.toml")).unwrap();
+        let d = ServerConfig::from_toml(
+            "listen = \"0.0.0.0:7000\"\nkey = \"0123456789abcdef\"\n[[route]]\nname = \"web\"\ntarget = \"127.0.0.1:80\"\n",
+        )
+        .unwrap();
+        let caps = |c: &ServerConfig| {
+            (
+                c.max_unauthenticated,
+                c.max_unauthenticated_per_address,
+                c.auth_timeout_secs,
+                c.max_connections_per_session,
+                c.memory_budget_bytes,
+            )
+        };
+        assert_eq!(caps(&example), caps(&d));
+        assert_eq!(d.max_connections_per_session, d.tuning.max_flows + 64);
     }
 
     #[test]

@@ -35,6 +35,11 @@ pub mod codes {
     pub const SHUTDOWN: u32 = 5;
     /// The session had no live pool connection for the server's `session_timeout_secs`.
     pub const SESSION_EXPIRED: u32 = 6;
+    /// The server's memory budget (`memory_budget_bytes`) was spent when the flow opened.
+    pub const OVERLOADED: u32 = 8;
+    /// The flow's connection reached a server instance that never saw the flow open (it
+    /// restarted, or forgot the session, while the flow was under way).
+    pub const UNKNOWN_FLOW: u32 = gtcp::RESET_UNKNOWN_FLOW;
 }
 
 /// How pool connections are kept alive and dead ones detected (see `[tuning]`).
@@ -54,6 +59,9 @@ impl Default for Liveness {
         }
     }
 }
+
+/// How a connection closed for a protocol violation is reported.
+const PROTOCOL_VIOLATION: &str = "protocol violation";
 
 /// Bytes read from a socket at once (and the most one application write hands over): the
 /// driver profile's application read.
@@ -175,6 +183,11 @@ pub struct Engine {
     pub(crate) idle: Notify,
     /// Woken whenever a pool connection starts or ends.
     pub(crate) conns_changed: Notify,
+    /// Woken when a writer took frames out of the session: readers paused on a full control
+    /// backlog ([`gtcp::session::caps::CONTROL_BACKLOG_PAUSE`]) look again.
+    ctrl_drained: Notify,
+    /// Where refusals are counted and their logging rate-limited (server).
+    rejections: std::sync::OnceLock<Arc<crate::limits::Rejections>>,
     invariant: Mutex<InvariantTally>,
     liveness: Liveness,
 }
@@ -203,9 +216,16 @@ impl Engine {
             label,
             idle: Notify::new(),
             conns_changed: Notify::new(),
+            ctrl_drained: Notify::new(),
+            rejections: std::sync::OnceLock::new(),
             invariant: Mutex::new(InvariantTally::default()),
             liveness,
         })
+    }
+
+    /// Counts protocol violations in `rejections` and logs them at its bounded rate.
+    pub fn set_rejections(&self, rejections: Arc<crate::limits::Rejections>) {
+        let _ = self.rejections.set(rejections);
     }
 
     /// Runs `f` on the session, then acts on the events it produced.
@@ -343,7 +363,19 @@ impl Engine {
             Ok(()) => {
                 warn!(session = %self.label, %conn, "pool connection closed by the peer mid-session")
             }
-            Err(e) => warn!(session = %self.label, %conn, "pool connection closed: {e}"),
+            Err(e) => match self.rejections.get() {
+                // (Server) a peer that breaks the protocol again and again is logged at a
+                // bounded rate.
+                Some(r) if e.to_string().starts_with(PROTOCOL_VIOLATION) => {
+                    r.record(crate::limits::Reject::Protocol, || {
+                        format!(
+                            "session {}: {conn}: pool connection closed: {e}",
+                            self.label
+                        )
+                    })
+                }
+                _ => warn!(session = %self.label, %conn, "pool connection closed: {e}"),
+            },
         }
         io.closing.store(true, Ordering::Release);
         io.ready.notify_one();
@@ -388,8 +420,9 @@ impl Engine {
         loop {
             if !buf.is_empty() {
                 self.with(|s, now| s.handle_input(now, conn, buf))
-                    .map_err(|e| anyhow::anyhow!("protocol violation: {e}"))?;
+                    .map_err(|e| anyhow::anyhow!("{PROTOCOL_VIOLATION}: {e}"))?;
             }
+            self.wait_control_backlog().await;
             buf.reserve(READ_CHUNK);
             // A live peer sends at least a keepalive every `keepalive`: silence this long
             // means the peer or the path is gone.
@@ -403,6 +436,22 @@ impl Engine {
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
                 Err(e) => return Err(e.into()),
             }
+        }
+    }
+
+    /// Backpressure on a peer that makes this side queue control frames (acknowledgements,
+    /// replies) faster than the writers send them: no more is read until the backlog is below
+    /// [`CONTROL_BACKLOG_PAUSE`](gtcp::session::caps::CONTROL_BACKLOG_PAUSE).
+    async fn wait_control_backlog(&self) {
+        use gtcp::session::caps::CONTROL_BACKLOG_PAUSE;
+        loop {
+            let drained = self.ctrl_drained.notified();
+            tokio::pin!(drained);
+            drained.as_mut().enable();
+            if self.inspect(|s| s.control_backlog()) < CONTROL_BACKLOG_PAUSE {
+                return;
+            }
+            drained.await;
         }
     }
 
@@ -434,6 +483,7 @@ impl Engine {
                     break;
                 }
                 let n = self.with(|s, now| s.poll_transmit(now, conn, &mut pending, self.poll_max));
+                self.ctrl_drained.notify_waiters();
                 if n == 0 {
                     idle = true;
                     continue;
@@ -604,6 +654,31 @@ impl Engine {
     pub fn kill_connection(&self, conn: ConnId) {
         if let Some(io) = lock(&self.conns).get(&conn) {
             let _ = socket2::SockRef::from(io.stream.as_ref()).shutdown(std::net::Shutdown::Both);
+        }
+    }
+
+    /// Whether pool connection `conn` may carry a new flow: the core still has it and its
+    /// socket has seen neither an error nor the peer's end (a warm connection is checked with
+    /// this before a flow takes it).
+    pub fn connection_usable(&self, conn: ConnId) -> bool {
+        if !self.inspect(|s| s.connections().any(|(c, _)| c == conn)) {
+            return false;
+        }
+        let Some(io) = lock(&self.conns).get(&conn).cloned() else {
+            return false;
+        };
+        if io.closing.load(Ordering::Acquire) {
+            return false;
+        }
+        let sock = socket2::SockRef::from(io.stream.as_ref());
+        if !matches!(sock.take_error(), Ok(None)) {
+            return false;
+        }
+        // The socket is non-blocking: nothing to read is `WouldBlock`; 0 bytes is the end.
+        let mut probe = [std::mem::MaybeUninit::<u8>::uninit(); 1];
+        match sock.peek(&mut probe) {
+            Ok(n) => n > 0,
+            Err(e) => e.kind() == std::io::ErrorKind::WouldBlock,
         }
     }
 

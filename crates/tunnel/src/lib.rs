@@ -18,6 +18,7 @@ pub mod backoff;
 pub mod client;
 pub mod config;
 pub mod engine;
+pub mod limits;
 pub mod loadgen;
 pub mod metrics;
 pub mod net;

@@ -6,7 +6,8 @@
 
 use std::fmt::Write as _;
 use std::net::SocketAddr;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
+use std::time::Duration;
 
 use anyhow::Context;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -14,6 +15,13 @@ use tokio::net::TcpListener;
 use tracing::info;
 
 use crate::engine::Engine;
+use crate::limits::{self, Budget, Gate, Reject, Rejections};
+
+/// Requests the metrics endpoint serves at once; beyond, a new connection is closed at once.
+pub const METRICS_CONNECTIONS: usize = 16;
+
+/// Time a metrics client has to send its request, and then to take the whole answer.
+pub const METRICS_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Upper bounds of the completion-time buckets, seconds.
 const BUCKETS: [f64; 14] = [
@@ -51,6 +59,12 @@ type Rows = Vec<(String, f64)>;
 #[derive(Default, Clone)]
 pub struct Registry {
     engines: Arc<std::sync::Mutex<Vec<Weak<Engine>>>>,
+    /// Refusals by reason (`schedtcp_rejected_total`), shared by everything in the process.
+    pub rejections: Arc<Rejections>,
+    /// (Server) the cap on connections in their handshake.
+    gate: Arc<OnceLock<Arc<Gate>>>,
+    /// (Server) the memory budget.
+    budget: Arc<OnceLock<Budget>>,
 }
 
 impl Registry {
@@ -58,6 +72,33 @@ impl Registry {
         let mut v = self.engines.lock().unwrap_or_else(|p| p.into_inner());
         v.retain(|w| w.strong_count() > 0);
         v.push(Arc::downgrade(e));
+    }
+
+    /// Shows the server's cap on unauthenticated connections (`schedtcp_unauthenticated_connections`).
+    pub fn set_gate(&self, gate: Arc<Gate>) {
+        let _ = self.gate.set(gate);
+    }
+
+    /// Sets the memory budget (`schedtcp_memory_budget_bytes`); see [`Registry::over_budget`].
+    pub fn set_budget(&self, bytes: u64) {
+        let _ = self.budget.set(Budget::new(bytes));
+    }
+
+    /// Bytes the sessions hold in buffers: handed over and not yet acknowledged, received and
+    /// not yet delivered (`schedtcp_memory_bytes`).
+    pub fn memory_bytes(&self) -> u64 {
+        self.live()
+            .iter()
+            .map(|e| e.inspect(|s| s.counters().send_buffered_bytes + s.recv_buffered_bytes()))
+            .sum()
+    }
+
+    /// Whether the sessions hold at least the memory budget (measured at most every
+    /// [`limits::MEMORY_REFRESH`]); never without a budget.
+    pub fn over_budget(&self) -> bool {
+        self.budget
+            .get()
+            .is_some_and(|b| b.held(|| self.memory_bytes()) >= b.budget)
     }
 
     fn live(&self) -> Vec<Arc<Engine>> {
@@ -88,6 +129,28 @@ impl Registry {
             "gauge",
             vec![(String::new(), engines.len() as f64)],
         );
+        counter(
+            "memory_bytes",
+            "Bytes held in the sessions' buffers (sent and not yet acknowledged, received and not yet delivered).",
+            "gauge",
+            vec![(String::new(), self.memory_bytes() as f64)],
+        );
+        if let Some(b) = self.budget.get() {
+            counter(
+                "memory_budget_bytes",
+                "Above this, new sessions and flows are refused (memory_budget_bytes).",
+                "gauge",
+                vec![(String::new(), b.budget as f64)],
+            );
+        }
+        if let Some(g) = self.gate.get() {
+            counter(
+                "unauthenticated_connections",
+                "Pool connections in their handshake.",
+                "gauge",
+                vec![(String::new(), g.occupied() as f64)],
+            );
+        }
         counter(
             "relayed_sockets",
             "Application (client) or target (server) sockets being relayed.",
@@ -296,6 +359,7 @@ impl Registry {
         for (name, help, rows) in conn_rows {
             counter(name, help, "gauge", rows);
         }
+        self.rejections.render(&mut out);
         let _ = writeln!(
             out,
             "# HELP schedtcp_flow_completion_seconds Time from a flow's opening to its close."
@@ -346,30 +410,46 @@ impl Registry {
         Ok(Some(bound))
     }
 
-    /// Answers every request on `listener` with the current values.
-    async fn serve(self, listener: TcpListener) -> anyhow::Result<()> {
+    /// Answers every request on `listener` with the current values, at most
+    /// [`METRICS_CONNECTIONS`] at once, each within [`METRICS_TIMEOUT`] to ask and as much to
+    /// take the answer. It survives every error: a failed `accept` pauses the loop
+    /// ([`limits::accept_failed`]).
+    async fn serve(self, listener: TcpListener) {
+        let slots = Arc::new(tokio::sync::Semaphore::new(METRICS_CONNECTIONS));
         loop {
-            let (mut sock, _) = listener.accept().await?;
+            let mut sock = match listener.accept().await {
+                Ok((sock, _)) => sock,
+                Err(e) => {
+                    limits::accept_failed(&self.rejections, "metrics endpoint", e).await;
+                    continue;
+                }
+            };
+            let Ok(slot) = slots.clone().try_acquire_owned() else {
+                self.rejections.record(Reject::MetricsConnections, || {
+                    format!("metrics endpoint: {METRICS_CONNECTIONS} requests already in progress; closing a new one")
+                });
+                continue;
+            };
             let reg = self.clone();
             tokio::spawn(async move {
+                let _slot = slot;
                 // Read (and ignore) the request head, at most 8 KiB.
                 let mut buf = vec![0u8; 8192];
-                let _ =
-                    tokio::time::timeout(std::time::Duration::from_secs(2), sock.read(&mut buf))
-                        .await;
+                let _ = tokio::time::timeout(METRICS_TIMEOUT, sock.read(&mut buf)).await;
                 let body = reg.render();
                 let head = format!(
                     "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                     body.len()
                 );
-                if let Err(e) = async {
+                let answer = async {
                     sock.write_all(head.as_bytes()).await?;
                     sock.write_all(body.as_bytes()).await?;
                     sock.shutdown().await
-                }
-                .await
-                {
-                    tracing::debug!("metrics client: {e}");
+                };
+                match tokio::time::timeout(METRICS_TIMEOUT, answer).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => tracing::debug!("metrics client: {e}"),
+                    Err(_) => tracing::debug!("metrics client too slow to take the answer"),
                 }
             });
         }

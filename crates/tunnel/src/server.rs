@@ -19,6 +19,7 @@ use crate::auth::HmacKey;
 use crate::client::drain;
 use crate::config::ServerConfig;
 use crate::engine::{codes, Engine, InvariantTally, Role};
+use crate::limits::{self, Gate, Reject, Ticket};
 use crate::metrics::Registry;
 use crate::net;
 
@@ -37,14 +38,28 @@ struct ServerRole(Arc<Params>);
 
 impl Role for ServerRole {
     fn flow_opened(&self, engine: &Arc<Engine>, flow: FlowId, route: String) {
+        let rejections = &self.0.registry.rejections;
         let Some(r) = self.0.cfg.route(&route).cloned() else {
             // The flow is reset, and the connection that opened it closes as soon as the reset
             // is through (it owes nothing more). Cutting it at once would lose the reset, and
-            // the client would open the flow again and again.
-            warn!(session = %engine.label, %flow, route = %route, "unknown route: resetting the flow; its connection closes");
+            // the client would open the flow again and again. The name is the peer's: logged
+            // escaped, so it cannot forge a line.
+            rejections.record(Reject::UnknownRoute, || {
+                format!("session {}: {flow}: unknown route {route:?}: resetting the flow; its connection closes", engine.label)
+            });
             let _ = engine.with(|s, now| s.reset(now, flow, codes::UNKNOWN_ROUTE));
             return;
         };
+        if self.0.registry.over_budget() {
+            rejections.record(Reject::MemoryBudget, || {
+                format!(
+                    "session {}: {flow}: memory budget of {} bytes spent: resetting the new flow",
+                    engine.label, self.0.cfg.memory_budget_bytes
+                )
+            });
+            let _ = engine.with(|s, now| s.reset(now, flow, codes::OVERLOADED));
+            return;
+        }
         let engine = engine.clone();
         let timeout = self.0.cfg.tuning.handshake_timeout();
         engine.register_flow(flow);
@@ -117,6 +132,11 @@ impl ServerHandle {
         t
     }
 
+    /// Refusals so far for one reason (as `schedtcp_rejected_total` shows them).
+    pub fn rejected(&self, why: Reject) -> u64 {
+        self.params.0.registry.rejections.count(why)
+    }
+
     /// Sessions currently served.
     pub fn sessions(&self) -> Vec<Arc<Engine>> {
         self.params
@@ -137,6 +157,11 @@ pub async fn start(cfg: ServerConfig, key: &[u8]) -> Result<ServerHandle> {
         .with_context(|| format!("binding {}", cfg.listen))?;
     let addr = listener.local_addr()?;
     info!(listen = %addr, policy = %cfg.policy, routes = cfg.routes.len(), "server");
+    match limits::raise_fd_limit() {
+        Ok(n) => debug!(limit = n, "open file descriptors"),
+        Err(e) => warn!("could not raise the open file limit: {e}"),
+    }
+    let gate = Gate::new(cfg.max_unauthenticated, cfg.max_unauthenticated_per_address);
     let p = Arc::new(Params {
         key: HmacKey::new(key),
         sessions: Mutex::new(HashMap::new()),
@@ -145,19 +170,38 @@ pub async fn start(cfg: ServerConfig, key: &[u8]) -> Result<ServerHandle> {
         stopping: AtomicBool::new(false),
         cfg,
     });
+    p.registry.set_gate(gate.clone());
+    p.registry.set_budget(p.cfg.memory_budget_bytes);
     let metrics = p.registry.start(p.cfg.metrics).await?;
     let (stop, mut stopped) = watch::channel(false);
     let pp = p.clone();
     let task = tokio::spawn(async move {
+        let rejections = pp.registry.rejections.clone();
         loop {
             let (stream, peer) = tokio::select! {
                 r = listener.accept() => match r {
                     Ok(x) => x,
-                    Err(e) => { warn!("accept failed: {e}"); continue; }
+                    Err(e) => {
+                        tokio::select! {
+                            _ = limits::accept_failed(&rejections, "server", e) => continue,
+                            _ = stopped.changed() => return,
+                        }
+                    }
                 },
                 _ = stopped.changed() => return,
             };
-            tokio::spawn(serve_conn(pp.clone(), stream, peer));
+            // Over the cap, the connection is closed at once (dropped): it never holds a
+            // descriptor for long.
+            match gate.enter(peer.ip()) {
+                Ok(ticket) => {
+                    tokio::spawn(serve_conn(pp.clone(), stream, peer, ticket));
+                }
+                Err(why) => rejections.record(why, || {
+                    format!(
+                        "{peer}: too many connections from this address in their handshake; closed"
+                    )
+                }),
+            }
         }
     });
     Ok(ServerHandle {
@@ -169,27 +213,43 @@ pub async fn start(cfg: ServerConfig, key: &[u8]) -> Result<ServerHandle> {
     })
 }
 
-async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr) {
+/// One pool connection: its handshake (within `auth_timeout_secs`, holding a place in the
+/// [`Gate`] until then), its admission, then its life in the session.
+async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr, ticket: Ticket) {
     let t = &p.cfg.tuning;
+    let rejections = &p.registry.rejections;
     if let Err(e) = net::tune(&stream, t.notsent_lowat, t.liveness().dead_peer) {
-        warn!(%peer, "socket options: {e:#}");
+        debug!(%peer, "socket options: {e:#}");
     }
-    let (auth, leftover) =
-        match net::server_handshake(&mut stream, &p.key, t.handshake_timeout()).await {
-            Ok(x) => x,
-            Err(e) => {
-                warn!(%peer, "pool connection refused: {e:#}");
-                return;
-            }
-        };
+    let handshake = tokio::select! {
+        r = net::server_handshake(&mut stream, &p.key, p.cfg.auth_timeout()) => r,
+        _ = ticket.evicted() => {
+            rejections.record(Reject::Unauthenticated, || {
+                format!("{peer}: handshake abandoned: {} newer connections waiting", p.cfg.max_unauthenticated)
+            });
+            return;
+        }
+    };
+    let (auth, leftover) = match handshake {
+        Ok(x) => x,
+        Err(e) => {
+            rejections.record(Reject::Handshake, || {
+                format!("{peer}: pool connection refused: {e:#}")
+            });
+            return;
+        }
+    };
     let engine = match admit(&p, &auth) {
         Ok(e) => e,
         Err(r) => {
-            warn!(%peer, "pool connection refused: {r}");
+            rejections.record(Reject::Refused, || {
+                format!("{peer}: pool connection refused: {r}")
+            });
             let _ = net::send_verdict(&mut stream, Verdict::Refused(r)).await;
             return;
         }
     };
+    drop(ticket);
     if let Err(e) = net::send_verdict(&mut stream, Verdict::Accepted).await {
         warn!(session = %engine.label, %peer, "pool connection lost in the handshake: {e:#}");
         engine.with(|s, now| s.connection_closed(now, auth.conn));
@@ -218,7 +278,7 @@ fn admit(
                 .values()
                 .filter(|e| e.live_connections() > 0)
                 .count();
-            if live >= p.cfg.max_sessions {
+            if live >= p.cfg.max_sessions || p.registry.over_budget() {
                 return Err(Refusal::TooManySessions);
             }
             let core = p
@@ -241,6 +301,7 @@ fn admit(
                 label,
                 p.cfg.tuning.liveness(),
             );
+            e.set_rejections(p.registry.rejections.clone());
             p.registry.add(&e);
             sessions.insert(auth.session, e.clone());
             tokio::spawn(expire_when_orphaned(p.clone(), auth.session, e.clone()));
@@ -248,6 +309,9 @@ fn admit(
         }
     };
     drop(sessions);
+    if engine.live_connections() >= p.cfg.max_connections_per_session {
+        return Err(Refusal::Unacceptable);
+    }
     let added = engine.with(|s, now| {
         match s.add_connection(auth.conn, auth.owner) {
             Err(gtcp::SessionError::AlreadyOwned { flow }) => {

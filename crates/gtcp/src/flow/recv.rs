@@ -1,11 +1,12 @@
 //! The receiving half of a flow: reassembly of frames that may arrive on any connection in any
 //! order, bounded by the credit this side grants.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 
 use super::send::INITIAL_CREDIT;
+use crate::session::caps::MAX_OOO_SEGMENTS;
 
 /// A peer broke the flow's rules; the connection that carried the frame is closed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -16,6 +17,8 @@ pub enum RecvError {
     BeyondFinal { end: u64, final_size: u64 },
     #[error("final size {got} contradicts {known}")]
     FinalSizeChanged { got: u64, known: u64 },
+    #[error("more than {MAX_OOO_SEGMENTS} out-of-order segments")]
+    TooManySegments,
 }
 
 /// Receiving half of one flow.
@@ -23,9 +26,16 @@ pub enum RecvError {
 /// `[0, read)` went to the application, `[read, received)` is contiguous and waits in `ready`,
 /// segments above `received` wait in `ooo`. Everything buffered lies below `credit`, which is at
 /// most `read + window`: the receiver's memory for a flow is bounded by its window.
+///
+/// Every stored byte is copied out of the frame it came in (`ready` is one buffer of this
+/// flow's own, `ooo` holds copies): a payload handed in by a driver is usually a slice of a
+/// read buffer of 256 KiB or more, and keeping such a slice would pin the whole buffer, so a
+/// peer sending one-byte segments could hold hundreds of times the window. Out-of-order segments
+/// are at most [`MAX_OOO_SEGMENTS`] (beyond: [`RecvError::TooManySegments`], a protocol
+/// error), so a flow holds at most its credit in bytes plus that many segments' bookkeeping.
 #[derive(Debug)]
 pub(crate) struct RecvStream {
-    ready: VecDeque<Bytes>,
+    ready: BytesMut,
     ooo: BTreeMap<u64, Bytes>,
     pub read: u64,
     pub received: u64,
@@ -37,7 +47,7 @@ pub(crate) struct RecvStream {
 impl RecvStream {
     pub fn new(window: u64) -> Self {
         Self {
-            ready: VecDeque::new(),
+            ready: BytesMut::new(),
             ooo: BTreeMap::new(),
             read: 0,
             received: 0,
@@ -63,23 +73,24 @@ impl RecvStream {
             }
         }
         let before = self.received;
-        self.insert_gaps(offset, data);
+        self.insert_gaps(offset, &data)?;
         while let Some(entry) = self.ooo.first_entry() {
             if *entry.key() != self.received {
                 break;
             }
             let chunk = entry.remove();
             self.received += chunk.len() as u64;
-            self.ready.push_back(chunk);
+            self.ready.extend_from_slice(&chunk);
         }
         Ok(self.received > before)
     }
 
-    /// Stores only the parts of `[offset, ..)` not already held.
-    fn insert_gaps(&mut self, mut offset: u64, mut data: Bytes) {
+    /// Stores (copies of) only the parts of `[offset, ..)` not already held: the next in-order
+    /// bytes go straight to `ready`, the rest to `ooo`.
+    fn insert_gaps(&mut self, mut offset: u64, mut data: &[u8]) -> Result<(), RecvError> {
         if offset < self.received {
             let skip = (self.received - offset).min(data.len() as u64);
-            data = data.slice(skip as usize..);
+            data = &data[skip as usize..];
             offset += skip;
         }
         while !data.is_empty() {
@@ -89,7 +100,7 @@ impl RecvStream {
                 let held_end = s + held.len() as u64;
                 if held_end > offset {
                     let skip = (held_end - offset).min(data.len() as u64);
-                    data = data.slice(skip as usize..);
+                    data = &data[skip as usize..];
                     offset += skip;
                     continue;
                 }
@@ -102,11 +113,20 @@ impl RecvStream {
                 .map_or(end, |(&s, _)| s);
             let n = (until - offset) as usize;
             if n > 0 {
-                self.ooo.insert(offset, data.slice(..n));
+                if offset == self.received {
+                    self.ready.extend_from_slice(&data[..n]);
+                    self.received += n as u64;
+                } else {
+                    if self.ooo.len() >= MAX_OOO_SEGMENTS {
+                        return Err(RecvError::TooManySegments);
+                    }
+                    self.ooo.insert(offset, Bytes::copy_from_slice(&data[..n]));
+                }
             }
-            data = data.slice(n..);
+            data = &data[n..];
             offset += n as u64;
         }
+        Ok(())
     }
 
     /// The peer's direction ends at `final_size`.
@@ -135,14 +155,17 @@ impl RecvStream {
 
     /// Up to `max` contiguous bytes for the application.
     pub fn read(&mut self, max: usize) -> Option<Bytes> {
-        let front = self.ready.front_mut()?;
-        let out = if front.len() <= max {
-            self.ready.pop_front()?
-        } else {
-            front.split_to(max)
-        };
+        if self.ready.is_empty() || max == 0 {
+            return None;
+        }
+        let out = self.ready.split_to(max.min(self.ready.len())).freeze();
         self.read += out.len() as u64;
         Some(out)
+    }
+
+    /// Bytes held for this flow (contiguous and out of order).
+    pub fn buffered(&self) -> u64 {
+        self.ready.len() as u64 + self.ooo.values().map(|b| b.len() as u64).sum::<u64>()
     }
 
     /// Whether every byte up to the final size has been read.
@@ -152,6 +175,13 @@ impl RecvStream {
 
     pub fn has_ready(&self) -> bool {
         !self.ready.is_empty()
+    }
+
+    /// One past the highest byte received (in order or not).
+    pub fn seen(&self) -> u64 {
+        self.ooo
+            .last_key_value()
+            .map_or(self.received, |(&s, b)| s + b.len() as u64)
     }
 
     /// Raises the credit to `read + window` (a window at least this flow's own, at most what the
@@ -174,7 +204,7 @@ impl RecvStream {
     }
 
     pub fn clear(&mut self) {
-        self.ready.clear();
+        self.ready = BytesMut::new();
         self.ooo.clear();
     }
 }

@@ -55,8 +55,9 @@ impl Session {
         conn: ConnId,
         frame: Frame,
     ) -> Result<(), ProtocolError> {
+        self.check_first_frame(now, conn, &frame);
         match frame {
-            Frame::Open(o) => self.on_open(conn, o),
+            Frame::Open(o) => self.on_open(now, conn, o),
             Frame::Data(d) => self.on_data(now, conn, d),
             Frame::Fin { flow, final_size } => self.on_fin(now, flow, final_size),
             Frame::Reset { flow, code } => self.on_reset(now, flow, code),
@@ -95,7 +96,7 @@ impl Session {
         }
     }
 
-    fn on_open(&mut self, conn: ConnId, o: OpenFrame) -> Result<(), ProtocolError> {
+    fn on_open(&mut self, now: Duration, conn: ConnId, o: OpenFrame) -> Result<(), ProtocolError> {
         if self.role == Role::Opener {
             return Err(ProtocolError::OpenFromAcceptor(o.flow));
         }
@@ -125,9 +126,23 @@ impl Session {
         if !f.owner().is_some_and(|c| self.conns.contains_key(&c)) {
             f.ownership = crate::flow::Ownership::Live(conn);
         }
-        f.ack_queued = true;
-        self.ctrl.push_back(o.flow);
+        if f.reset_code.is_some() {
+            // Reset here before its opening arrived (a driver resetting every flow): the
+            // reset answers the opening; an acknowledgement would never be sent (reset flows
+            // send none) and would keep the connection from saying `Done`.
+            self.wake(conn);
+            return Ok(());
+        }
+        // A repeated opening is confirmed by the acknowledgement already waiting, if one is:
+        // each flow waits in the control queue once.
+        if !f.ack_queued {
+            f.ack_queued = true;
+            self.ctrl.push_back(o.flow);
+        }
         if f.route.is_none() {
+            // The flow opens here now (it may have been created earlier, by its connection or
+            // by a frame that overtook its opening, when `now` was not known).
+            f.opened_at = now;
             f.route = Some(o.route.clone());
             f.class = o.class;
             self.counters.flows_opened += 1;
@@ -270,8 +285,7 @@ impl Session {
                 code: code | RESET_CONFIRM,
             });
         } else {
-            // Crossed resets: theirs confirms ours, and ours confirms theirs.
-            f.reset = Delivery::Confirmed;
+            self.crossed_or_repeated_reset(id);
         }
         self.wake_settled();
         self.maybe_close(now, id);

@@ -1,11 +1,13 @@
 //! Liveness of a session end: a peer's `GoAway` scoped to the server instance that sent it,
 //! keepalives on idle connections, and bounded bookkeeping of retired flow ids.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
 
 use bytes::BytesMut;
 
 use super::{Role, Session};
+use crate::flow::Delivery;
 use crate::ids::{ConnId, FlowId};
 use crate::wire::Frame;
 
@@ -15,12 +17,39 @@ use crate::wire::Frame;
 /// it that never arrived counts as retired, and frames about it get idempotent answers.
 pub const MAX_RETIRED_ABOVE: usize = 4096;
 
+/// Reset code of a flow whose connection reached an acceptor that never saw the flow open
+/// (a server restarted, or that forgot the session, while the flow was under way): the
+/// transfer cannot go on there, and the application sees a reset instead of a hang.
+pub const RESET_UNKNOWN_FLOW: u32 = 7;
+
+/// (Acceptor) Connections whose owner flow has not opened here, awaiting their first frame.
+/// An opening always goes first on its flow's own connection (the opener writes a
+/// connection's queued openings before anything else), so a first frame that is not that
+/// opening means the flow opened with another acceptor instance.
+#[derive(Debug, Default)]
+pub(crate) struct FirstFrames {
+    owners: BTreeMap<ConnId, FlowId>,
+}
+
 /// (Opener) A flow that lost its connection and was reset (by the driver, when no replacement
 /// could be established, or by the peer), with the reset settled: the peer has forgotten the
 /// flow or will answer about it from the frames themselves, so it can be forgotten here too
 /// without waiting for a connection that will never close cleanly.
 pub(crate) fn reset_settled_without_owner(f: &crate::flow::Flow) -> bool {
-    f.owner().is_none() && f.reset == crate::flow::Delivery::Confirmed
+    f.owner().is_none() && f.reset == Delivery::Confirmed
+}
+
+/// A reset of this side's own that the peer has not confirmed: the peer does not ask for it
+/// (it may wait for the flow's end, or take a reply about a forgotten flow for the end of a
+/// transfer that was in fact aborted), so the flow is kept until it is delivered, even with no
+/// connection left: the acceptor carries it on the next connection the opener opens, or the
+/// session expires (`session_timeout`).
+pub(crate) fn own_reset_unconfirmed(role: Role, f: &crate::flow::Flow) -> bool {
+    // The opener keeps its flows by their ownership instead (a flow that never had a
+    // connection is unknown to the peer, and its reset need not reach it).
+    role == Role::Acceptor
+        && f.reset_local
+        && matches!(f.reset, Delivery::Queued | Delivery::SentOn(_))
 }
 
 /// The connections a peer's `GoAway` concerns: the one it arrived on and every connection live
@@ -48,6 +77,34 @@ impl Session {
         let g = &self.peer_going_away.conns;
         let mut live = self.conns.keys().peekable();
         live.peek().is_some() && live.all(|c| g.contains(c))
+    }
+
+    /// (Acceptor) Connection `conn` was added for `owner`: if the flow has not opened here,
+    /// the connection's first frame must be its opening.
+    pub(crate) fn expect_opening(&mut self, conn: ConnId, owner: FlowId) {
+        if self.role == Role::Acceptor && self.flows.get(&owner).is_some_and(|f| f.route.is_none())
+        {
+            self.first_frames.owners.insert(conn, owner);
+        }
+    }
+
+    /// (Acceptor) Checks the first frame on a connection added for a flow that had not opened
+    /// here: anything but that flow's opening means the flow opened with another instance of
+    /// this side, and it is reset ([`RESET_UNKNOWN_FLOW`]).
+    pub(crate) fn check_first_frame(&mut self, now: Duration, conn: ConnId, frame: &Frame) {
+        let Some(owner) = self.first_frames.owners.remove(&conn) else {
+            return;
+        };
+        let opening = matches!(frame, Frame::Open(o) if o.flow == owner);
+        let unopened = self.flows.get(&owner).is_some_and(|f| f.route.is_none());
+        if !opening && unopened {
+            let _ = self.reset(now, owner, RESET_UNKNOWN_FLOW);
+        }
+    }
+
+    /// Forgets what [`expect_opening`](Self::expect_opening) recorded for a closed connection.
+    pub(crate) fn forget_first_frame(&mut self, conn: ConnId) {
+        self.first_frames.owners.remove(&conn);
     }
 
     /// A keepalive frame for an idle connection (the driver sends one when nothing else went
@@ -86,12 +143,27 @@ impl Session {
         self.wake_settled();
     }
 
+    /// A reset flow's `dropped` unsent bytes were promised by its own connection's virtual
+    /// queue first: that queue shrinks by them (what plain TCP would discard with the reset
+    /// connection's buffer) even while orphan debt exists. Left to the session-wide excess,
+    /// the drop ate the orphan debt instead — another flow's bytes, left behind by a dead
+    /// connection — and under `tcp` the reset flow's connection kept a queue only its own (reset)
+    /// flow may use: the other flow's bytes then had no connection to carry them and it
+    /// stalled for good (found by `resets_and_losses_leave_nothing_behind`).
+    pub(crate) fn forgive_reset_owner(&mut self, owner: Option<ConnId>, dropped: u64) {
+        let Some(c) = owner.and_then(|c| self.conns.get_mut(&c)) else {
+            return;
+        };
+        if dropped > 0 {
+            self.ledger.forgive(&mut c.counters, dropped);
+        }
+    }
+
     /// The peer reset the flow (or confirmed our reset): it knows the flow, and it drops
     /// whatever else it gets about it. An opening or end sent (or to be sent again) is settled — a reset flow
     /// gets no acknowledgement that would otherwise settle them, and its connection could
     /// never say `Done`.
     pub(crate) fn peer_reset_settles(&mut self, id: FlowId) {
-        use crate::flow::Delivery;
         let Some(f) = self.flows.get_mut(&id) else {
             return;
         };
@@ -105,6 +177,28 @@ impl Session {
                 Delivery::Queued => *d = Delivery::Confirmed,
                 _ => {}
             }
+        }
+    }
+
+    /// The peer reset flow `id` while a reset frame of ours about it is unsettled: our own
+    /// reset in flight or still queued (crossed resets), or the confirmation of the peer's
+    /// first copy of this reset still queued (the peer sent it again after losing a
+    /// connection). Theirs settles ours, and theirs gets a confirmation of its own: taking
+    /// ours for the confirmation would drop a queued one, and the peer would keep the flow and
+    /// the connection it re-sent the reset on waiting for it forever (the churn run's
+    /// leftover, issue 15).
+    pub(crate) fn crossed_or_repeated_reset(&mut self, id: FlowId) {
+        let Some(f) = self.flows.get_mut(&id) else {
+            return;
+        };
+        if let Delivery::SentOn(c) = f.reset {
+            self.settled.push(c);
+        }
+        if matches!(f.reset, Delivery::SentOn(_) | Delivery::Queued) {
+            f.reset = Delivery::Queued;
+            f.reset_local = false;
+            self.ctrl.push_back(id);
+            self.wake_ctrl();
         }
     }
 

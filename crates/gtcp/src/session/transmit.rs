@@ -67,6 +67,7 @@ impl Session {
         let mut opens = std::mem::take(&mut c.open_queue).into_iter();
         let mut header = 0usize;
         let mut payload = 0u64;
+        let mut open_blocked = false;
         for id in opens.by_ref() {
             let Some(f) = self.flows.get_mut(&id) else {
                 continue;
@@ -86,6 +87,9 @@ impl Session {
                 if let Some(c) = self.conns.get_mut(&conn) {
                     c.open_queue = rest;
                 }
+                // Nothing may overtake it: an acceptor takes a connection whose first frame is
+                // not its owner's opening for one opened with another instance of itself.
+                open_blocked = true;
                 break;
             }
             header += frame.encoded_len();
@@ -97,12 +101,14 @@ impl Session {
             Frame::GoAway.encode(out);
             header += 1;
         }
-        header += self.write_control(conn, out, limit);
-        let (data_header, data) = self.write_data(now, conn, out, limit);
-        header += data_header;
-        payload += data;
-        if out.len() < limit {
-            header += self.maybe_done(conn, out);
+        if !open_blocked {
+            header += self.write_control(conn, out, limit);
+            let (data_header, data) = self.write_data(now, conn, out, limit);
+            header += data_header;
+            payload += data;
+            if out.len() < limit {
+                header += self.maybe_done(conn, out);
+            }
         }
         if let Some(c) = self.conns.get_mut(&conn) {
             c.counters.header_bytes += header as u64;

@@ -174,6 +174,8 @@ pub enum ProtocolError {
     AckOfUnsentFin { flow: FlowId },
     #[error("more than {0} flows")]
     TooManyFlows(usize),
+    #[error("more than {0} flows named before they were opened")]
+    TooManyUnopened(usize),
     #[error("{0} is not a connection of this session")]
     UnknownConn(ConnId),
     #[error("data after Done on {0}")]

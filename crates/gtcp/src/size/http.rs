@@ -72,10 +72,12 @@ impl HttpResponseSizer {
                             let consumed = head_len - old;
                             self.offset += consumed as u64;
                             data = &data[consumed..];
-                            self.state = match content_length(&self.header[..head_len]) {
-                                Some(len) => State::Body {
-                                    end: start + head_len as u64 + len,
-                                },
+                            // A length the stream cannot reach (near u64::MAX) is no size.
+                            let end = content_length(&self.header[..head_len]).and_then(|len| {
+                                start.checked_add(head_len as u64)?.checked_add(len)
+                            });
+                            self.state = match end {
+                                Some(end) => State::Body { end },
                                 None => State::GaveUp,
                             };
                             if let State::Body { end } = self.state {
@@ -181,6 +183,23 @@ mod tests {
             s.feed(b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n"),
             None
         );
+    }
+
+    /// Issue 16: `start + head_len + len` overflowed for a Content-Length near u64::MAX (a
+    /// panic in debug builds, a wrong size in release ones); now the size is unknown.
+    #[test]
+    fn a_content_length_beyond_u64_gives_up_without_overflow() {
+        for len in [u64::MAX, u64::MAX - 10, u64::MAX - 60] {
+            let mut s = HttpResponseSizer::new();
+            let r1 = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+            assert_eq!(s.feed(r1), Some(r1.len() as u64));
+            let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {len}\r\n\r\n");
+            let fits = (r1.len() as u64)
+                .checked_add(head.len() as u64)
+                .and_then(|x| x.checked_add(len));
+            assert_eq!(s.feed(head.as_bytes()), fits);
+            assert_eq!(s.feed(b"more body bytes"), fits);
+        }
     }
 
     #[test]

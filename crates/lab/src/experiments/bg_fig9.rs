@@ -3,9 +3,10 @@
 //! (Fig. 9).
 
 use crate::experiments::bg_sim::{
-    mean, normalised_grid, Group, Params, Ratio, RunOut, Setup, StreamDef, POLICIES,
+    bg_flag, mean, normalised_grid, vs_vanilla_cells, Group, Params, Ratio, RunOut, Setup,
+    StreamDef,
 };
-use crate::experiments::{md_table, verdict};
+use crate::experiments::md_table;
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
 use serde::Serialize;
@@ -18,7 +19,7 @@ pub const SCENARIO: &str = include_str!("../../scenarios/bg-fig9.toml");
 
 /// Figure 8's network: route 1 = link 1 (short flows only, load ρ₁); routes 123, 2, 23 each
 /// carry a background class and short flows of the same load (0.2, 0.1, 0.1).
-fn three_links(p: &Params, rho1: f64) -> Setup {
+pub(crate) fn three_links(p: &Params, rho1: f64) -> Setup {
     let c = p.rate_bps;
     let s = |kind, from, to, load: f64, route| StreamDef {
         kind,
@@ -43,6 +44,14 @@ fn three_links(p: &Params, rho1: f64) -> Setup {
     }
 }
 
+/// One group per ρ1 of `p.loads`, each with Figure 8's network (k = 0).
+pub(crate) fn three_link_groups(p: &Params) -> Vec<Group> {
+    p.loads
+        .iter()
+        .map(|&r| (format!("rho1={r}"), 0, vec![(r, three_links(p, r))]))
+        .collect()
+}
+
 #[derive(Serialize)]
 struct RouteRow {
     rho1: f64,
@@ -55,25 +64,20 @@ struct RouteRow {
 
 pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let p = Params::load(ctx)?;
-    let groups: Vec<Group> = p
-        .loads
-        .iter()
-        .map(|&r| (format!("rho1={r}"), 0, vec![(r, three_links(&p, r))]))
-        .collect();
-    let (rows, _, outs) = normalised_grid(ctx, &p, &groups, None)?;
-    ctx.write_csv("bg-fig9-all.csv", &rows)?;
+    let groups = three_link_groups(&p);
+    let grid = normalised_grid(ctx, &p, &groups, None)?;
+    let rows = &grid.rows;
+    ctx.write_csv("bg-fig9-all.csv", rows)?;
     // Per-route ratios from the raw runs: jobs are group × policy × repeat.
     let mut route_rows = Vec::new();
-    let per_group = p.policies.len() * p.repeats;
     for (g, (_, _, setups)) in groups.iter().enumerate() {
         let (rho1, setup) = &setups[0];
-        let runs = &outs[g * per_group..(g + 1) * per_group];
-        let of = |k: usize| &runs[k * p.repeats..(k + 1) * p.repeats];
+        let of = |k: usize| grid.runs(g, k);
         for (i, sd) in setup.streams.iter().enumerate() {
             if sd.kind != StreamKind::Short {
                 continue;
             }
-            for (k, policy) in p.policies.iter().enumerate() {
+            for (k, (_, _, policy)) in grid.variants[g].iter().enumerate() {
                 let d = |r: &RunOut| r.mean_delay(Some(i));
                 let ratio = Ratio::of(of(k).iter().zip(of(0)).map(|(r, v)| (d(r), d(v))));
                 route_rows.push(RouteRow {
@@ -90,8 +94,9 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     ctx.write_csv("bg-fig9.csv", &route_rows)?;
     let routes = ["route1", "route123", "route2", "route23"];
     for &rho1 in &p.loads {
-        let series = POLICIES
+        let series = grid.variants[0]
             .iter()
+            .map(|v| &v.2)
             .filter_map(|pol| {
                 let pts: Vec<(f64, f64)> = routes
                     .iter()
@@ -103,7 +108,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                             .map(|q| (x as f64 + 1.0, q.norm_delay))
                     })
                     .collect();
-                (!pts.is_empty()).then(|| Series::markers(*pol, pts))
+                (!pts.is_empty()).then(|| Series::markers(pol, pts))
             })
             .collect();
         render_svg(
@@ -131,26 +136,15 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         &route_rows
             .iter()
             .map(|r| {
+                let [ratio, verdict] =
+                    vs_vanilla_cells(r.norm_delay, r.norm_delay_ci95, r.policy == "vanilla");
                 vec![
                     format!("{:.1}", r.rho1),
                     r.route.to_string(),
                     r.policy.clone(),
                     format!("{:.2}", r.delay_s),
-                    Ratio {
-                        mean: r.norm_delay,
-                        ci95: r.norm_delay_ci95,
-                    }
-                    .show(),
-                    if r.policy == "vanilla" {
-                        "–".into()
-                    } else {
-                        verdict(
-                            r.norm_delay - 1.0,
-                            r.norm_delay_ci95,
-                            "lower than vanilla",
-                            "higher than vanilla",
-                        )
-                    },
+                    ratio,
+                    verdict,
                 ]
             })
             .collect::<Vec<_>>(),
@@ -158,12 +152,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let bg: Vec<String> = rows
         .iter()
         .filter(|r| r.policy.starts_with("access"))
-        .map(|r| {
-            format!(
-                "{} at ρ1 = {:.1}: {:.3}",
-                r.policy, r.rho, r.bg_throughput_vs_arrived
-            )
-        })
+        .map(|r| format!("{} at ρ1 = {:.1}: {}", r.label, r.rho, bg_flag(r)))
         .collect();
     Ok(format!(
         "# bg-fig9 — paper 004, Figures 8 and 9 (three links)\n\n\

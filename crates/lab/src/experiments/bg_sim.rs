@@ -66,9 +66,9 @@ pub(crate) struct Params {
     pub mean_size_bytes: f64,
     /// Background arrival load of each class, bit/s.
     pub background_bps: f64,
-    /// Fixed M: at least this, and at least equation (27)'s critical value for the run's k
-    /// and loads.
-    pub fixed_m: u32,
+    /// The Ms `access-fixed` runs with, one variant each; 0 stands for equation (27)'s
+    /// critical M for the run's k and loads ([`critical_m`]).
+    pub fixed_ms: Vec<u32>,
     /// The adaptive loop's memory and step period, seconds (the core's defaults are 60 and
     /// 15).
     pub adaptive_window_s: f64,
@@ -105,7 +105,10 @@ impl Params {
             p.mean_size_bytes >= 1.0 && p.background_bps > 0.0,
             "mean_size_bytes and background_bps must be positive"
         );
-        check_param!(p.fixed_m >= 1, "fixed_m must be >= 1");
+        check_param!(
+            !p.fixed_ms.is_empty() && p.fixed_ms.iter().all(|&m| m <= 1024),
+            "fixed_ms must list Ms in 0..=1024 (0: equation (27)'s critical M)"
+        );
         check_param!(
             p.adaptive_window_s > 0.0 && p.adaptive_period_s > 0.0,
             "the adaptive window and period must be positive"
@@ -184,7 +187,14 @@ pub(crate) fn critical_m(k: usize, rho: f64, rho_b: f64) -> u32 {
     if free <= 0.0 {
         return 64;
     }
-    ((k as f64 * rho_b / free).floor() as u32 + 1).clamp(1, 64)
+    // M* within rounding of an integer is that integer (1 − 0.6 − 0.3 is not 0.1 in binary).
+    let m = k as f64 * rho_b / free;
+    let m = if (m - m.round()).abs() < 1e-9 {
+        m.round()
+    } else {
+        m
+    };
+    (m.floor() as u32 + 1).clamp(1, 64)
 }
 
 fn policy(p: &Params, name: &str, fixed_m: u32) -> anyhow::Result<BgPolicy> {
@@ -421,6 +431,11 @@ pub(crate) struct Row {
     pub group: String,
     pub rho: f64,
     pub policy: String,
+    /// The policy with its fixed M, if any (`access-fixed M=4`; `(27)` marks equation
+    /// (27)'s critical M).
+    pub label: String,
+    /// M of `access-fixed` (0 otherwise).
+    pub fixed_m: u32,
     pub repeats: usize,
     /// Mean short-flow delay, seconds (mean over repeats).
     pub delay_s: f64,
@@ -437,6 +452,8 @@ pub(crate) struct Row {
     pub bg_throughput_ratio: f64,
     /// Background goodput over the load that actually arrived in the run.
     pub bg_throughput_vs_arrived: f64,
+    /// Whether that is within 5% of 1: the class carries what its arrival load asks.
+    pub bg_within_5pct: bool,
     /// Mean M (access control), summed over the background classes: the slots in total.
     pub mean_m: f64,
     /// Short flows unfinished at the end (censored), summed over repeats.
@@ -448,15 +465,41 @@ pub(crate) struct Row {
 /// A group of setups sharing a label: `(label, k, [(ρ, setup)])`.
 pub(crate) type Group = (String, usize, Vec<(f64, Setup)>);
 
-/// Runs every group × load × policy × repeat and normalises by vanilla. `stream` selects
-/// the short streams whose delay counts (`None`: all).
+/// A variant of a setup: the policy, its fixed M (0 if none), its label.
+pub(crate) type Variant = (String, u32, String);
+
+/// What [`normalised_grid`] ran: the normalised rows and, per setup (groups' setups in
+/// order), its variants and their runs.
+pub(crate) struct Grid {
+    pub rows: Vec<Row>,
+    pub variants: Vec<Vec<Variant>>,
+    pub outs: Vec<RunOut>,
+    pub repeats: usize,
+}
+
+impl Grid {
+    /// The runs (one per repeat) of setup `setup`'s variant `variant`.
+    pub fn runs(&self, setup: usize, variant: usize) -> &[RunOut] {
+        let start: usize = self.variants[..setup]
+            .iter()
+            .map(|v| v.len() * self.repeats)
+            .sum::<usize>()
+            + variant * self.repeats;
+        &self.outs[start..start + self.repeats]
+    }
+}
+
+/// Runs every group × load × variant × repeat and normalises by vanilla (the first
+/// variant). `stream` selects the short streams whose delay counts (`None`: all).
 pub(crate) fn normalised_grid(
     ctx: &Context,
     p: &Params,
     groups: &[Group],
     stream: Option<usize>,
-) -> anyhow::Result<(Vec<Row>, Vec<Job>, Vec<RunOut>)> {
+) -> anyhow::Result<Grid> {
     let mut jobs = Vec::new();
+    // Per setup, in order: its variants (policy, fixed M, label).
+    let mut variants_of: Vec<Vec<Variant>> = Vec::new();
     for (_, k, setups) in groups {
         for (rho, setup) in setups {
             let rho_b: f64 = setup
@@ -466,39 +509,57 @@ pub(crate) fn normalised_grid(
                 .map(|s| s.bps)
                 .fold(0.0, f64::max)
                 / p.rate_bps;
-            let fixed_m = p.fixed_m.max(critical_m(*k, *rho, rho_b));
+            let critical = critical_m(*k, *rho, rho_b);
+            let mut variants: Vec<Variant> = Vec::new();
             for policy in &p.policies {
+                if policy != "access-fixed" {
+                    variants.push((policy.clone(), 0, policy.clone()));
+                    continue;
+                }
+                for &m in &p.fixed_ms {
+                    let (m, mark) = if m == 0 || m == critical {
+                        (critical, " (27)")
+                    } else {
+                        (m, "")
+                    };
+                    if !variants.iter().any(|v| v.0 == *policy && v.1 == m) {
+                        variants.push((policy.clone(), m, format!("{policy} M={m}{mark}")));
+                    }
+                }
+            }
+            for (policy, fixed_m, _) in &variants {
                 for repeat in 0..p.repeats {
                     jobs.push(Job {
                         setup: setup.clone(),
                         policy: policy.clone(),
-                        fixed_m,
+                        fixed_m: (*fixed_m).max(1),
                         repeat,
                     });
                 }
             }
+            variants_of.push(variants);
         }
     }
     let outs = run_jobs(ctx, p, &jobs)?;
     let mut rows = Vec::new();
     let mut i = 0;
+    let mut setup_index = 0;
     for (label, _, setups) in groups {
         for (rho, setup) in setups {
+            let variants = &variants_of[setup_index];
+            setup_index += 1;
             let nominal: f64 = setup
                 .streams
                 .iter()
                 .filter(|s| s.kind == StreamKind::Background)
                 .map(|s| s.bps)
                 .sum();
-            let per_policy: Vec<&[RunOut]> = p
-                .policies
-                .iter()
-                .enumerate()
-                .map(|(k, _)| &outs[i + k * p.repeats..i + (k + 1) * p.repeats])
+            let per_variant: Vec<&[RunOut]> = (0..variants.len())
+                .map(|k| &outs[i + k * p.repeats..i + (k + 1) * p.repeats])
                 .collect();
-            let vanilla = per_policy[0];
-            for (k, policy) in p.policies.iter().enumerate() {
-                let runs = per_policy[k];
+            let vanilla = per_variant[0];
+            for (k, (policy, fixed_m, variant)) in variants.iter().enumerate() {
+                let runs = per_variant[k];
                 let delay = |r: &RunOut| r.mean_delay(stream);
                 let active = |r: &RunOut| r.bg_active.iter().sum::<f64>();
                 let nd = Ratio::of(runs.iter().zip(vanilla).map(|(r, v)| (delay(r), delay(v))));
@@ -510,10 +571,13 @@ pub(crate) fn normalised_grid(
                 let rate: Vec<f64> = runs.iter().map(|r| r.bg_rate_bps.iter().sum()).collect();
                 let arrived: Vec<f64> =
                     runs.iter().map(|r| r.bg_arrived_bps.iter().sum()).collect();
+                let vs_arrived = mean(&rate) / mean(&arrived);
                 rows.push(Row {
                     group: label.clone(),
                     rho: *rho,
                     policy: policy.clone(),
+                    label: variant.clone(),
+                    fixed_m: *fixed_m,
                     repeats: runs.len(),
                     delay_s: mean(&runs.iter().map(delay).collect::<Vec<_>>()),
                     norm_delay: nd.mean,
@@ -528,7 +592,8 @@ pub(crate) fn normalised_grid(
                             .collect::<Vec<_>>(),
                     ),
                     bg_throughput_ratio: mean(&rate) / nominal,
-                    bg_throughput_vs_arrived: mean(&rate) / mean(&arrived),
+                    bg_throughput_vs_arrived: vs_arrived,
+                    bg_within_5pct: (0.95..=1.05).contains(&vs_arrived),
                     mean_m: mean(
                         &runs
                             .iter()
@@ -540,10 +605,15 @@ pub(crate) fn normalised_grid(
                     refused: runs.iter().map(|r| r.refused).sum(),
                 });
             }
-            i += p.policies.len() * p.repeats;
+            i += variants.len() * p.repeats;
         }
     }
-    Ok((rows, jobs, outs))
+    Ok(Grid {
+        rows,
+        variants: variants_of,
+        outs,
+        repeats: p.repeats,
+    })
 }
 
 /// One plot per group of `rows`: `y(row)` against ρ, a line per policy.
@@ -558,14 +628,14 @@ pub(crate) fn plot_rows(
 ) -> anyhow::Result<()> {
     use crate::plot::{render_svg, LinePlot, Series};
     let mut series = Vec::new();
-    for policy in POLICIES {
+    for label in labels(rows) {
         let pts: Vec<(f64, f64)> = rows
             .iter()
-            .filter(|r| r.group == group && r.policy == policy)
+            .filter(|r| r.group == group && series_label(r) == label)
             .map(|r| (r.rho, y(r)))
             .collect();
         if !pts.is_empty() {
-            series.push(Series::line(policy, pts));
+            series.push(Series::line(&label, pts));
         }
     }
     render_svg(
@@ -580,21 +650,87 @@ pub(crate) fn plot_rows(
     )
 }
 
+/// The variants of `rows` (policy and fixed M), in order of first appearance; `access-fixed`
+/// with equation (27)'s M is one label whatever that M is at each load.
+pub(crate) fn labels(rows: &[Row]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in rows {
+        let l = series_label(r);
+        if !out.contains(&l) {
+            out.push(l);
+        }
+    }
+    out
+}
+
+/// A row's line in plots: its label, except that equation (27)'s M, which varies with the
+/// load, is one line.
+pub(crate) fn series_label(r: &Row) -> String {
+    if r.label.ends_with("(27)") {
+        format!("{} M=(27)", r.policy)
+    } else {
+        r.label.clone()
+    }
+}
+
+/// The two table cells of a ratio to a baseline: `mean ± ci95` and its verdict against 1
+/// (`below` / `above` beyond the interval), or "–" for the baseline itself.
+pub(crate) fn ratio_cells(
+    mean: f64,
+    ci95: f64,
+    baseline: bool,
+    below: &str,
+    above: &str,
+) -> [String; 2] {
+    [
+        Ratio { mean, ci95 }.show(),
+        if baseline {
+            "–".into()
+        } else {
+            crate::experiments::verdict(mean - 1.0, ci95, below, above)
+        },
+    ]
+}
+
+/// [`ratio_cells`] of a delay normalised by vanilla's ("lower" / "higher than vanilla").
+pub(crate) fn vs_vanilla_cells(mean: f64, ci95: f64, vanilla: bool) -> [String; 2] {
+    ratio_cells(
+        mean,
+        ci95,
+        vanilla,
+        "lower than vanilla",
+        "higher than vanilla",
+    )
+}
+
+/// Whether a row carries what its class's arrival load asks, as a table cell.
+pub(crate) fn bg_flag(r: &Row) -> String {
+    format!(
+        "{:.3}{}",
+        r.bg_throughput_vs_arrived,
+        if r.bg_within_5pct {
+            ""
+        } else {
+            " **NOT within 5%**"
+        }
+    )
+}
+
 /// The markdown table of `rows`.
 pub(crate) fn rows_table(rows: &[Row]) -> String {
     let body: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
+            let [ratio, verdict] =
+                vs_vanilla_cells(r.norm_delay, r.norm_delay_ci95, r.policy == "vanilla");
             vec![
                 r.group.clone(),
                 format!("{:.2}", r.rho),
-                r.policy.clone(),
+                r.label.clone(),
                 format!("{:.2}", r.delay_s),
-                Ratio {
-                    mean: r.norm_delay,
-                    ci95: r.norm_delay_ci95,
-                }
-                .show(),
+                ratio,
+                verdict,
+                bg_flag(r),
                 format!("{:.2}", r.active),
                 Ratio {
                     mean: r.norm_active,
@@ -602,7 +738,6 @@ pub(crate) fn rows_table(rows: &[Row]) -> String {
                 }
                 .show(),
                 format!("{:.2}", r.present),
-                format!("{:.3}", r.bg_throughput_ratio),
                 if r.mean_m.is_finite() {
                     format!("{:.1}", r.mean_m)
                 } else {
@@ -619,10 +754,11 @@ pub(crate) fn rows_table(rows: &[Row]) -> String {
             "policy",
             "short delay (s)",
             "delay / vanilla (95% CI)",
+            "delay verdict",
+            "bg goodput / arrived",
             "active bg",
             "active / vanilla",
             "bg present",
-            "bg rate / load",
             "mean M",
             "censored/refused",
         ],
@@ -633,6 +769,203 @@ pub(crate) fn rows_table(rows: &[Row]) -> String {
 /// The row of `group`, `rho` (nearest), `policy`.
 pub(crate) fn find<'a>(rows: &'a [Row], group: &str, rho: f64, policy: &str) -> Option<&'a Row> {
     rows.iter()
-        .filter(|r| r.group == group && r.policy == policy)
+        .filter(|r| r.group == group && (r.policy == policy || r.label == policy))
         .min_by(|a, b| (a.rho - rho).abs().total_cmp(&(b.rho - rho).abs()))
+}
+
+/// Upper edges of the per-size delay bins, bytes (the last bin is open): finer where the
+/// paper's Fig. 6 draws its lines (100 kB, 1 MB), coarser than its 50 kB bins so that each
+/// bin holds enough flows per run for a paired ratio.
+pub(crate) const SIZE_EDGES: [u64; 9] = [
+    50_000, 100_000, 250_000, 500_000, 1_000_000, 2_000_000, 3_000_000, 5_000_000, 8_000_000,
+];
+
+/// The bin of `size` (index into [`SIZE_EDGES`], or its length for the open last bin).
+pub(crate) fn size_bin(size: u64) -> usize {
+    SIZE_EDGES
+        .iter()
+        .position(|&e| size < e)
+        .unwrap_or(SIZE_EDGES.len())
+}
+
+/// A bin's label, `[lo, hi)` in kB or MB.
+pub(crate) fn bin_label(bin: usize) -> String {
+    let show = |b: u64| {
+        if b >= 1_000_000 {
+            format!("{} MB", b as f64 / 1e6)
+        } else {
+            format!("{} kB", b / 1000)
+        }
+    };
+    let lo = if bin == 0 { 0 } else { SIZE_EDGES[bin - 1] };
+    match SIZE_EDGES.get(bin) {
+        Some(&hi) => format!("[{}, {})", show(lo), show(hi)),
+        None => format!("≥ {}", show(lo)),
+    }
+}
+
+/// One per-size row: the mean delay of the short flows of `stream` (all if `None`) whose
+/// size falls in `bin`, normalised by vanilla's same bin on the same sample path (the same
+/// seed gives the same short flows under every policy), mean and 95% interval over repeats.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct BinRow {
+    pub group: String,
+    pub rho: f64,
+    pub label: String,
+    pub bin: usize,
+    pub sizes: String,
+    /// Flows in the bin, summed over repeats.
+    pub flows: usize,
+    pub delay_s: f64,
+    pub norm_delay: f64,
+    pub norm_delay_ci95: f64,
+}
+
+/// The per-size rows of setup `setup` (index into the grid) for every variant.
+pub(crate) fn size_rows(
+    grid: &Grid,
+    setup: usize,
+    group: &str,
+    rho: f64,
+    stream: Option<usize>,
+) -> Vec<BinRow> {
+    let bins = SIZE_EDGES.len() + 1;
+    let per_bin = |r: &RunOut| -> Vec<(f64, usize)> {
+        let mut sum = vec![(0.0, 0usize); bins];
+        for &(s, size, d) in &r.short {
+            if stream.is_none_or(|i| i == s) {
+                let b = &mut sum[size_bin(size)];
+                b.0 += d;
+                b.1 += 1;
+            }
+        }
+        sum.into_iter()
+            .map(|(t, n)| (if n > 0 { t / n as f64 } else { f64::NAN }, n))
+            .collect()
+    };
+    let vanilla: Vec<Vec<(f64, usize)>> = grid.runs(setup, 0).iter().map(per_bin).collect();
+    let mut rows = Vec::new();
+    for (k, v) in grid.variants[setup].iter().enumerate() {
+        let runs: Vec<Vec<(f64, usize)>> = grid.runs(setup, k).iter().map(per_bin).collect();
+        for bin in 0..bins {
+            let pairs = runs
+                .iter()
+                .zip(&vanilla)
+                .map(|(r, v)| (r[bin].0, v[bin].0))
+                .filter(|(a, b)| a.is_finite() && b.is_finite());
+            let ratio = Ratio::of(pairs);
+            let delays: Vec<f64> = runs
+                .iter()
+                .map(|r| r[bin].0)
+                .filter(|d| d.is_finite())
+                .collect();
+            rows.push(BinRow {
+                group: group.to_string(),
+                rho,
+                label: v.2.clone(),
+                bin,
+                sizes: bin_label(bin),
+                flows: runs.iter().map(|r| r[bin].1).sum(),
+                delay_s: mean(&delays),
+                norm_delay: ratio.mean,
+                norm_delay_ci95: ratio.ci95,
+            });
+        }
+    }
+    rows
+}
+
+/// A plot of `rows` (one setup): normalised delay per size bin (x = the bin's upper edge in
+/// MB, the open bin at twice the last edge), a line per variant.
+pub(crate) fn plot_bins(
+    ctx: &Context,
+    rows: &[BinRow],
+    file: &str,
+    title: &str,
+) -> anyhow::Result<()> {
+    use crate::plot::{render_svg, LinePlot, Series};
+    let x = |bin: usize| {
+        SIZE_EDGES
+            .get(bin)
+            .map_or(2.0 * SIZE_EDGES[SIZE_EDGES.len() - 1] as f64, |&e| e as f64)
+            / 1e6
+    };
+    let mut names: Vec<&str> = Vec::new();
+    for r in rows {
+        if !names.contains(&r.label.as_str()) {
+            names.push(&r.label);
+        }
+    }
+    let series = names
+        .iter()
+        .map(|n| {
+            Series::line(
+                *n,
+                rows.iter()
+                    .filter(|r| r.label == *n)
+                    .map(|r| (x(r.bin), r.norm_delay))
+                    .collect(),
+            )
+        })
+        .collect();
+    render_svg(
+        &LinePlot {
+            title: title.into(),
+            x_label: "short-flow size, upper edge of the bin (MB)".into(),
+            y_label: "delay / vanilla's, same bin".into(),
+            log_x: true,
+            series,
+            ..Default::default()
+        },
+        &ctx.path(file),
+    )
+}
+
+/// The markdown table of per-size rows.
+pub(crate) fn bins_table(rows: &[BinRow]) -> String {
+    crate::experiments::md_table(
+        &[
+            "group",
+            "ρ",
+            "policy",
+            "sizes",
+            "flows",
+            "delay (s)",
+            "delay / vanilla (95% CI)",
+            "verdict",
+        ],
+        &rows
+            .iter()
+            .map(|r| {
+                let [ratio, verdict] =
+                    vs_vanilla_cells(r.norm_delay, r.norm_delay_ci95, r.label == "vanilla");
+                vec![
+                    r.group.clone(),
+                    format!("{:.2}", r.rho),
+                    r.label.clone(),
+                    r.sizes.clone(),
+                    r.flows.to_string(),
+                    format!("{:.2}", r.delay_s),
+                    ratio,
+                    verdict,
+                ]
+            })
+            .collect::<Vec<_>>(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Equation (27): the least M strictly above M* = k ρ_b / (1 − ρ − ρ_b), also when M* is
+    /// an integer that floating point misses by an ulp.
+    #[test]
+    fn critical_m_is_the_least_m_above_equation_27() {
+        assert_eq!(critical_m(1, 0.6, 0.3), 4); // M* = 3 exactly
+        assert_eq!(critical_m(1, 0.65, 0.3), 7); // M* = 6
+        assert_eq!(critical_m(1, 0.2, 0.3), 1); // M* = 0.6
+        assert_eq!(critical_m(2, 0.5, 0.3), 4); // M* = 3
+        assert_eq!(critical_m(0, 0.65, 0.3), 1);
+    }
 }

@@ -99,6 +99,7 @@ impl Params {
                     limit: self.path.buffer_bytes,
                 },
                 other_queue: QueueConfig::DropTailPackets { limit: 100_000 },
+                ecn_mark_packets: None,
             },
             tcp: self.tcp.clone(),
             workload: WorkloadConfig::List { flows },
@@ -111,6 +112,7 @@ impl Params {
                 },
                 ..self.gtcp.clone()
             },
+            perturb: Default::default(),
         }
     }
 }

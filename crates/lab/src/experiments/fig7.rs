@@ -1,7 +1,7 @@
 //! Paper 000, Figure 7: distribution of the number of active flows per policy.
 
 use crate::experiments::section62::{
-    active_batch_means, active_distribution, describe, legend, run_all, Cfg, Params,
+    active_batch_means, active_distribution, describe, legend, run_all, Cfg, Params, AA_LABEL,
 };
 use crate::experiments::{md_table, mean_ci, verdict};
 use crate::plot::{render_svg, LinePlot, Series};
@@ -210,7 +210,11 @@ Paper 000: SRPT and FAIR minimise the number of active connections; LAS is bette
 tcp but worse than SRPT and FAIR (size-awareness matters).\n\n\
 ## Ours\n\n{t}\n\
 Ordered by E[N]: schedtcp: {o_s}; gtcp-ideal: {o_i}.\n\n\
-* schedtcp SRPT: {v_s}; FAIR: {v_f}; LAS: {v_l}. A verdict needs the 95% interval of \
+Each flow's transfer time is its mean over {reps} repeats of the sample path under \
+independent perturbations (host jitter up to {jit} ns per packet); `tcp (A/A)` is tcp under \
+{reps} other perturbations, compared with tcp like every policy: {v_aa}.\n\n\
+* schedtcp SRPT: {v_s}; FAIR: {v_f}; LAS: {v_l}. gtcp-ideal SRPT: {v_is}; FAIR: {v_if}; \
+LAS: {v_il}. A verdict needs the 95% interval of \
 the paired difference to exclude 0: each run's arrival window is cut into {batches} batches, \
 and the batch means of a configuration are paired with `tcp`'s on the same sample path \
 ({nb} pairs).\n\
@@ -222,6 +226,12 @@ connections in loss recovery).\n\n\
         dur = p.duration_s,
         o_s = order("schedtcp"),
         o_i = order("gtcp-ideal"),
+        reps = p.repeats,
+        jit = p.jitter_ns,
+        v_aa = verdict(AA_LABEL),
+        v_is = verdict("gtcp-ideal/srpt"),
+        v_if = verdict("gtcp-ideal/fair"),
+        v_il = verdict("gtcp-ideal/las"),
         v_s = verdict("schedtcp/srpt"),
         v_f = verdict("schedtcp/fair"),
         v_l = verdict("schedtcp/las"),

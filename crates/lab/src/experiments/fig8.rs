@@ -1,7 +1,10 @@
 //! Paper 000, Figure 8: distribution of flow transfer times per policy.
 
-use crate::experiments::section62::{describe, legend, quantile, run_all, transfers, Cfg, Params};
-use crate::experiments::{logspace, md_table};
+use crate::experiments::repeats::{paired_diff, per_repeat};
+use crate::experiments::section62::{
+    describe, legend, quantile, run_all, transfers, Cfg, Params, AA_LABEL,
+};
+use crate::experiments::{logspace, md_table, verdict};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
 use serde::Serialize;
@@ -23,6 +26,12 @@ struct Quantiles {
     p75_s: f64,
     p90_s: f64,
     p99_s: f64,
+    /// Median and 90th percentile minus tcp's, paired by repeat, with the 95% half-width
+    /// over the repeats (each repeat's quantile over its flows pooled over runs).
+    median_diff_s: f64,
+    median_diff_ci_s: f64,
+    p90_diff_s: f64,
+    p90_diff_ci_s: f64,
 }
 
 #[derive(Serialize)]
@@ -49,10 +58,25 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             v
         })
         .collect();
+    let q_of = |k: usize, q: f64| {
+        per_repeat(&out[k], |v| {
+            let mut t: Vec<f64> = v.iter().map(|x| x.1).collect();
+            t.sort_by(f64::total_cmp);
+            quantile(&t, q)
+        })
+    };
+    let (med_tcp, p90_tcp) = (q_of(0, 0.5), q_of(0, 0.9));
     let qs: Vec<Quantiles> = cfgs
         .iter()
         .zip(&sorted)
-        .map(|(c, v)| Quantiles {
+        .enumerate()
+        .map(|(k, (c, v))| (k, c, v, paired_diff(&q_of(k, 0.5), &med_tcp)))
+        .map(|(k, c, v, (md, mh))| (c, v, md, mh, paired_diff(&q_of(k, 0.9), &p90_tcp)))
+        .map(|(c, v, md, mh, (pd, ph))| Quantiles {
+            median_diff_s: md,
+            median_diff_ci_s: mh,
+            p90_diff_s: pd,
+            p90_diff_ci_s: ph,
             label: c.label.clone(),
             flows: v.len(),
             mean_s: v.iter().sum::<f64>() / v.len().max(1) as f64,
@@ -143,6 +167,8 @@ fn summary(p: &Params, cfgs: &[Cfg], sorted: &[Vec<f64>], qs: &[Quantiles], xs: 
                 format!("{:.3}", q.median_s),
                 format!("{:.2}", q.p90_s),
                 format!("{:.2}", q.p99_s),
+                format!("{:+.3} ± {:.3}", q.median_diff_s, q.median_diff_ci_s),
+                format!("{:+.2} ± {:.2}", q.p90_diff_s, q.p90_diff_ci_s),
             ]
         })
         .collect();
@@ -155,6 +181,8 @@ fn summary(p: &Params, cfgs: &[Cfg], sorted: &[Vec<f64>], qs: &[Quantiles], xs: 
             "median",
             "90th pct",
             "99th pct",
+            "median − tcp's (95% CI)",
+            "90th pct − tcp's (95% CI)",
         ],
         &rows,
     );
@@ -183,22 +211,46 @@ fn summary(p: &Params, cfgs: &[Cfg], sorted: &[Vec<f64>], qs: &[Quantiles], xs: 
                 format!("falls below tcp's from t ≈ {x:.1} s on")
             })
     };
+    let v = |label: &str| match qs.iter().find(|q| q.label == label) {
+        Some(q) => format!(
+            "median {}, 90th percentile {}",
+            verdict(q.median_diff_s, q.median_diff_ci_s, "shorter", "longer"),
+            verdict(q.p90_diff_s, q.p90_diff_ci_s, "shorter", "longer")
+        ),
+        None => "not run".into(),
+    };
     format!(
         "# {NAME}: paper 000, Figure 8 (distribution of transfer times)\n\n\
 {desc}\n\n\
-Transfer time = arrival to complete delivery at the destination application, pooled over \
-runs (flows that did not finish within the drain time are left out).\n\n\
+Transfer time = arrival to complete delivery at the destination application, each flow \
+averaged over the repeats, pooled over runs (flows that did not finish in every repeat are \
+left out). Every sample path ran {reps} times under independent perturbations (host \
+jitter up to {jit} ns per packet); `tcp (A/A)` is tcp again under {reps} other \
+perturbations. Intervals: each repeat's quantile (flows pooled over runs) minus tcp's in \
+the same repeat, 95% over the repeats; \"shorter\"/\"longer\" only when the interval \
+excludes 0.\n\n\
 Paper 000: SRPT and FAIR outperform LAS and tcp regardless of the transfer duration; LAS \
 improves the transfer time of short flows, but for flows that last more than 6 s it is less \
 efficient than tcp.\n\n\
 ## Ours\n\n{t}\n\
+* Against tcp beyond the repeats' noise: A/A {v_aa}; schedtcp SRPT {v_s}; FAIR {v_f}; LAS \
+{v_l}; gtcp-ideal SRPT {v_is}; FAIR {v_if}; LAS {v_il}.\n\
 * schedtcp: the CDF of SRPT is {d_s}; FAIR: {d_f}; LAS: {d_l}.\n\
 * gtcp-ideal: SRPT {d_is}; FAIR {d_if}; LAS {d_il}.\n\
 * LAS against tcp: under schedtcp its CDF {c_l}; under gtcp-ideal it {c_il}.\n\
 * Why the measured curves fall short of the paper's picture where they do: see `table2` \
-(head-of-line blocking behind connections in loss recovery with NewReno, per-flow windows).\n\n\
+(head-of-line blocking behind connections in loss recovery, per-flow windows).\n\n\
 ![schedtcp](fig8_schedtcp.svg)\n\n![gtcp-ideal](fig8_ideal.svg)\n",
         desc = describe(p),
+        reps = p.repeats,
+        jit = p.jitter_ns,
+        v_aa = v(AA_LABEL),
+        v_s = v("schedtcp/srpt"),
+        v_f = v("schedtcp/fair"),
+        v_l = v("schedtcp/las"),
+        v_is = v("gtcp-ideal/srpt"),
+        v_if = v("gtcp-ideal/fair"),
+        v_il = v("gtcp-ideal/las"),
         d_s = dominates("schedtcp/srpt"),
         d_f = dominates("schedtcp/fair"),
         d_l = dominates("schedtcp/las"),

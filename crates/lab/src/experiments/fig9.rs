@@ -1,7 +1,10 @@
 //! Paper 000, Figure 9: transfer time against flow size, and its dispersion per size.
 
-use crate::experiments::section62::{describe, legend, quantile, run_all, Cfg, Params, RunOut};
-use crate::experiments::{logspace, md_table};
+use crate::experiments::repeats::{paired_diff, per_repeat};
+use crate::experiments::section62::{
+    describe, legend, quantile, run_all, Cfg, Params, RunOut, AA_LABEL,
+};
+use crate::experiments::{logspace, md_table, verdict};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
 use serde::Serialize;
@@ -32,6 +35,18 @@ struct Bin {
     spread: f64,
     /// p90 − p10, seconds.
     abs_spread_s: f64,
+}
+
+/// Dispersion of the larger half of the sizes minus tcp's, paired by repeat.
+#[derive(Serialize)]
+struct SpreadDiff {
+    label: String,
+    /// Mean p90/p10 per size bin minus tcp's, and the 95% half-width over repeats.
+    rel_diff: f64,
+    rel_diff_ci: f64,
+    /// Mean p90 − p10 per size bin minus tcp's, s.
+    abs_diff_s: f64,
+    abs_diff_ci_s: f64,
 }
 
 /// Only bins with at least this many flows enter the dispersion summary.
@@ -98,6 +113,51 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         }
     }
     ctx.write_csv("fig9_dispersion.csv", &bins)?;
+    // The dispersion of the larger half of the sizes in each repeat, minus tcp's in the
+    // same repeat: relative and absolute, mean and 95% half-width over the repeats.
+    let spread_reps = |k: usize, abs: bool| {
+        per_repeat(&out[k], |v| {
+            let per_bin: Vec<f64> = edges
+                .windows(2)
+                .filter_map(|w| {
+                    let mut t: Vec<f64> = v
+                        .iter()
+                        .filter(|x| (x.0 as f64) >= w[0] && (x.0 as f64) < w[1])
+                        .map(|x| x.1)
+                        .collect();
+                    (t.len() >= MIN_BIN).then(|| {
+                        t.sort_by(f64::total_cmp);
+                        let (a, b) = (quantile(&t, 0.1), quantile(&t, 0.9));
+                        if abs {
+                            b - a
+                        } else {
+                            b / a.max(1e-9)
+                        }
+                    })
+                })
+                .collect();
+            let big = &per_bin[per_bin.len() / 2..];
+            big.iter().sum::<f64>() / big.len().max(1) as f64
+        })
+    };
+    let (rel_tcp, abs_tcp) = (spread_reps(0, false), spread_reps(0, true));
+    let diffs: Vec<SpreadDiff> = cfgs
+        .iter()
+        .enumerate()
+        .skip(1)
+        .map(|(k, c)| {
+            let (rel, rel_ci) = paired_diff(&spread_reps(k, false), &rel_tcp);
+            let (abs, abs_ci) = paired_diff(&spread_reps(k, true), &abs_tcp);
+            SpreadDiff {
+                label: c.label.clone(),
+                rel_diff: rel,
+                rel_diff_ci: rel_ci,
+                abs_diff_s: abs,
+                abs_diff_ci_s: abs_ci,
+            }
+        })
+        .collect();
+    ctx.write_csv("fig9_spread_vs_tcp.csv", &diffs)?;
     for (i, (c, v)) in cfgs.iter().zip(&pts).enumerate() {
         let file = format!("fig9_{}.svg", file_name(c));
         let mut series = vec![Series::dots(
@@ -127,14 +187,14 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             &ctx.path(&file),
         )?;
     }
-    Ok(summary(&p, &cfgs, &bins))
+    Ok(summary(&p, &cfgs, &bins, &diffs))
 }
 
 fn file_name(c: &Cfg) -> String {
     c.label.replace('/', "_").replace([' ', '(', ')'], "")
 }
 
-fn summary(p: &Params, cfgs: &[Cfg], bins: &[Bin]) -> String {
+fn summary(p: &Params, cfgs: &[Cfg], bins: &[Bin], diffs: &[SpreadDiff]) -> String {
     // Mean spread over well-populated bins, and over the upper half of the sizes; relative
     // (p90/p10) or absolute (p90 − p10).
     let spread = |label: &str, big_only: bool, abs: bool| {
@@ -180,21 +240,29 @@ fn summary(p: &Params, cfgs: &[Cfg], bins: &[Bin]) -> String {
         .iter()
         .map(|c| format!("![{}](fig9_{}.svg)\n\n", c.label, file_name(c)))
         .collect();
-    let cmp = |label: &str| {
-        let (a, n) = spread(label, true, false);
-        let (b, _) = spread("tcp", true, false);
-        let (x, _) = spread(label, true, true);
-        let (y, _) = spread("tcp", true, true);
-        if n == 0 {
-            return "not run".to_string();
-        }
-        let word = |less: bool| if less { "smaller" } else { "**not** smaller" };
-        format!(
-            "relative {} than tcp's ({a:.2} vs {b:.2}), absolute {} ({x:.2} s vs {y:.2} s)",
-            word(a < b),
-            word(x < y)
+    let cmp =
+        |label: &str| {
+            let (a, n) = spread(label, true, false);
+            let (b, _) = spread("tcp", true, false);
+            let (x, _) = spread(label, true, true);
+            let (y, _) = spread("tcp", true, true);
+            let Some(d) = diffs.iter().find(|d| d.label == label) else {
+                return "not run".to_string();
+            };
+            if n == 0 {
+                return "no size bin with enough flows".to_string();
+            }
+            format!(
+            "relative {} ({a:.2} vs tcp's {b:.2}; paired difference {:+.2} ± {:.2}), absolute {} \
+({x:.2} s vs {y:.2} s; {:+.2} ± {:.2} s)",
+            verdict(d.rel_diff, d.rel_diff_ci, "smaller than tcp's", "larger than tcp's"),
+            d.rel_diff,
+            d.rel_diff_ci,
+            verdict(d.abs_diff_s, d.abs_diff_ci_s, "smaller", "larger"),
+            d.abs_diff_s,
+            d.abs_diff_ci_s
         )
-    };
+        };
     format!(
         "# {NAME}: paper 000, Figure 9 (transfer time against size)\n\n\
 {desc}\n\n\
@@ -204,10 +272,14 @@ percentile of the transfer times (1 = flows of the same size all take the same t
 Paper 000: as the size grows, the dispersion grows under LAS and tcp and stays much smaller \
 under SRPT and FAIR: size-aware policies also make transfer times predictable.\n\n\
 ## Ours\n\n{t}\n\
+Verdicts: each repeat's dispersion (flows pooled over runs) minus tcp's in the same repeat, \
+95% interval over the {reps} repeats (host jitter up to {jit} ns per packet); \"smaller\" or \
+\"larger\" only when it excludes 0. `tcp (A/A)` is tcp under {reps} other perturbations: \
+{c_aa}.\n\n\
 * Dispersion of the larger flows under schedtcp: SRPT {c_s}; FAIR {c_f}; LAS {c_l}.\n\
 * Under gtcp-ideal: SRPT {c_is}; FAIR {c_if}; LAS {c_il}.\n\
 * Reading the plots: under tcp the cloud has two bands, flows that finished without a \
-retransmission timeout and flows that waited for one (NewReno without SACK). Under the \
+retransmission timeout and flows that waited for one. Under the \
 size-aware policies most flows sit far below tcp's median, but some small flows take \
 seconds: their bytes rode on another flow's connection that was in loss recovery, and the \
 destination could not deliver them before that connection's hole was filled (head-of-line \
@@ -215,6 +287,9 @@ blocking, see `table2`). The paper's testbed, with a different TCP and loss patt
 shows a tighter cloud; here predictability is what losses take away first.\n\n\
 {figs}",
         desc = describe(p),
+        reps = p.repeats,
+        jit = p.jitter_ns,
+        c_aa = cmp(AA_LABEL),
         c_s = cmp("schedtcp/srpt"),
         c_f = cmp("schedtcp/fair"),
         c_l = cmp("schedtcp/las"),

@@ -9,9 +9,12 @@ pub mod bg_fig2;
 pub mod bg_fig3;
 pub mod bg_fig4;
 pub mod bg_fig5;
+pub mod bg_fig6;
 pub mod bg_fig7;
+pub mod bg_fig8;
 pub mod bg_fig9;
 pub(crate) mod bg_sim;
+pub mod bg_testbed;
 pub mod bg_theorem5;
 pub mod fig6;
 pub mod fig7;
@@ -20,9 +23,11 @@ pub mod fig9;
 pub mod fluid_table2;
 pub mod nonintrusive;
 pub mod ns3_crosscheck;
+pub(crate) mod repeats;
 pub mod run2c_fig1;
 pub mod run2c_fig2;
 pub mod run2c_sim;
+pub mod run2c_testbed;
 pub(crate) mod section62;
 pub mod table2;
 pub mod table2_buffers;
@@ -88,7 +93,7 @@ pub(crate) fn logspace(a: f64, b: f64, n: usize) -> Vec<f64> {
 
 /// Student's t quantile for a two-sided 95% interval with `df` degrees of freedom (table for
 /// small df, normal beyond).
-pub(crate) fn t95(df: usize) -> f64 {
+pub fn t95(df: usize) -> f64 {
     const T: [f64; 30] = [
         12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
@@ -103,7 +108,7 @@ pub(crate) fn t95(df: usize) -> f64 {
 
 /// Mean of `v` and the half-width of its 95% confidence interval (Student's t; NaN for
 /// fewer than two values).
-pub(crate) fn mean_ci(v: &[f64]) -> (f64, f64) {
+pub fn mean_ci(v: &[f64]) -> (f64, f64) {
     let n = v.len();
     if n == 0 {
         return (f64::NAN, f64::NAN);

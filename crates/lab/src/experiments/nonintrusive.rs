@@ -50,6 +50,8 @@ impl Params {
         section62::Params {
             seed: self.seed,
             runs: self.runs,
+            repeats: 1,
+            jitter_ns: 0,
             threads: self.threads,
             duration_s: self.duration_s,
             drain_s: 0.0,

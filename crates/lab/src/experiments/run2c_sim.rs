@@ -118,17 +118,17 @@ impl Params {
 
 /// One flow's outcome.
 #[derive(Debug, Clone)]
-struct FlowRow {
-    setting: &'static str,
-    discipline: &'static str,
-    size_packets: u64,
+pub(crate) struct FlowRow {
+    pub(crate) setting: &'static str,
+    pub(crate) discipline: &'static str,
+    pub(crate) size_packets: u64,
     /// Completion time (last byte acknowledged − arrival), if the flow completed.
-    delay_s: Option<f64>,
+    pub(crate) delay_s: Option<f64>,
 }
 
 impl FlowRow {
     /// Flow-level throughput: payload bits over completion time (kbit/s).
-    fn kbps(&self, mss: u64) -> Option<f64> {
+    pub(crate) fn kbps(&self, mss: u64) -> Option<f64> {
         self.delay_s
             .filter(|&x| x > 0.0)
             .map(|x| (self.size_packets * mss * 8) as f64 / x / 1e3)
@@ -183,7 +183,7 @@ fn collect(
 }
 
 /// Mean, maximum and count of completed delays of flows of exactly `n` packets.
-fn by_size(flows: &[&FlowRow], n: u64) -> Option<(f64, f64, usize)> {
+pub(crate) fn by_size(flows: &[&FlowRow], n: u64) -> Option<(f64, f64, usize)> {
     let d: Vec<f64> = flows
         .iter()
         .filter(|f| f.size_packets == n)
@@ -198,7 +198,7 @@ fn by_size(flows: &[&FlowRow], n: u64) -> Option<(f64, f64, usize)> {
 }
 
 /// Mean completion time of completed flows with `lo ≤ size ≤ hi` packets.
-fn mean_delay(flows: &[&FlowRow], lo: u64, hi: u64) -> Option<f64> {
+pub(crate) fn mean_delay(flows: &[&FlowRow], lo: u64, hi: u64) -> Option<f64> {
     let d: Vec<f64> = flows
         .iter()
         .filter(|f| (lo..=hi).contains(&f.size_packets))
@@ -208,24 +208,24 @@ fn mean_delay(flows: &[&FlowRow], lo: u64, hi: u64) -> Option<f64> {
 }
 
 #[derive(Serialize)]
-struct ShortRow {
-    setting: &'static str,
-    discipline: &'static str,
-    size_packets: u64,
-    flows: usize,
-    mean_delay_s: f64,
-    max_delay_s: f64,
+pub(crate) struct ShortRow {
+    pub(crate) setting: &'static str,
+    pub(crate) discipline: &'static str,
+    pub(crate) size_packets: u64,
+    pub(crate) flows: usize,
+    pub(crate) mean_delay_s: f64,
+    pub(crate) max_delay_s: f64,
 }
 
 #[derive(Serialize)]
-struct ThroughputRow {
-    setting: &'static str,
-    discipline: &'static str,
-    bin_lo_packets: u64,
-    bin_hi_packets: u64,
-    flows: usize,
-    mean_kbps: f64,
-    sd_kbps: f64,
+pub(crate) struct ThroughputRow {
+    pub(crate) setting: &'static str,
+    pub(crate) discipline: &'static str,
+    pub(crate) bin_lo_packets: u64,
+    pub(crate) bin_hi_packets: u64,
+    pub(crate) flows: usize,
+    pub(crate) mean_kbps: f64,
+    pub(crate) sd_kbps: f64,
 }
 
 #[derive(Serialize)]
@@ -243,7 +243,7 @@ struct RunRow {
     max_delay_7_packets_s: Option<f64>,
 }
 
-const BIN_EDGES: [u64; 9] = [1, 4, 13, 20, 40, 100, 300, 1000, 5001];
+pub(crate) const BIN_EDGES: [u64; 9] = [1, 4, 13, 20, 40, 100, 300, 1000, 5001];
 
 pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let p: Params = ctx.params()?;

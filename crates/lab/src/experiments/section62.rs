@@ -23,8 +23,6 @@ use sim::tcp::TcpConfig;
 use sim::time::as_secs;
 use sim::topology::DumbbellConfig;
 use sim::workload::{SizeDist, SizeUnit, SourcePick, WorkloadConfig};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 /// Paper 000's workload: Poisson arrivals, Lomax sizes `P(S > x) = (1 + cx)^(−α)` in
 /// bytes, offered load `λ E[S] / C`.
@@ -71,6 +69,16 @@ pub(crate) struct Params {
     pub seed: u64,
     /// Independent runs (sample paths).
     pub runs: usize,
+    /// Repeats of every sample path under independent perturbations (`sim::scenario::
+    /// Perturbation`, seeds `1..=repeats`); each flow's transfer time is averaged over
+    /// them. With `repeats >= 2`, `tcp` also runs under `repeats` further perturbations
+    /// (the A/A configuration `tcp (A/A)`): the noise floor of every comparison.
+    #[serde(default = "one")]
+    pub repeats: usize,
+    /// Largest per-packet processing jitter of the hosts' access links under the repeats'
+    /// perturbations, ns (0: no perturbation).
+    #[serde(default)]
+    pub jitter_ns: u64,
     /// Worker threads.
     pub threads: usize,
     /// Flows arrive in `[0, duration_s)`.
@@ -117,6 +125,10 @@ pub(crate) struct Params {
     pub gtcp: GtcpConfig,
 }
 
+fn one() -> usize {
+    1
+}
+
 impl Params {
     /// Parses and checks the scenario.
     pub fn load(ctx: &Context) -> anyhow::Result<Self> {
@@ -127,6 +139,12 @@ impl Params {
     /// these).
     pub fn checked(p: Params) -> anyhow::Result<Self> {
         check_param!(p.runs >= 1, "runs must be >= 1");
+        check_param!(p.repeats >= 1, "repeats must be >= 1");
+        check_param!(
+            p.repeats == 1 || p.jitter_ns > 0,
+            "repeats = {} needs jitter_ns > 0 (otherwise every repeat is the same run)",
+            p.repeats
+        );
         check_param!(p.threads >= 1, "threads must be >= 1");
         check_param!(
             p.duration_s.is_finite() && p.duration_s > 0.0,
@@ -227,6 +245,9 @@ impl Params {
     /// The configurations run: `tcp` first, then each driver with each policy.
     pub fn configs(&self) -> Vec<Cfg> {
         let mut v = vec![Cfg::new(DriverKind::Tcp, "tcp", false)];
+        if self.repeats >= 2 {
+            v.push(Cfg::aa());
+        }
         for d in &self.drivers {
             let kind = if d == "schedtcp" {
                 DriverKind::Schedtcp
@@ -267,8 +288,15 @@ impl Params {
         q
     }
 
-    /// The simulator scenario of run `run` under `cfg`.
+    /// The simulator scenario of run `run` under `cfg` (its first repeat).
     pub fn scenario(&self, run: usize, cfg: &Cfg) -> Scenario {
+        self.scenario_rep(run, 0, cfg)
+    }
+
+    /// The simulator scenario of run `run`, repeat `rep`, under `cfg`: the sample path is
+    /// the run's seed; the perturbation's seed is `rep + 1` (the A/A configuration:
+    /// `repeats + rep + 1`, perturbations no other configuration sees).
+    pub fn scenario_rep(&self, run: usize, rep: usize, cfg: &Cfg) -> Scenario {
         let mut gtcp = GtcpConfig {
             policy: cfg.policy.clone(),
             ..self.gtcp.clone()
@@ -295,6 +323,7 @@ impl Params {
                     limit: self.path.buffer_bytes,
                 },
                 other_queue: QueueConfig::DropTailPackets { limit: 100_000 },
+                ecn_mark_packets: None,
             },
             tcp: self.tcp.clone(),
             workload: WorkloadConfig::Poisson {
@@ -313,6 +342,10 @@ impl Params {
                 active_sample_period_s: None,
             },
             gtcp,
+            perturb: sim::scenario::Perturbation {
+                host_jitter_ns: self.jitter_ns,
+                seed: (rep + 1 + if cfg.is_aa() { self.repeats } else { 0 }) as u64,
+            },
         }
     }
 
@@ -324,6 +357,9 @@ impl Params {
         }
     }
 }
+
+/// Label of the A/A configuration.
+pub(crate) const AA_LABEL: &str = "tcp (A/A)";
 
 /// One configuration: a driver and a policy.
 #[derive(Debug, Clone, Serialize)]
@@ -355,6 +391,19 @@ impl Cfg {
             core_buffers,
         }
     }
+
+    /// `tcp (A/A)`: plain TCP on the same sample paths under other perturbations.
+    pub fn aa() -> Self {
+        Cfg {
+            label: AA_LABEL.to_string(),
+            ..Self::new(DriverKind::Tcp, "tcp", false)
+        }
+    }
+
+    /// The A/A configuration: `tcp` under perturbations no other configuration sees.
+    pub fn is_aa(&self) -> bool {
+        self.kind == DriverKind::Tcp && self.label == AA_LABEL
+    }
 }
 
 /// What one flow did.
@@ -362,8 +411,11 @@ impl Cfg {
 pub(crate) struct FlowOut {
     pub size: u64,
     pub arrival_s: f64,
-    /// Transfer time seen by the destination application, if it completed.
+    /// Transfer time seen by the destination application, averaged over the repeats, if
+    /// it completed in every repeat.
     pub transfer_s: Option<f64>,
+    /// Transfer time in each repeat (`None`: not completed in that repeat).
+    pub reps: Vec<Option<f64>>,
 }
 
 /// What one run of one configuration produced.
@@ -381,73 +433,59 @@ pub(crate) struct RunOut {
     /// Distance to the `tcp` run of the same sample path (if measured).
     pub distance: Option<InjectionDistance>,
     pub fingerprint: u64,
+    /// Repeats merged into this one (counters are summed over them).
+    pub repeats: usize,
 }
 
-/// Runs every configuration on every run's sample path, `threads` runs at a time.
-/// Returns `[configuration][run]`.
+/// Runs every configuration on every run's sample path, each `repeats` times under
+/// independent perturbations, `threads` (run, repeat) pairs at a time. Returns
+/// `[configuration][run]`, each flow averaged over the repeats
+/// ([`crate::experiments::repeats::merge`]).
 pub(crate) fn run_all(ctx: &Context, p: &Params, cfgs: &[Cfg]) -> anyhow::Result<Vec<Vec<RunOut>>> {
-    let pb = ctx.progress((p.runs * cfgs.len()) as u64, "runs x configurations");
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Vec<Option<RunOut>>>> = Mutex::new(vec![vec![None; p.runs]; cfgs.len()]);
-    let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
-    std::thread::scope(|s| {
-        for _ in 0..p.threads.min(p.runs) {
-            s.spawn(|| loop {
-                let r = next.fetch_add(1, Ordering::SeqCst);
-                if r >= p.runs || failure.lock().map(|f| f.is_some()).unwrap_or(true) {
-                    return;
-                }
-                match run_one(p, r, cfgs, || pb.inc(1)) {
-                    Ok(outs) => {
-                        if let Ok(mut res) = results.lock() {
-                            for (k, o) in outs.into_iter().enumerate() {
-                                res[k][r] = Some(o);
-                            }
-                        }
-                    }
-                    Err(e) => {
-                        if let Ok(mut f) = failure.lock() {
-                            f.get_or_insert(e);
-                        }
-                        return;
-                    }
-                }
-            });
-        }
-    });
+    let reps = p.repeats.max(1);
+    let pb = ctx.progress(
+        (p.runs * reps * cfgs.len()) as u64,
+        "runs x repeats x configurations",
+    );
+    let jobs = crate::experiments::parallel_map(
+        p.runs * reps,
+        p.threads,
+        |j| run_one(p, j / reps, j % reps, cfgs, || pb.inc(1)),
+        || {},
+    )?;
     pb.finish_and_clear();
-    if let Some(e) = failure
-        .into_inner()
-        .map_err(|_| anyhow!("a worker panicked"))?
-    {
-        return Err(e);
+    // jobs[run * reps + rep][cfg] -> [cfg][run][rep]
+    let mut by: Vec<Vec<Vec<RunOut>>> = vec![vec![Vec::with_capacity(reps); p.runs]; cfgs.len()];
+    for (j, outs) in jobs.into_iter().enumerate() {
+        for (k, o) in outs.into_iter().enumerate() {
+            by[k][j / reps].push(o);
+        }
     }
-    let res = results
-        .into_inner()
-        .map_err(|_| anyhow!("a worker panicked"))?;
-    res.into_iter()
+    Ok(by
+        .into_iter()
         .map(|runs| {
             runs.into_iter()
-                .map(|o| o.ok_or_else(|| anyhow!("a run is missing")))
+                .map(crate::experiments::repeats::merge)
                 .collect()
         })
-        .collect()
+        .collect())
 }
 
 fn run_one(
     p: &Params,
     r: usize,
+    rep: usize,
     cfgs: &[Cfg],
-    mut tick: impl FnMut(),
+    tick: impl Fn(),
 ) -> anyhow::Result<Vec<RunOut>> {
     let mut outs = Vec::with_capacity(cfgs.len());
     let mut reference: Option<Vec<sim::world::Injection>> = None;
     for cfg in cfgs {
-        let sc = p.scenario(r, cfg);
-        let mut rep = sc
+        let sc = p.scenario_rep(r, rep, cfg);
+        let mut rep_out = sc
             .run()
-            .with_context(|| format!("run {r}, {}", cfg.label))?;
-        let log = rep.injections.take();
+            .with_context(|| format!("run {r}, repeat {rep}, {}", cfg.label))?;
+        let log = rep_out.injections.take();
         let distance = match (&reference, &log) {
             (Some(a), Some(b)) => Some(injection_distance(a.as_slice(), b.as_slice())),
             _ => None,
@@ -455,14 +493,19 @@ fn run_one(
         if cfg.kind == DriverKind::Tcp && reference.is_none() {
             reference = log;
         }
+        let rep = &rep_out;
         outs.push(RunOut {
             flows: rep
                 .flows
                 .iter()
-                .map(|f| FlowOut {
-                    size: f.size,
-                    arrival_s: as_secs(f.arrival),
-                    transfer_s: f.transfer().map(as_secs),
+                .map(|f| {
+                    let t = f.transfer().map(as_secs);
+                    FlowOut {
+                        size: f.size,
+                        arrival_s: as_secs(f.arrival),
+                        transfer_s: t,
+                        reps: vec![t],
+                    }
                 })
                 .collect(),
             mean_active_conns: rep.mean_active,
@@ -474,6 +517,7 @@ fn run_one(
             gtcp: rep.gtcp,
             distance,
             fingerprint: rep.fingerprint(),
+            repeats: 1,
         });
         tick();
     }
@@ -647,6 +691,7 @@ to drain; every configuration runs on the same sample paths. gtcp: chunks of {ch
 pub(crate) fn legend(cfg: &Cfg) -> String {
     let pol = cfg.policy.to_uppercase();
     match (cfg.kind, cfg.core_buffers) {
+        (DriverKind::Tcp, _) if cfg.is_aa() => AA_LABEL.into(),
         (DriverKind::Tcp, _) => "tcp".into(),
         (DriverKind::Schedtcp, false) if cfg.policy == "tcp" => "schedtcp, tcp policy".into(),
         (DriverKind::Schedtcp, false) => pol,

@@ -97,6 +97,25 @@ pub struct GtcpStats {
     pub late_frames: u64,
 }
 
+impl std::ops::AddAssign for GtcpStats {
+    /// Sums the counters of two runs (repeats of one sample path, for example).
+    fn add_assign(&mut self, o: Self) {
+        self.payload_bytes += o.payload_bytes;
+        self.header_bytes += o.header_bytes;
+        self.reverse_bytes += o.reverse_bytes;
+        self.invariant_checked += o.invariant_checked;
+        self.invariant_violations += o.invariant_violations;
+        self.protocol_errors += o.protocol_errors;
+        self.api_errors += o.api_errors;
+        self.payload_mismatches += o.payload_mismatches;
+        self.preempted_bytes += o.preempted_bytes;
+        self.duplicate_bytes += o.duplicate_bytes;
+        self.padding_bytes += o.padding_bytes;
+        self.decisions += o.decisions;
+        self.late_frames += o.late_frames;
+    }
+}
+
 use crate::packet::{ConnId, Packet, PayloadTag};
 use crate::tcp::Segment;
 use crate::world::World;

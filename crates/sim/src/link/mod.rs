@@ -5,11 +5,26 @@
 //! link needs are one `Arrive` per packet (scheduled at serialisation end + propagation
 //! delay) and one `TxDone` per packet that had to wait, so uncongested hops cost a single
 //! event per packet.
+//!
+//! A link may add a per-packet processing time drawn uniformly from `[0, max]` to each
+//! packet's serialisation ([`Link::set_jitter`]): the small independent perturbation under
+//! which experiments repeat one sample path (a host's per-packet processing is never
+//! exactly constant). The serialiser is busy for the extra time too, so packets never
+//! overtake each other on a link.
 
 use crate::packet::{NodeId, Packet, PacketKind};
 use crate::queue::Queue;
 use crate::time::{tx_time, Time};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+
+/// Per-packet processing jitter of a link: each packet holds the serialiser for an extra
+/// time drawn uniformly from `[0, max]`, from the link's own random stream.
+pub(crate) struct Jitter {
+    max: Time,
+    rng: ChaCha8Rng,
+}
 
 /// Counters of one link.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Hash)]
@@ -30,6 +45,8 @@ pub struct LinkStats {
     /// time, packet·ns, up to the last change of the queue: divide by the run's length for
     /// the time-average occupancy.
     pub queue_area: u64,
+    /// Data packets marked congestion-experienced (ECN) on arrival.
+    pub ecn_marks: u64,
 }
 
 /// A unidirectional link.
@@ -52,6 +69,11 @@ pub struct Link {
     /// Queue length and time of its last change (for `stats.queue_area`).
     q_len: u64,
     q_changed: Time,
+    /// Per-packet processing jitter (`None`: none, the default).
+    jitter: Option<Box<Jitter>>,
+    /// ECN: a data packet arriving while this many packets (or more) wait in the queue is
+    /// marked congestion-experienced (`None`: never marks).
+    pub(crate) ecn_mark_packets: Option<u32>,
 }
 
 impl Link {
@@ -74,7 +96,21 @@ impl Link {
             stats: LinkStats::default(),
             q_len: 0,
             q_changed: 0,
+            jitter: None,
+            ecn_mark_packets: None,
         }
+    }
+
+    /// Marks data packets arriving while at least `k` packets wait in the queue (RFC 3168
+    /// congestion-experienced, a step at `k` as DCTCP's; `None`: never).
+    pub fn set_ecn_mark(&mut self, k: Option<u32>) {
+        self.ecn_mark_packets = k;
+    }
+
+    /// Adds to every packet's serialisation a processing time uniform in `[0, max]`, drawn
+    /// from `rng` (`max = 0`: none).
+    pub fn set_jitter(&mut self, max: Time, rng: ChaCha8Rng) {
+        self.jitter = (max > 0).then(|| Box::new(Jitter { max, rng }));
     }
 
     /// The queue at the head of the link.
@@ -85,7 +121,10 @@ impl Link {
     /// Starts serialising `pkt` at `now`; returns the time it reaches the far end.
     #[inline]
     pub(crate) fn start_tx(&mut self, pkt: &Packet, now: Time) -> Time {
-        let done = now + tx_time(pkt.size, self.rate_bps);
+        let mut done = now + tx_time(pkt.size, self.rate_bps);
+        if let Some(j) = &mut self.jitter {
+            done += j.rng.random_range(0..=j.max);
+        }
         self.busy_until = done;
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += pkt.size as u64;

@@ -11,14 +11,21 @@
 //! # the bottleneck discipline of paper 003: "droptail", "run" or "run2c:THRESHOLD_PACKETS"
 //! bottleneck_queue = { kind = "discipline", queue = "run2c:20", limit = 100 }
 //!
+//! # ecn_mark_packets = 20  # ECN: mark data arriving behind >= 20 queued packets
+//!
 //! [tcp]                    # see TcpConfig
 //! max_window = 30
+//! # ecn = true             # ECN-capable senders react to the marks (RFC 3168)
 //!
 //! [workload]
 //! kind = "poisson"
 //! load = 0.8
 //! unit = "packets"
 //! size = { kind = "exponential", mean = 4.0 }
+//!
+//! [perturb]                # repeats of one sample path: host jitter, seeded per repeat
+//! host_jitter_ns = 0       # off
+//! seed = 0
 //!
 //! [record]
 //! injections = false
@@ -165,6 +172,29 @@ pub struct RecordConfig {
     pub active_sample_period_s: Option<f64>,
 }
 
+/// Small independent perturbations of a run, for repeating one sample path (same flows,
+/// same seed) under different noise: every packet a host (sender or receiver) puts on its
+/// access link holds the link for an extra processing time uniform in
+/// `[0, host_jitter_ns]`, drawn from a random stream of `seed` (with the run's seed), one
+/// stream per link. Two runs with the same `seed` see the same draws for the same
+/// packets; different seeds give independent perturbations. Off (`host_jitter_ns = 0`) by
+/// default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct Perturbation {
+    /// Largest extra processing time per packet, ns (at most [`MAX_HOST_JITTER_NS`]).
+    pub host_jitter_ns: u64,
+    /// Seed of the perturbation's random streams.
+    pub seed: u64,
+}
+
+/// Upper bound of [`Perturbation::host_jitter_ns`] (100 µs): a perturbation, not a
+/// change of the path.
+pub const MAX_HOST_JITTER_NS: u64 = 100_000;
+
+/// Random streams of the perturbation: this base plus the link's index.
+const PERTURB_STREAM: u64 = 1 << 32;
+
 /// A complete run description.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -193,6 +223,9 @@ pub struct Scenario {
     /// The gtcp drivers' parameters.
     #[serde(default)]
     pub gtcp: GtcpConfig,
+    /// Small perturbations for repeats of one sample path (off by default).
+    #[serde(default)]
+    pub perturb: Perturbation,
 }
 
 /// Why a scenario could not run.
@@ -254,6 +287,12 @@ impl Scenario {
             )));
         }
         self.topology.validate().map_err(inv)?;
+        if self.perturb.host_jitter_ns > MAX_HOST_JITTER_NS {
+            return Err(inv(format!(
+                "perturb.host_jitter_ns = {} exceeds {MAX_HOST_JITTER_NS} ns",
+                self.perturb.host_jitter_ns
+            )));
+        }
         self.tcp.params().map_err(inv)?;
         for (name, q) in [
             ("bottleneck_queue", &self.topology.bottleneck_queue),
@@ -348,6 +387,7 @@ impl Scenario {
             },
             record: RecordConfig::default(),
             gtcp: GtcpConfig::default(),
+            perturb: Perturbation::default(),
         }
     }
 
@@ -445,7 +485,19 @@ impl Scenario {
     ) -> Result<(World, Vec<(NodeId, NodeId)>, Vec<Time>, LinkId, LinkId), ScenarioError> {
         self.validate()?;
         let params = self.tcp.params().map_err(ScenarioError::Invalid)?;
-        let d = self.topology.build();
+        let mut d = self.topology.build();
+        if self.perturb.host_jitter_ns > 0 {
+            let base = self
+                .seed
+                .wrapping_add(self.perturb.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let hosts: Vec<NodeId> = d.senders.iter().chain(&d.receivers).copied().collect();
+            for (i, link) in d.net.links.iter_mut().enumerate() {
+                if hosts.contains(&link.from) {
+                    let rng = crate::engine::rng_stream(base, PERTURB_STREAM + i as u64);
+                    link.set_jitter(self.perturb.host_jitter_ns, rng);
+                }
+            }
+        }
         let endpoints: Vec<(NodeId, NodeId)> = d
             .senders
             .iter()

@@ -62,6 +62,12 @@ pub struct TcpConfig {
     pub sack: bool,
     /// Congestion control.
     pub congestion_control: CongestionControl,
+    /// Explicit congestion notification (RFC 3168): data segments are ECN-capable, the
+    /// receiver echoes a congestion-experienced mark on its next ACK (ECE), and the sender
+    /// reduces its window as for a loss (without retransmitting), at most once per window
+    /// of data (§6.1.2). Marks come from a bottleneck that marks
+    /// (`topology.ecn_mark_packets`). Off by default.
+    pub ecn: bool,
     /// LEDBAT's target queuing delay in milliseconds (RFC 6817 §2.5: at most 100; 25 is
     /// the common default, paper 004 also runs 60). Used only by LEDBAT senders.
     pub ledbat_target_ms: f64,
@@ -84,6 +90,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             sack: false,
             congestion_control: CongestionControl::NewReno,
+            ecn: false,
             ledbat_target_ms: 25.0,
         }
     }
@@ -118,6 +125,8 @@ pub struct TcpParams {
     pub dupack_threshold: u32,
     /// See [`TcpConfig::sack`].
     pub sack: bool,
+    /// ECN (RFC 3168), see [`TcpConfig::ecn`].
+    pub ecn: bool,
     /// See [`TcpConfig::congestion_control`].
     pub cc: CongestionControl,
     /// See [`TcpConfig::ledbat_target_ms`].
@@ -171,6 +180,7 @@ impl TcpConfig {
             granularity: ms("clock_granularity_ms", self.clock_granularity_ms)?,
             dupack_threshold: self.dupack_threshold,
             sack: self.sack,
+            ecn: self.ecn,
             cc: self.congestion_control,
             ledbat_target: ms("ledbat_target_ms", self.ledbat_target_ms)?,
         };

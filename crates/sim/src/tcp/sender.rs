@@ -148,6 +148,10 @@ pub struct Sender {
     cubic: Cubic,
     ledbat: Ledbat,
     tcp_lp: TcpLp,
+    /// ECN: no reduction on an echo before `snd_una` reaches this (RFC 3168 §6.1.2: at
+    /// most once per window of data).
+    ecn_recover: u64,
+    ecn_reductions: u64,
 }
 
 impl Sender {
@@ -192,6 +196,8 @@ impl Sender {
             cubic: Cubic::default(),
             ledbat: Ledbat::default(),
             tcp_lp: TcpLp::default(),
+            ecn_recover: 0,
+            ecn_reductions: 0,
         }
     }
 
@@ -466,6 +472,26 @@ impl Sender {
                 self.ssthresh = ((self.cwnd as f64 * CUBIC_BETA) as u64).max(2 * mss);
             }
         }
+    }
+
+    /// An ACK echoed a congestion-experienced mark (RFC 3168 §6.1.2): the window is reduced
+    /// as for a loss (NewReno: half the flight; CUBIC: β·cwnd), without retransmitting, at
+    /// most once per window of data, and not during loss recovery (which has reduced it
+    /// already). Ignored unless ECN is on.
+    pub fn on_ece(&mut self) {
+        if !self.p.ecn || self.in_recovery || self.snd_una < self.ecn_recover {
+            return;
+        }
+        self.reduce(self.snd_max - self.snd_una);
+        self.cwnd = self.ssthresh;
+        self.ca_acked = 0;
+        self.ecn_recover = self.snd_max;
+        self.ecn_reductions += 1;
+    }
+
+    /// Window reductions on an ECN echo so far.
+    pub fn ecn_reductions(&self) -> u64 {
+        self.ecn_reductions
     }
 
     /// Congestion avoidance on an ACK of `acked` new bytes at `now`.
@@ -955,6 +981,40 @@ mod tests {
         s.on_ack(1000, 3);
         assert!(!s.in_recovery());
         assert!(s.cwnd() <= 500);
+    }
+
+    #[test]
+    fn an_ecn_echo_halves_the_window_once_per_window_without_retransmitting() {
+        let cfg = TcpConfig {
+            mss: 100,
+            initial_window: 8,
+            ecn: true,
+            ..TcpConfig::default()
+        };
+        let mut s = sender(cfg.clone());
+        s.write(10_000);
+        assert_eq!(drain(&mut s, 0).len(), 8);
+        s.on_ece();
+        assert_eq!((s.cwnd(), s.ssthresh()), (400, 400), "half the flight");
+        assert_eq!(s.ecn_reductions(), 1);
+        // More echoes within the same window: no further reduction.
+        s.on_ack(300, 1_000);
+        s.on_ece();
+        assert_eq!(s.cwnd(), 400);
+        assert_eq!(s.retransmits(), 0);
+        // Once the window that was in flight is acknowledged, an echo reduces again.
+        s.on_ack(800, 2_000);
+        drain(&mut s, 2_000);
+        let before = s.cwnd();
+        s.on_ece();
+        assert_eq!(s.ecn_reductions(), 2);
+        assert!(s.cwnd() < before);
+        // Without ECN the echo is ignored.
+        let mut t = sender(TcpConfig { ecn: false, ..cfg });
+        t.write(1_000);
+        drain(&mut t, 0);
+        t.on_ece();
+        assert_eq!((t.cwnd(), t.ecn_reductions()), (800, 0));
     }
 
     #[test]

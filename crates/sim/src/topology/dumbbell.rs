@@ -30,6 +30,10 @@ pub struct DumbbellConfig {
     pub bottleneck_queue: QueueConfig,
     /// Queue at the head of every other link (access links, reverse bottleneck).
     pub other_queue: QueueConfig,
+    /// ECN marking at the forward bottleneck: data packets arriving while at least this
+    /// many packets wait are marked congestion-experienced (RFC 3168; senders react only
+    /// with `tcp.ecn`). `None` (the default): no marking.
+    pub ecn_mark_packets: Option<u32>,
 }
 
 impl Default for DumbbellConfig {
@@ -47,6 +51,7 @@ impl Default for DumbbellConfig {
             bottleneck_delay_ms: 4.0,
             bottleneck_queue: QueueConfig::DropTailPackets { limit: 100 },
             other_queue: QueueConfig::DropTailPackets { limit: 10_000 },
+            ecn_mark_packets: None,
         }
     }
 }
@@ -86,6 +91,9 @@ impl DumbbellConfig {
                 ));
             }
         }
+        if self.ecn_mark_packets == Some(0) {
+            return Err("ecn_mark_packets must be at least 1".into());
+        }
         Ok(())
     }
 
@@ -115,6 +123,7 @@ impl DumbbellConfig {
             bd,
             bottleneck_queue,
         );
+        b.set_ecn_mark(bottleneck, self.ecn_mark_packets);
         let reverse_bottleneck = b.add_link(router_b, router_a, self.bottleneck_rate_bps, bd, q());
         for &s in &senders {
             b.add_link(s, router_a, self.access_rate_bps, ad, q());

@@ -99,6 +99,11 @@ impl NetworkBuilder {
         (self.links.len() - 1) as LinkId
     }
 
+    /// Sets ECN marking on link `l` ([`Link::set_ecn_mark`]).
+    pub fn set_ecn_mark(&mut self, l: LinkId, k: Option<u32>) {
+        self.links[l as usize].set_ecn_mark(k);
+    }
+
     /// Computes routes and returns the network.
     pub fn build(self) -> Network {
         let n = self.nodes as usize;

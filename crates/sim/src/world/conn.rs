@@ -50,6 +50,8 @@ pub struct ConnRecord {
     pub timeouts: u64,
     /// Fast retransmits.
     pub fast_retransmits: u64,
+    /// Window reductions on an ECN echo (RFC 3168).
+    pub ecn_reductions: u64,
 }
 
 pub(super) struct Conn {
@@ -71,6 +73,8 @@ pub(super) struct Conn {
     pub injected_packets: u64,
     /// Receiver side: one-way delay of the last data packet received (echoed in ACKs).
     pub last_owd: Time,
+    /// Receiver side: a CE-marked data packet arrived since the last ACK (ECN echo owed).
+    pub ce_pending: bool,
 }
 
 impl Conn {
@@ -103,6 +107,7 @@ impl Conn {
             injected_bytes: 0,
             injected_packets: 0,
             last_owd: 0,
+            ce_pending: false,
         }
     }
 
@@ -136,6 +141,7 @@ impl Conn {
         self.injected_bytes = 0;
         self.injected_packets = 0;
         self.last_owd = 0;
+        self.ce_pending = false;
     }
 
     pub fn record(&self, now: Time) -> ConnRecord {
@@ -153,6 +159,7 @@ impl Conn {
             retransmits: self.sender.retransmits(),
             timeouts: self.sender.timeouts(),
             fast_retransmits: self.sender.fast_retransmits(),
+            ecn_reductions: self.sender.ecn_reductions(),
         }
     }
 }

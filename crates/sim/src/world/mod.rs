@@ -384,6 +384,8 @@ impl World {
                 sent_at: now,
                 sack: [(0, 0); 3],
                 echo_owd: 0,
+                ce: false,
+                ece: false,
             };
             c.pkt_no = c.pkt_no.wrapping_add(1);
             c.injected_bytes += seg.len as u64;
@@ -481,6 +483,7 @@ impl World {
             size: self.params.header_bytes,
             sent_at: self.now,
             echo_owd: c.last_owd,
+            ece: std::mem::take(&mut c.ce_pending),
             ..Packet::EMPTY
         };
         self.inject(p);
@@ -528,6 +531,9 @@ impl World {
             PacketKind::HandshakeAck => {}
             PacketKind::Data => {
                 self.conns[slot].last_owd = self.now - p.sent_at;
+                if p.ce && self.params.ecn {
+                    self.conns[slot].ce_pending = true;
+                }
                 let out = self.conns[slot].receiver.on_data(p.seq, p.len);
                 d.on_segment_received(self, id, &p);
                 if out.delivered.1 > out.delivered.0 {
@@ -553,6 +559,9 @@ impl World {
                 }
             }
             PacketKind::Ack => {
+                if p.ece {
+                    self.conns[slot].sender.on_ece();
+                }
                 if p.echo_owd > 0 {
                     self.conns[slot]
                         .sender

@@ -22,6 +22,13 @@ impl World {
     fn enqueue(&mut self, l: LinkId, id: PacketId) {
         let now = self.now;
         let link = &mut self.net.links[l as usize];
+        if let Some(k) = link.ecn_mark_packets {
+            let p = self.pkts.get_mut(id);
+            if p.kind == crate::packet::PacketKind::Data && link.queue.len_packets() >= k as usize {
+                p.ce = true;
+                link.stats.ecn_marks += 1;
+            }
+        }
         link.queue
             .enqueue(id, self.pkts.get(id), now, &mut self.drop_buf);
         for d in self.drop_buf.drain(..) {

@@ -1,0 +1,181 @@
+//! Issue 16, attacks 2 and 3 on the core, measured on the heap: what an authenticated but
+//! hostile opener can make an acceptor hold with one-byte out-of-order segments, data for flows
+//! it never opens, and the same opening repeated. Frames arrive as the tunnel delivers them:
+//! decoded out of 256 KiB read buffers (`gtcp::driver::APP_READ`), so a payload kept as a slice
+//! would pin its buffer.
+//!
+//! A counting allocator measures the bytes the session holds (the test binary runs these tests
+//! one at a time: `cargo test -p gtcp --test caps -- --test-threads=1`, which the lock below
+//! also enforces).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicIsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use gtcp::session::caps::{MAX_OOO_SEGMENTS, MAX_UNOPENED_FLOWS};
+use gtcp::wire::{DataFrame, Frame, OpenFrame};
+use gtcp::{Config, ConnId, FlowId, ProtocolError, Role, Session};
+
+/// Live heap bytes of the process.
+struct Counting;
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+// SAFETY: every call is forwarded to the system allocator unchanged; only a counter is kept.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        LIVE.fetch_add(l.size() as isize, Ordering::Relaxed);
+        // SAFETY: same layout as asked.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size() as isize, Ordering::Relaxed);
+        // SAFETY: `p` came from `alloc` with this layout.
+        unsafe { System.dealloc(p, l) }
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+/// One test at a time: the heap counter is process-wide.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+const READ_BUFFER: usize = gtcp::driver::APP_READ;
+const WEB: &str = "web";
+
+fn acceptor() -> Session {
+    let mut s = Session::new(Role::Acceptor, Config::default()).unwrap();
+    s.add_connection(ConnId(1), Some(FlowId(1))).unwrap();
+    s
+}
+
+fn open(flow: u64) -> Frame {
+    Frame::Open(OpenFrame {
+        flow: FlowId(flow),
+        route: WEB.into(),
+        class: 0,
+        size_hint: None,
+    })
+}
+
+fn data(flow: u64, offset: u64, len: usize) -> Frame {
+    Frame::Data(DataFrame {
+        flow: FlowId(flow),
+        offset,
+        payload: Bytes::from(vec![7u8; len]),
+    })
+}
+
+/// Feeds `frames` as the tunnel's reader would: packed into read buffers of `READ_BUFFER`
+/// bytes, each handed to `handle_input` whole, the events taken after each (the driver acts on
+/// them at once). Returns the first protocol error.
+fn feed(s: &mut Session, frames: impl Iterator<Item = Frame>) -> Result<(), ProtocolError> {
+    let mut buf = BytesMut::with_capacity(READ_BUFFER);
+    let input = |s: &mut Session, buf: &mut BytesMut| {
+        let r = s.handle_input(Duration::ZERO, ConnId(1), buf);
+        while s.poll_event().is_some() {}
+        r
+    };
+    for f in frames {
+        if buf.len() + f.encoded_len() > READ_BUFFER {
+            input(s, &mut buf)?;
+            buf = BytesMut::with_capacity(READ_BUFFER);
+        }
+        f.encode(&mut buf);
+    }
+    input(s, &mut buf)
+}
+
+/// Heap bytes the session holds after `attack` (buffers dropped, the session kept).
+fn held_after(
+    attack: impl FnOnce(&mut Session) -> Result<(), ProtocolError>,
+) -> (isize, Result<(), ProtocolError>) {
+    let mut s = acceptor();
+    let before = LIVE.load(Ordering::Relaxed);
+    let r = attack(&mut s);
+    let held = LIVE.load(Ordering::Relaxed) - before;
+    eprintln!("held {held} bytes; {r:?}");
+    drop(s);
+    (held, r)
+}
+
+/// Attack 2: 131 072 one-byte segments, each one byte above a gap (so none is contiguous).
+/// Before issue 16 the session kept them all, each a slice pinning its 256 KiB read buffer:
+/// 12.7 MB held for one flow against the documented 1 MiB window. Now the segment beyond
+/// [`MAX_OOO_SEGMENTS`] is a protocol error, and what is held is copied: within the window plus
+/// about 100 bytes per held segment.
+#[test]
+fn one_byte_out_of_order_segments_stay_within_the_window() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (held, r) = held_after(|s| {
+        feed(
+            s,
+            std::iter::once(open(1)).chain((0..131_072u64).map(|i| data(1, 2 * i + 1, 1))),
+        )
+    });
+    assert!(
+        matches!(
+            r,
+            Err(ProtocolError::Flow {
+                source: gtcp::flow::RecvError::TooManySegments,
+                ..
+            })
+        ),
+        "{r:?}"
+    );
+    let bound = Config::default().flow_window as isize + 128 * MAX_OOO_SEGMENTS as isize;
+    assert!(held < bound, "{held} bytes held, bound {bound}");
+}
+
+/// A flow's in-order bytes in one-byte frames cost their bytes, not a buffer each.
+#[test]
+fn one_byte_in_order_segments_cost_their_bytes() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 200_000u64;
+    let (held, r) = held_after(|s| {
+        feed(
+            s,
+            std::iter::once(open(1)).chain((0..n).map(|i| data(1, i, 1))),
+        )
+    });
+    r.unwrap();
+    // The bytes (a buffer that grows by doubling), plus the event queue's capacity, which
+    // keeps the largest burst one `handle_input` produced: one event per one-byte frame of a
+    // read buffer (about 12 000 of 22 bytes), ~120 bytes each.
+    let events = (READ_BUFFER / 22 * 128) as isize;
+    assert!(
+        held < 2 * n as isize + events,
+        "{held} bytes held for {n} bytes"
+    );
+}
+
+/// Attack 2, second half: data for flows never opened. Before, each created a flow that was
+/// never read nor forgotten (up to `max_flows` = 4096 of them); now the flow beyond
+/// [`MAX_UNOPENED_FLOWS`] is a protocol error.
+#[test]
+fn flows_named_without_an_opening_are_capped() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let (held, r) = held_after(|s| feed(s, (1..=4096u64).map(|f| data(f, 0, 16 * 1024))));
+    assert_eq!(r, Err(ProtocolError::TooManyUnopened(MAX_UNOPENED_FLOWS)));
+    let bound = MAX_UNOPENED_FLOWS as isize * (16 * 1024 + 4096);
+    assert!(held < bound, "{held} bytes held, bound {bound}");
+}
+
+/// Attack 3: the same opening repeated. Before, each queued another control frame (6 M
+/// openings: +47 MB, kept after the connection closed); now a repeated opening is a no-op.
+#[test]
+fn a_repeated_opening_queues_nothing_more() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut backlog = 0;
+    let (held, r) = held_after(|s| {
+        let r = feed(s, (0..1_000_000).map(|_| open(1)));
+        backlog = s.control_backlog();
+        r
+    });
+    r.unwrap();
+    assert_eq!(backlog, 1, "one acknowledgement waits for the flow");
+    assert!(held < 64 * 1024, "{held} bytes held");
+}
