@@ -439,7 +439,8 @@ pub fn terminal(o: &Outcome) -> String {
         }
         s.push('\n');
     }
-    s
+    // Empty last columns leave padding behind: no line ends in spaces.
+    s.lines().map(|l| l.trim_end().to_owned() + "\n").collect()
 }
 
 fn title(name: &str) -> &'static str {
