@@ -198,8 +198,10 @@ pub struct ClientRoute {
 }
 
 /// `[admission]`: access control of background routes (paper 004, Sections III-B and IV).
-/// Without `fixed`, M adapts: it grows while flows wait, every slot is busy and the background
-/// sending rate falls short of the arrival load, and shrinks while the backlog stays short.
+/// Without `fixed`, M adapts (`gtcp::admission`): every period it grows by one while flows wait,
+/// every slot stayed busy and the background sending rate falls short of the arrival load, and
+/// shrinks by one while that rate exceeds the load, so it settles at the least M that keeps up
+/// (equation (27) of paper 004).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AdmissionToml {
