@@ -45,6 +45,6 @@ pub use flow::INITIAL_CREDIT;
 pub use ids::{ConnId, FlowId};
 pub use policy::{Order, Policy};
 pub use session::{
-    Config, ConfigError, Event, FlowSummary, ProtocolError, ReadOutcome, Role, Session,
-    SessionCounters, SessionError, MAX_RETIRED_ABOVE, RESET_UNKNOWN_FLOW,
+    Config, ConfigError, Event, FlowSendState, FlowSummary, ProtocolError, ReadOutcome, Role,
+    Session, SessionCounters, SessionError, MAX_RETIRED_ABOVE, RESET_UNKNOWN_FLOW,
 };

@@ -1096,16 +1096,34 @@ impl Pair {
     }
 
     /// A connection that owes bytes (q_v > 0) and was allowed `rate` bytes must use them
-    /// unless no flow has bytes it may send (all held back by the receiver's credit).
+    /// unless no flow it may carry has bytes the receiver's credit admits. The model of "may
+    /// carry" is Algorithm 4's: under `tcp` its own flow (and, from orphan debt, flows without a
+    /// live connection), under any other policy every flow; "credit admits" is each flow's
+    /// own send state ([`Session::flow_send_state`]: handed over, not sent, below the peer's
+    /// credit), not the schedule, so a flow missing from the schedule is caught too.
     fn check_sent(&mut self, conn: ConnId, sent: usize, rate: usize) {
         let s = &self.sessions[0];
         let vq = s.connection_counters(conn).map_or(0, |c| c.virtual_queue);
         let slack = crate::wire::DATA_HEADER_LEN + 64;
-        if vq > 0 && sent + slack < rate && s.ready_flows() > 0 {
+        if vq == 0 || sent + slack >= rate {
+            return;
+        }
+        let live: Vec<(ConnId, Option<FlowId>)> = s.connections().collect();
+        let own = live.iter().find(|(c, _)| *c == conn).and_then(|(_, o)| *o);
+        let has_live_conn = |f: FlowId| live.iter().any(|(_, o)| *o == Some(f));
+        let tcp = s.policy().is_tcp();
+        let orphan = s.orphan() > 0;
+        let waiting: Vec<(FlowId, u64)> = s
+            .flow_ids()
+            .filter(|&f| !tcp || Some(f) == own || (orphan && !has_live_conn(f)))
+            .filter_map(|f| s.flow_send_state(f).map(|st| (f, st.sendable)))
+            .filter(|&(_, n)| n > 0)
+            .collect();
+        if let Some(&(f, n)) = waiting.first() {
             self.idle_breaches.push(format!(
-                "tick {}: client {conn} owes {vq} bytes, sent {sent} of {rate} while {} flows were ready",
+                "tick {}: client {conn} owes {vq} bytes, sent {sent} of {rate} while {f} had {n} bytes within credit ({} such flows)",
                 self.now,
-                s.ready_flows()
+                waiting.len()
             ));
         }
     }

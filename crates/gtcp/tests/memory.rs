@@ -4,6 +4,9 @@
 //! plus orphan debt, at every moment — and send buffers within `send_buffer + flow_window` per
 //! flow beyond that.
 //!
+//! Receive credit granted beyond the flows' own windows stays within the receive budget
+//! (`RECEIVE_BUDGET_PER_CONNECTION` × live connections × `flow_window`).
+//!
 //! The CI case runs 300 flows; `cargo test --release -p gtcp --test memory -- --ignored
 //! --nocapture` runs 10 000 and prints the peaks.
 
@@ -14,6 +17,10 @@ struct Peaks {
     unsent: u64,
     buffered: u64,
     active: u64,
+    /// Receive credit the acceptor granted beyond the flows' own windows, and the receive
+    /// budget at that moment (`RECEIVE_BUDGET_PER_CONNECTION` windows per live connection).
+    recv_extra: u64,
+    recv_budget: u64,
 }
 
 /// `n` flows uploading `size` bytes each, all active at once; checks the bound at every tick.
@@ -32,6 +39,7 @@ fn peaks(policy: &str, n: usize, send_buffer: u64, size: usize) -> Peaks {
             down: Vec::new(),
         })
         .collect();
+    let config_window = config.flow_window;
     // Slow connections: every flow stays active for many ticks.
     let mut h = Pair::with_flows(config, specs, 2_000, 2);
     // Only the counts matter here: received bytes are checked as they arrive, not kept.
@@ -40,6 +48,8 @@ fn peaks(policy: &str, n: usize, send_buffer: u64, size: usize) -> Peaks {
         unsent: 0,
         buffered: 0,
         active: 0,
+        recv_extra: 0,
+        recv_budget: 0,
     };
     for tick in 0..200_000u64 {
         h.step();
@@ -60,6 +70,20 @@ fn peaks(policy: &str, n: usize, send_buffer: u64, size: usize) -> Peaks {
             );
             p.buffered = p.buffered.max(c.send_buffered_bytes);
             p.active = p.active.max(c.active_flows);
+            let a = h.acceptor().counters();
+            let budget = gtcp::session::RECEIVE_BUDGET_PER_CONNECTION
+                * a.active_conns.max(1)
+                * config_window;
+            assert!(
+                a.recv_credit_extra <= budget,
+                "{policy}: tick {}: receive credit {} beyond the windows, budget {budget}",
+                h.now,
+                a.recv_credit_extra
+            );
+            if a.recv_credit_extra >= p.recv_extra {
+                p.recv_extra = a.recv_credit_extra;
+                p.recv_budget = budget;
+            }
         }
         if h.finished() {
             break;
@@ -91,6 +115,11 @@ fn check(policy: &str, n: usize) -> Peaks {
         p.unsent,
         p.unsent as f64 / bound as f64,
         p.buffered
+    );
+    eprintln!(
+        "{policy}: peak receive credit beyond the flows' windows {} bytes, budget then {} \
+         (RECEIVE_BUDGET_PER_CONNECTION x live connections x flow_window)",
+        p.recv_extra, p.recv_budget
     );
     assert_eq!(
         p.active, n as u64,

@@ -201,6 +201,16 @@ fn send_buffer() -> impl Strategy<Value = u64> {
     prop_oneof![Just(16 * 1024u64), Just(64 * 1024), Just(1024 * 1024)]
 }
 
+/// Receive windows from the smallest allowed (the initial credit, so credit does hold flows
+/// back) to one no flow here fills.
+fn flow_window() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        Just(gtcp::INITIAL_CREDIT),
+        Just(1024 * 1024u64),
+        Just(64 * 1024 * 1024)
+    ]
+}
+
 fn long_specs() -> impl Strategy<Value = Vec<FlowSpec>> {
     // A long flow or two among short ones: what a size-based policy holds back.
     prop::collection::vec(
@@ -228,12 +238,14 @@ fn run_checking_liveness(
     policy: Policy,
     specs: Vec<FlowSpec>,
     send_buffer: u64,
+    flow_window: u64,
     rate: usize,
 ) -> Pair {
     let config = Config {
         policy,
         chunk: 4 * 1024,
         send_buffer,
+        flow_window,
         ..Config::default()
     };
     let mut h = Pair::with_flows(config, specs, rate, 2);
@@ -258,7 +270,13 @@ fn a_held_back_flows_connection_never_runs_dry() {
             down: Vec::new(),
         });
     }
-    let h = run_checking_liveness(Policy::new(Order::Srpt), specs.clone(), 32 * 1024, 20_000);
+    let h = run_checking_liveness(
+        Policy::new(Order::Srpt),
+        specs.clone(),
+        32 * 1024,
+        Config::default().flow_window,
+        20_000,
+    );
     assert!(h.finished());
     assert_eq!(h.idle_breaches, Vec::<String>::new());
     check(&h, &specs);
@@ -305,14 +323,16 @@ proptest! {
         check(&h, &specs);
     }
 
-    /// Non-intrusiveness under random workloads, every policy and buffer setting: no
-    /// connection owes nothing while its flow's application still has bytes, and none that
-    /// owes bytes sends less than it may while some flow has bytes within credit.
+    /// Non-intrusiveness under random workloads, every policy, send buffer and receive
+    /// window (issue 8): no connection owes nothing while its flow's application still has
+    /// bytes, and none that owes bytes (q_v > 0) sends less than it may while a flow it may
+    /// carry has bytes within the receiver's credit (the model in `Pair::check_sent`).
     #[test]
     fn no_connection_idles_where_plain_tcp_would_send(
-        policy in policy(), specs in long_specs(), send_buffer in send_buffer(), rate in 3_000usize..40_000,
+        policy in policy(), specs in long_specs(), send_buffer in send_buffer(),
+        flow_window in flow_window(), rate in 3_000usize..40_000,
     ) {
-        let h = run_checking_liveness(policy, specs.clone(), send_buffer, rate);
+        let h = run_checking_liveness(policy, specs.clone(), send_buffer, flow_window, rate);
         prop_assert!(h.finished(), "did not finish: {:?} / {:?}", h.opener().counters(), h.acceptor().counters());
         prop_assert!(h.idle_breaches.is_empty(), "{:?}", &h.idle_breaches[..h.idle_breaches.len().min(5)]);
         check(&h, &specs);

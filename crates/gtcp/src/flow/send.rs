@@ -74,6 +74,12 @@ impl SendStream {
         (self.written - self.next) + self.resend.iter().map(|(s, e)| e - s).sum::<u64>()
     }
 
+    /// Bytes that may go out now: lost ranges, and new bytes within the peer's credit.
+    pub fn sendable(&self) -> u64 {
+        self.resend.iter().map(|(s, e)| e - s).sum::<u64>()
+            + self.written.min(self.credit).saturating_sub(self.next)
+    }
+
     /// Whether some byte may go out now (within the peer's credit).
     pub fn ready(&self) -> bool {
         !self.resend.is_empty() || self.next < self.written.min(self.credit)

@@ -28,8 +28,12 @@ pub struct Config {
     /// Largest payload of one data frame (default 16 KiB, at most 64 KiB). Smaller chunks put
     /// the scheduling decision closer to the wire at the cost of 21 header bytes each.
     pub chunk: u32,
-    /// Receive window per flow (default 1 MiB, at least 256 KiB = the initial credit): the most
-    /// this side buffers for one flow's incoming direction.
+    /// Receive window per flow (default 1 MiB, at least 256 KiB = the initial credit): what
+    /// this side grants every flow's incoming direction. A flow carried by many connections
+    /// may borrow more, up to [`RECEIVE_AHEAD_WINDOWS`](super::RECEIVE_AHEAD_WINDOWS) windows
+    /// beyond its highest byte received, from a session budget of
+    /// [`RECEIVE_BUDGET_PER_CONNECTION`](super::RECEIVE_BUDGET_PER_CONNECTION) windows per live
+    /// connection: this side buffers at most `max_flows × flow_window` plus that budget.
     pub flow_window: u64,
     /// Send buffer per pool connection (default 1 MiB, plain TCP's socket send buffer): a
     /// flow hands bytes over while its own connection's virtual queue is below this, however
@@ -234,4 +238,19 @@ pub struct SessionCounters {
     pub unsent_bound: u64,
     /// Bytes held in send buffers: unsent, plus sent and not yet acknowledged.
     pub send_buffered_bytes: u64,
+    /// Receive credit granted beyond the flows' own `flow_window`s, from the session's
+    /// receive budget ([`RECEIVE_BUDGET_PER_CONNECTION`](super::RECEIVE_BUDGET_PER_CONNECTION)
+    /// windows per live connection).
+    pub recv_credit_extra: u64,
+}
+
+/// One flow's sending direction ([`Session::flow_send_state`](super::Session::flow_send_state)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FlowSendState {
+    /// Bytes handed over and not yet sent (new, or to be sent again).
+    pub unsent: u64,
+    /// Of those, bytes the receiver's credit lets go now.
+    pub sendable: u64,
+    /// Bytes the application may hand over now ([`Session::send_capacity`](super::Session::send_capacity)).
+    pub handover_room: u64,
 }
