@@ -58,6 +58,10 @@ pub struct Args {
     /// Leave out the socat chain even when socat is installed.
     #[arg(long)]
     pub no_socat: bool,
+    /// Another schedtcp executable (an earlier build) whose tunnel is measured too, beside
+    /// this one's: a before/after comparison in one run.
+    #[arg(long)]
+    pub baseline_exe: Option<PathBuf>,
     /// Keep the work directory (the relays' configurations and logs) and print its path.
     #[arg(long)]
     pub keep: bool,
@@ -312,11 +316,20 @@ async fn start_socat(socat: &str, target: SocketAddr, dir: &Path) -> Result<Rela
 }
 
 /// A tunnel: `schedtcp server` and `schedtcp client` processes under `policy`.
-async fn start_tunnel(policy: &str, target: SocketAddr, dir: &Path) -> Result<Relay> {
-    let exe = std::env::current_exe().context("locating the schedtcp executable")?;
+async fn start_tunnel(
+    policy: &str,
+    target: SocketAddr,
+    dir: &Path,
+    baseline: Option<&Path>,
+) -> Result<Relay> {
+    let exe = match baseline {
+        Some(b) => b.to_path_buf(),
+        None => std::env::current_exe().context("locating the schedtcp executable")?,
+    };
+    let tag = if baseline.is_some() { "-base" } else { "" };
     let (ps, pc) = (free_port()?, free_port()?);
-    let server_cfg = dir.join(format!("server-{policy}.toml"));
-    let client_cfg = dir.join(format!("client-{policy}.toml"));
+    let server_cfg = dir.join(format!("server-{policy}{tag}.toml"));
+    let client_cfg = dir.join(format!("client-{policy}{tag}.toml"));
     std::fs::write(
         &server_cfg,
         format!(
@@ -345,7 +358,10 @@ async fn start_tunnel(policy: &str, target: SocketAddr, dir: &Path) -> Result<Re
     let mut server = spawn("server", &server_cfg)?;
     wait_listening(([127, 0, 0, 1], ps).into(), &mut server, "schedtcp server").await?;
     let mut relay = Relay {
-        name: format!("tunnel {policy}"),
+        name: format!(
+            "tunnel {policy}{}",
+            if baseline.is_some() { " base" } else { "" }
+        ),
         entry: ([127, 0, 0, 1], pc).into(),
         procs: vec![server],
     };
@@ -473,7 +489,10 @@ pub async fn run(args: Args) -> Result<()> {
         println!("({} not found: no socat chain to compare with)", args.socat);
     }
     for p in &args.policies {
-        relays.push(start_tunnel(p, target, &workdir).await?);
+        relays.push(start_tunnel(p, target, &workdir, None).await?);
+        if let Some(b) = &args.baseline_exe {
+            relays.push(start_tunnel(p, target, &workdir, Some(b)).await?);
+        }
     }
     // The readiness probes opened connections to the target: let them end.
     let deadline = tokio::time::Instant::now() + SETTLE;
@@ -523,7 +542,7 @@ async fn table(
             println!("\nrepeat {rep} of {}", args.repeat);
         }
         println!(
-            "{:>5} {:>4}  {:<14} {:>8} {:>8} {:>9} {:>8} {:>7}",
+            "{:>5} {:>4}  {:<16} {:>8} {:>8} {:>9} {:>8} {:>7}",
             "flows", "dir", "path", "Gbit/s", "x socat", "CPU s/GB", "x socat", "gen s/GB"
         );
         for &n in &args.flows {
@@ -548,7 +567,7 @@ async fn table(
                         .and_then(|a| Some(cell.relay_cpu_per_gb? / a.relay_cpu_per_gb?))
                         .filter(|r| r.is_finite());
                     println!(
-                        "{n:>5} {:>4}  {name:<14} {:>8.2} {} {} {} {:>7.2}",
+                        "{n:>5} {:>4}  {name:<16} {:>8.2} {} {} {} {:>7.2}",
                         d.name(),
                         cell.gbps,
                         fmt(anchor.map(|a| cell.gbps / a.gbps), 8),
