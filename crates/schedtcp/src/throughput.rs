@@ -392,6 +392,8 @@ async fn measure(
     dir: Direction,
     ticks: f64,
 ) -> Result<Cell> {
+    // Connections a relay failed to close in an earlier cell stay counted (and reported) there.
+    let stale = c.target_live.load(Ordering::Acquire);
     let tasks: Vec<_> = (0..flows)
         .map(|_| tokio::spawn(app_flow(entry, dir, c.clone())))
         .collect();
@@ -421,13 +423,13 @@ async fn measure(
         let ended = c.target_ended.notified();
         tokio::pin!(ended);
         ended.as_mut().enable();
-        if c.target_live.load(Ordering::Acquire) == 0 {
+        if c.target_live.load(Ordering::Acquire) <= stale {
             break;
         }
         if tokio::time::timeout_at(deadline, ended).await.is_err() {
             eprintln!(
                 "warning: {} target connections still open {} s after the cell through {}",
-                c.target_live.load(Ordering::Acquire),
+                c.target_live.load(Ordering::Acquire).saturating_sub(stale),
                 SETTLE.as_secs(),
                 relay.map_or("direct TCP", |r| r.name.as_str()),
             );
@@ -513,7 +515,11 @@ pub async fn run(args: Args) -> Result<()> {
     println!(
         "CPU: seconds of the relay's processes per GB moved (socat: both hops; tunnel: client and server); gen: this process (the load generator)"
     );
-    let result = table(&args, &counters, target, &relays, &dirs, use_socat, ticks).await;
+    // Interrupted (SIGINT, SIGTERM), the relays' processes are still stopped below.
+    let result = tokio::select! {
+        r = table(&args, &counters, target, &relays, &dirs, use_socat, ticks) => r,
+        r = crate::shutdown_signal() => r.and_then(|()| bail!("interrupted")),
+    };
     for mut r in relays {
         r.stop();
     }

@@ -532,6 +532,7 @@ impl Engine {
         data: &mut Bytes,
         sized: bool,
         end: Option<u64>,
+        down_done: &AtomicBool,
     ) -> bool {
         let mut first = true;
         while !data.is_empty() {
@@ -546,6 +547,7 @@ impl Engine {
                 Ok(0) => tokio::select! {
                     _ = io.writable.notified() => {}
                     _ = io.abort.notified() => return false,
+                    _ = io.readable.notified(), if down_done.load(Ordering::Acquire) => {}
                 },
                 Ok(n) => data.advance(n),
                 Err(_) => return false,
@@ -565,6 +567,10 @@ impl Engine {
         let io = self.register_flow(flow);
         let _ = app.set_nodelay(true);
         let (mut rd, mut wr) = app.into_split();
+        // Set when the delivering half (`down`) returned: its wake-ups are then the sending
+        // half's to watch (a reset after the peer's end would otherwise wake nobody, and a
+        // sending half waiting for room would hold the application's socket forever).
+        let down_done = AtomicBool::new(false);
         let up = async {
             let mut sizer = sizer;
             // Application bytes are read into `buf` and handed over as slices of it (no copy:
@@ -575,6 +581,9 @@ impl Engine {
                     tokio::select! {
                         _ = io.writable.notified() => continue,
                         _ = io.abort.notified() => break,
+                        // Once the delivering half is over, a reset of the flow comes only as
+                        // `FlowReadable`: look again (the capacity is then an error).
+                        _ = io.readable.notified(), if down_done.load(Ordering::Acquire) => continue,
                     }
                 }
                 if buf.capacity() - buf.len() < READ_SPARE_MIN {
@@ -601,7 +610,7 @@ impl Engine {
                             buf.split_to(n).freeze()
                         };
                         if !self
-                            .hand_over(flow, &io, &mut data, sizer.is_some(), end)
+                            .hand_over(flow, &io, &mut data, sizer.is_some(), end, &down_done)
                             .await
                         {
                             break;
@@ -615,7 +624,7 @@ impl Engine {
                 }
             }
         };
-        let down = async {
+        let deliver = async {
             let mut batch: Vec<Bytes> = Vec::new();
             // The end was read together with the last bytes (the core may forget the flow
             // right after reporting its end, so it is not asked twice).
@@ -685,6 +694,12 @@ impl Engine {
                     }
                 }
             }
+        };
+        let down = async {
+            deliver.await;
+            down_done.store(true, Ordering::Release);
+            // The sending half looks at the flow once more.
+            io.readable.notify_one();
         };
         tokio::join!(up, down);
         // Close as one socket: dropping the write half alone would send a FIN before the
