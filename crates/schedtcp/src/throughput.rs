@@ -463,7 +463,8 @@ pub async fn run(args: Args) -> Result<()> {
     if args.flows.is_empty() || args.flows.iter().any(|&n| n == 0 || n > 4096) {
         bail!("--flows takes numbers from 1 to 4096");
     }
-    if !(args.seconds > 0.0 && args.seconds <= 600.0) || !(0.0..=60.0).contains(&args.warmup) {
+    let seconds_ok = args.seconds > 0.0 && args.seconds <= 600.0;
+    if !seconds_ok || !(0.0..=60.0).contains(&args.warmup) {
         bail!("--seconds must be in (0, 600] and --warmup in [0, 60]");
     }
     if args.repeat == 0 || args.repeat > 100 {
