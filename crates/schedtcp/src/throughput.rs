@@ -1,127 +1,651 @@
-//! `schedtcp throughput`: bulk transfers through the tunnel on loopback beside direct TCP.
+//! `schedtcp throughput`: the benchmark of record for the tunnel's data path (issue 12).
+//!
+//! On loopback, in one run and side by side: direct TCP, a tuned two-hop `socat` relay chain
+//! (`socat -b 262144`, the fair anchor for a user-space relay: the tunnel is also a two-hop
+//! chain; only when `socat` is installed) and the tunnel under each policy, with `--flows`
+//! parallel bulk flows in each direction (download: the target sends; upload: the application
+//! sends). Each relay runs as its own processes (`socat` twice; `schedtcp server` and
+//! `schedtcp client`), so the CPU time of exactly those processes is measured, from
+//! `/proc/<pid>/stat` (their threads and reaped children included).
+//!
+//! A cell lets its flows run `--warmup` seconds, then counts the bytes the receiving end got
+//! during `--seconds`; the flows are then aborted and the next cell starts once the target saw
+//! every connection end.
 
-use std::net::SocketAddr;
+use std::net::{SocketAddr, TcpListener as StdListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tunnel::{client, server, ClientConfig, ServerConfig};
+use tokio::sync::Notify;
 
 const KEY: &str = "schedtcp-throughput-key-not-secret";
 
+/// Bytes per read or write of the load generator (and the socat chain's `-b`): 256 KiB.
+const IO_BUF: usize = 256 * 1024;
+
+/// Longest wait for a relay to start listening, or for a cell's connections to end.
+const SETTLE: Duration = Duration::from_secs(10);
+
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Numbers of concurrent bulk flows to measure.
+    /// Numbers of parallel bulk flows to measure.
     #[arg(long, value_delimiter = ',', default_value = "1,64")]
-    flows: Vec<usize>,
-    /// Bytes moved in all, per measurement (split evenly among the flows).
-    #[arg(long, default_value_t = 4_000_000_000)]
-    bytes: u64,
-    /// Policy of the tunnel.
-    #[arg(long, default_value = "fair")]
-    policy: String,
+    pub flows: Vec<usize>,
+    /// Directions: `down` (the target sends), `up` (the application sends).
+    #[arg(long, value_delimiter = ',', default_value = "down,up", value_parser = ["down", "up"])]
+    pub directions: Vec<String>,
+    /// Policies of the tunnel (one client/server pair each).
+    #[arg(long, value_delimiter = ',', default_value = "tcp,srpt")]
+    pub policies: Vec<String>,
+    /// Seconds counted per cell (after the warm-up).
+    #[arg(long, default_value_t = 3.0)]
+    pub seconds: f64,
+    /// Seconds a cell's flows run before counting starts.
+    #[arg(long, default_value_t = 1.0)]
+    pub warmup: f64,
+    /// Times the whole table is measured (each repeat is its own side-by-side comparison).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+    /// The socat program for the relay chain; the chain is skipped when it cannot be run.
+    #[arg(long, default_value = "socat")]
+    pub socat: String,
+    /// Leave out the socat chain even when socat is installed.
+    #[arg(long)]
+    pub no_socat: bool,
+    /// Another schedtcp executable (an earlier build) whose tunnel is measured too, beside
+    /// this one's: a before/after comparison in one run.
+    #[arg(long)]
+    pub baseline_exe: Option<PathBuf>,
+    /// Keep the work directory (the relays' configurations and logs) and print its path.
+    #[arg(long)]
+    pub keep: bool,
 }
 
-/// A source: reads an 8-byte size, sends that many bytes, closes.
-async fn start_source() -> Result<SocketAddr> {
+/// Which way the bulk bytes go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    /// The target sends, the application receives.
+    Down,
+    /// The application sends, the target receives.
+    Up,
+}
+
+impl Direction {
+    fn parse(s: &str) -> Result<Self> {
+        match s {
+            "down" => Ok(Direction::Down),
+            "up" => Ok(Direction::Up),
+            _ => bail!("unknown direction {s:?} (down, up)"),
+        }
+    }
+
+    fn byte(self) -> u8 {
+        match self {
+            Direction::Down => b'D',
+            Direction::Up => b'U',
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Direction::Down => "down",
+            Direction::Up => "up",
+        }
+    }
+}
+
+/// The load generator's shared state: bytes received (by whichever end receives) and the
+/// target's live connections.
+#[derive(Default)]
+struct Counters {
+    received: AtomicU64,
+    target_live: AtomicUsize,
+    target_ended: Notify,
+}
+
+/// Sends from `buf` forever (until the connection fails).
+async fn send_forever(s: &mut (impl AsyncWriteExt + Unpin)) {
+    let buf = vec![0x5Au8; IO_BUF];
+    while s.write_all(&buf).await.is_ok() {}
+}
+
+/// Receives until the end or an error, counting the bytes.
+async fn receive_counting(s: &mut (impl AsyncReadExt + Unpin), c: &Counters) {
+    let mut buf = vec![0u8; IO_BUF];
+    while let Ok(n) = s.read(&mut buf).await {
+        if n == 0 {
+            return;
+        }
+        c.received.fetch_add(n as u64, Ordering::Relaxed);
+    }
+}
+
+/// The target: reads one byte, `D` (send forever) or `U` (receive forever, counting).
+async fn start_target(c: Arc<Counters>) -> Result<SocketAddr> {
     let l = TcpListener::bind("127.0.0.1:0").await?;
     let addr = l.local_addr()?;
     tokio::spawn(async move {
         while let Ok((mut s, _)) = l.accept().await {
+            let c = c.clone();
+            c.target_live.fetch_add(1, Ordering::AcqRel);
             tokio::spawn(async move {
-                let Ok(n) = s.read_u64().await else { return };
-                let buf = vec![0x5Au8; 256 * 1024];
-                let mut left = n;
-                while left > 0 {
-                    let k = left.min(buf.len() as u64) as usize;
-                    if s.write_all(&buf[..k]).await.is_err() {
-                        return;
-                    }
-                    left -= k as u64;
+                match s.read_u8().await {
+                    Ok(b'D') => send_forever(&mut s).await,
+                    Ok(b'U') => receive_counting(&mut s, &c).await,
+                    _ => {}
                 }
-                let _ = s.shutdown().await;
+                drop(s);
+                c.target_live.fetch_sub(1, Ordering::AcqRel);
+                c.target_ended.notify_waiters();
             });
         }
     });
     Ok(addr)
 }
 
-async fn pull(addr: SocketAddr, n: u64) -> Result<()> {
+/// One application flow through `addr`.
+async fn app_flow(addr: SocketAddr, dir: Direction, c: Arc<Counters>) -> Result<()> {
     let mut s = TcpStream::connect(addr).await?;
-    s.write_u64(n).await?;
-    let mut buf = vec![0u8; 256 * 1024];
-    let mut got = 0u64;
-    loop {
-        let k = s.read(&mut buf).await?;
-        if k == 0 {
-            break;
-        }
-        got += k as u64;
-    }
-    if got != n {
-        bail!("received {got} of {n} bytes");
+    s.write_u8(dir.byte()).await?;
+    match dir {
+        Direction::Down => receive_counting(&mut s, &c).await,
+        Direction::Up => send_forever(&mut s).await,
     }
     Ok(())
 }
 
-/// Gbit/s of `flows` concurrent pulls of `total` bytes in all from `addr`.
-async fn measure(addr: SocketAddr, flows: usize, total: u64) -> Result<f64> {
-    let each = total / flows as u64;
-    let t = Instant::now();
-    let tasks: Vec<_> = (0..flows).map(|_| tokio::spawn(pull(addr, each))).collect();
-    for task in tasks {
-        task.await??;
+/// CPU seconds (user + system) by process id, from one scan of `/proc`: each process's own
+/// (its threads) plus its reaped children's, and its parent's id.
+struct ProcCpu(std::collections::HashMap<u32, (u32, f64)>);
+
+impl ProcCpu {
+    fn scan(ticks: f64) -> Self {
+        let mut map = std::collections::HashMap::new();
+        if let Ok(dir) = std::fs::read_dir("/proc") {
+            for e in dir.flatten() {
+                let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+                    continue;
+                };
+                let Ok(s) = std::fs::read_to_string(e.path().join("stat")) else {
+                    continue;
+                };
+                // The command name may hold spaces: the fields start after its closing
+                // parenthesis. After it: state(0) ppid(1) ... utime(11) stime(12) cutime(13)
+                // cstime(14).
+                let Some(close) = s.rfind(')') else { continue };
+                let f: Vec<&str> = s[close + 1..].split_whitespace().collect();
+                let num = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
+                let ppid = f.get(1).and_then(|x| x.parse::<u32>().ok()).unwrap_or(0);
+                map.insert(pid, (ppid, (num(11) + num(12) + num(13) + num(14)) / ticks));
+            }
+        }
+        ProcCpu(map)
     }
-    Ok((each * flows as u64) as f64 * 8.0 / t.elapsed().as_secs_f64() / 1e9)
+
+    /// CPU seconds of `pid` alone (its threads and reaped children).
+    fn own(&self, pid: u32) -> f64 {
+        self.0.get(&pid).map_or(0.0, |&(_, c)| c)
+    }
+
+    /// CPU seconds of `pid` and every live descendant (socat forks one per connection).
+    fn tree(&self, pid: u32) -> f64 {
+        let mut total = 0.0;
+        let mut todo = vec![pid];
+        while let Some(p) = todo.pop() {
+            total += self.own(p);
+            todo.extend(
+                self.0
+                    .iter()
+                    .filter(|(&c, &(pp, _))| pp == p && c != p)
+                    .map(|(&c, _)| c),
+            );
+            if todo.len() > self.0.len() {
+                break;
+            }
+        }
+        total
+    }
+}
+
+/// Clock ticks per second of `/proc/<pid>/stat` (`getconf CLK_TCK`; 100 on Linux otherwise).
+fn clock_ticks() -> f64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|&t| t > 0.0)
+        .unwrap_or(100.0)
+}
+
+/// A free loopback port (bound, then released for a child process to bind).
+fn free_port() -> Result<u16> {
+    Ok(StdListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Waits until something listens on `addr` (bounded by [`SETTLE`]).
+async fn wait_listening(addr: SocketAddr, child: &mut Child, what: &str) -> Result<()> {
+    let deadline = Instant::now() + SETTLE;
+    loop {
+        if TcpStream::connect(addr).await.is_ok() {
+            return Ok(());
+        }
+        if let Some(status) = child.try_wait()? {
+            bail!("{what} exited ({status}) before listening on {addr}");
+        }
+        if Instant::now() > deadline {
+            bail!(
+                "{what} not listening on {addr} within {} s",
+                SETTLE.as_secs()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A relay under test: where applications connect, and its processes.
+struct Relay {
+    name: String,
+    entry: SocketAddr,
+    procs: Vec<Child>,
+}
+
+impl Relay {
+    fn cpu(&self, p: &ProcCpu) -> f64 {
+        self.procs.iter().map(|c| p.tree(c.id())).sum()
+    }
+
+    fn stop(&mut self) {
+        for c in &mut self.procs {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The two-hop socat chain: entry -> hop -> target, 256 KiB buffers.
+async fn start_socat(socat: &str, target: SocketAddr, dir: &Path) -> Result<Relay> {
+    let (p1, p2) = (free_port()?, free_port()?);
+    let hop = |listen: u16, to: String, log: &str| -> Result<Child> {
+        Command::new(socat)
+            .args([
+                "-b".to_owned(),
+                IO_BUF.to_string(),
+                format!("TCP-LISTEN:{listen},bind=127.0.0.1,reuseaddr,fork,backlog=1024"),
+                format!("TCP:{to}"),
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join(log))?)
+            .spawn()
+            .with_context(|| format!("running {socat}"))
+    };
+    let mut second = hop(p2, target.to_string(), "socat2.log")?;
+    let first = hop(p1, format!("127.0.0.1:{p2}"), "socat1.log")?;
+    let entry: SocketAddr = ([127, 0, 0, 1], p1).into();
+    let mut relay = Relay {
+        name: "socat chain".into(),
+        entry,
+        procs: vec![first],
+    };
+    wait_listening(
+        ([127, 0, 0, 1], p2).into(),
+        &mut second,
+        "socat (second hop)",
+    )
+    .await?;
+    relay.procs.push(second);
+    let mut first = relay.procs.remove(0);
+    let r = wait_listening(entry, &mut first, "socat (first hop)").await;
+    relay.procs.insert(0, first);
+    r?;
+    Ok(relay)
+}
+
+/// A tunnel: `schedtcp server` and `schedtcp client` processes under `policy`.
+async fn start_tunnel(
+    policy: &str,
+    target: SocketAddr,
+    dir: &Path,
+    baseline: Option<&Path>,
+) -> Result<Relay> {
+    let exe = match baseline {
+        Some(b) => b.to_path_buf(),
+        None => std::env::current_exe().context("locating the schedtcp executable")?,
+    };
+    let tag = if baseline.is_some() { "-base" } else { "" };
+    let (ps, pc) = (free_port()?, free_port()?);
+    let server_cfg = dir.join(format!("server-{policy}{tag}.toml"));
+    let client_cfg = dir.join(format!("client-{policy}{tag}.toml"));
+    std::fs::write(
+        &server_cfg,
+        format!(
+            "listen = \"127.0.0.1:{ps}\"\nkey = \"{KEY}\"\npolicy = \"{policy}\"\n[[route]]\nname = \"bulk\"\ntarget = \"{target}\"\n"
+        ),
+    )?;
+    std::fs::write(
+        &client_cfg,
+        format!(
+            "server = \"127.0.0.1:{ps}\"\nkey = \"{KEY}\"\npolicy = \"{policy}\"\n[[route]]\nname = \"bulk\"\nlisten = \"127.0.0.1:{pc}\"\n"
+        ),
+    )?;
+    let spawn = |role: &str, cfg: &PathBuf| -> Result<Child> {
+        Command::new(&exe)
+            .args([role, "--config"])
+            .arg(cfg)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(
+                dir.join(format!("{role}-{policy}.log")),
+            )?)
+            .spawn()
+            .with_context(|| format!("running {} {role}", exe.display()))
+    };
+    let mut server = spawn("server", &server_cfg)?;
+    wait_listening(([127, 0, 0, 1], ps).into(), &mut server, "schedtcp server").await?;
+    let mut relay = Relay {
+        name: format!(
+            "tunnel {policy}{}",
+            if baseline.is_some() { " base" } else { "" }
+        ),
+        entry: ([127, 0, 0, 1], pc).into(),
+        procs: vec![server],
+    };
+    let mut client = spawn("client", &client_cfg)?;
+    let r = wait_listening(relay.entry, &mut client, "schedtcp client").await;
+    relay.procs.push(client);
+    r?;
+    Ok(relay)
+}
+
+/// What one cell measured.
+struct Cell {
+    gbps: f64,
+    /// CPU seconds per GB of the relay's processes (none for direct TCP).
+    relay_cpu_per_gb: Option<f64>,
+    /// CPU seconds per GB of this process (the load generator).
+    gen_cpu_per_gb: f64,
+}
+
+/// Runs `flows` flows through `entry` for the warm-up and the counted window, then aborts
+/// them and waits (bounded) for the target to see every connection end.
+async fn measure(
+    args: &Args,
+    c: &Arc<Counters>,
+    entry: SocketAddr,
+    relay: Option<&Relay>,
+    flows: usize,
+    dir: Direction,
+    ticks: f64,
+) -> Result<Cell> {
+    // Connections a relay failed to close in an earlier cell stay counted (and reported) there.
+    let stale = c.target_live.load(Ordering::Acquire);
+    let tasks: Vec<_> = (0..flows)
+        .map(|_| tokio::spawn(app_flow(entry, dir, c.clone())))
+        .collect();
+    tokio::time::sleep(Duration::from_secs_f64(args.warmup)).await;
+    let me = std::process::id();
+    let p0 = ProcCpu::scan(ticks);
+    let (b0, t0) = (c.received.load(Ordering::Relaxed), Instant::now());
+    tokio::time::sleep(Duration::from_secs_f64(args.seconds)).await;
+    let (b1, t1) = (c.received.load(Ordering::Relaxed), Instant::now());
+    let p1 = ProcCpu::scan(ticks);
+    let (r0, g0) = (relay.map(|r| r.cpu(&p0)), p0.own(me));
+    let (r1, g1) = (relay.map(|r| r.cpu(&p1)), p1.own(me));
+    let mut failed = None;
+    for t in &tasks {
+        if t.is_finished() {
+            failed = Some("a flow ended during the measurement");
+        }
+    }
+    for t in tasks {
+        t.abort();
+        if let Ok(Err(e)) = t.await {
+            bail!("flow through {entry}: {e:#}");
+        }
+    }
+    let deadline = tokio::time::Instant::now() + SETTLE;
+    loop {
+        let ended = c.target_ended.notified();
+        tokio::pin!(ended);
+        ended.as_mut().enable();
+        if c.target_live.load(Ordering::Acquire) <= stale {
+            break;
+        }
+        if tokio::time::timeout_at(deadline, ended).await.is_err() {
+            eprintln!(
+                "warning: {} target connections still open {} s after the cell through {}",
+                c.target_live.load(Ordering::Acquire).saturating_sub(stale),
+                SETTLE.as_secs(),
+                relay.map_or("direct TCP", |r| r.name.as_str()),
+            );
+            break;
+        }
+    }
+    if let Some(why) = failed {
+        bail!("{why} (through {entry})");
+    }
+    let gb = (b1 - b0) as f64 / 1e9;
+    if gb <= 0.0 {
+        bail!("no bytes moved through {entry}");
+    }
+    Ok(Cell {
+        gbps: gb * 8.0 / (t1 - t0).as_secs_f64(),
+        relay_cpu_per_gb: r0.zip(r1).map(|(a, b)| (b - a) / gb),
+        gen_cpu_per_gb: (g1 - g0) / gb,
+    })
+}
+
+fn socat_usable(socat: &str) -> bool {
+    Command::new(socat)
+        .arg("-V")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 pub async fn run(args: Args) -> Result<()> {
-    if args.flows.contains(&0) || args.bytes == 0 {
-        bail!("--flows and --bytes must be positive");
+    if args.flows.is_empty() || args.flows.iter().any(|&n| n == 0 || n > 4096) {
+        bail!("--flows takes numbers from 1 to 4096");
     }
-    let source = start_source().await?;
-    let srv = server::start(
-        ServerConfig::from_toml(&format!(
-            "listen = \"127.0.0.1:0\"\nkey = \"{KEY}\"\npolicy = \"{}\"\n[[route]]\nname = \"bulk\"\ntarget = \"{source}\"\n",
-            args.policy
-        ))?,
-        KEY.as_bytes(),
-    )
-    .await?;
-    let cli = client::start(
-        ClientConfig::from_toml(&format!(
-            "server = \"{}\"\nkey = \"{KEY}\"\npolicy = \"{}\"\n[[route]]\nname = \"bulk\"\nlisten = \"127.0.0.1:0\"\n",
-            srv.addr, args.policy
-        ))?,
-        KEY.as_bytes(),
-    )
-    .await?;
-    let route = cli.routes[0].1;
+    let seconds_ok = args.seconds > 0.0 && args.seconds <= 600.0;
+    if !seconds_ok || !(0.0..=60.0).contains(&args.warmup) {
+        bail!("--seconds must be in (0, 600] and --warmup in [0, 60]");
+    }
+    if args.repeat == 0 || args.repeat > 100 {
+        bail!("--repeat takes 1 to 100");
+    }
+    let dirs: Vec<Direction> = args
+        .directions
+        .iter()
+        .map(|d| Direction::parse(d))
+        .collect::<Result<_>>()?;
+    for p in &args.policies {
+        p.parse::<gtcp::Policy>()
+            .map_err(|e| anyhow::anyhow!("policy {p:?}: {e}"))?;
+    }
+    let ticks = clock_ticks();
+    let workdir = std::env::temp_dir().join(format!("schedtcp-throughput-{}", std::process::id()));
+    std::fs::create_dir_all(&workdir)?;
+    let counters = Arc::new(Counters::default());
+    let target = start_target(counters.clone()).await?;
+    let mut relays = Vec::new();
+    let use_socat = !args.no_socat && socat_usable(&args.socat);
+    if use_socat {
+        relays.push(start_socat(&args.socat, target, &workdir).await?);
+    } else if !args.no_socat {
+        println!("({} not found: no socat chain to compare with)", args.socat);
+    }
+    for p in &args.policies {
+        relays.push(start_tunnel(p, target, &workdir, None).await?);
+        if let Some(b) = &args.baseline_exe {
+            relays.push(start_tunnel(p, target, &workdir, Some(b)).await?);
+        }
+    }
+    // The readiness probes opened connections to the target: let them end.
+    let deadline = tokio::time::Instant::now() + SETTLE;
+    while counters.target_live.load(Ordering::Acquire) > 0 && tokio::time::Instant::now() < deadline
+    {
+        let _ = tokio::time::timeout_at(deadline, counters.target_ended.notified()).await;
+    }
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "bulk throughput on loopback, {} MB per measurement, policy {}",
-        args.bytes / 1_000_000,
-        args.policy
+        "bulk throughput on loopback: {} s counted per cell after {} s of warm-up; load average {}",
+        args.seconds,
+        args.warmup,
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     println!(
-        "{:>6}  {:>14}  {:>14}  {:>6}",
-        "flows", "direct Gbit/s", "tunnel Gbit/s", "ratio"
+        "CPU: seconds of the relay's processes per GB moved (socat: both hops; tunnel: client and server); gen: this process (the load generator)"
     );
-    for &n in &args.flows {
-        let direct = measure(source, n, args.bytes).await.context("direct")?;
-        let tunnel = measure(route, n, args.bytes)
-            .await
-            .context("through the tunnel")?;
+    // Interrupted (SIGINT, SIGTERM), the relays' processes are still stopped below.
+    let result = tokio::select! {
+        r = table(&args, &counters, target, &relays, &dirs, use_socat, ticks) => r,
+        r = crate::shutdown_signal() => r.and_then(|()| bail!("interrupted")),
+    };
+    for mut r in relays {
+        r.stop();
+    }
+    if args.keep {
         println!(
-            "{n:>6}  {direct:>14.2}  {tunnel:>14.2}  {:>6.2}",
-            tunnel / direct
+            "configurations and logs of the relays: {}",
+            workdir.display()
         );
+    } else {
+        let _ = std::fs::remove_dir_all(&workdir);
     }
-    tokio::time::timeout(Duration::from_secs(10), async {
-        cli.shutdown().await;
-        srv.shutdown().await;
-    })
-    .await
-    .ok();
+    result
+}
+
+async fn table(
+    args: &Args,
+    c: &Arc<Counters>,
+    target: SocketAddr,
+    relays: &[Relay],
+    dirs: &[Direction],
+    have_socat: bool,
+    ticks: f64,
+) -> Result<()> {
+    for rep in 1..=args.repeat {
+        if args.repeat > 1 {
+            println!("\nrepeat {rep} of {}", args.repeat);
+        }
+        println!(
+            "{:>5} {:>4}  {:<16} {:>8} {:>8} {:>9} {:>8} {:>7}",
+            "flows", "dir", "path", "Gbit/s", "x socat", "CPU s/GB", "x socat", "gen s/GB"
+        );
+        for &n in &args.flows {
+            for &d in dirs {
+                let mut cells = vec![(
+                    "direct TCP".to_owned(),
+                    measure(args, c, target, None, n, d, ticks).await?,
+                )];
+                for r in relays {
+                    let cell = measure(args, c, r.entry, Some(r), n, d, ticks)
+                        .await
+                        .with_context(|| r.name.clone())?;
+                    cells.push((r.name.clone(), cell));
+                }
+                let anchor = have_socat.then(|| &cells[1].1);
+                for (name, cell) in &cells {
+                    let fmt = |x: Option<f64>, w: usize| match x {
+                        Some(v) => format!("{v:>w$.2}"),
+                        None => format!("{:>w$}", "-"),
+                    };
+                    let cpu_ratio = anchor
+                        .and_then(|a| Some(cell.relay_cpu_per_gb? / a.relay_cpu_per_gb?))
+                        .filter(|r| r.is_finite());
+                    println!(
+                        "{n:>5} {:>4}  {name:<16} {:>8.2} {} {} {} {:>7.2}",
+                        d.name(),
+                        cell.gbps,
+                        fmt(anchor.map(|a| cell.gbps / a.gbps), 8),
+                        fmt(cell.relay_cpu_per_gb, 9),
+                        fmt(cpu_ratio, 8),
+                        cell.gen_cpu_per_gb,
+                    );
+                }
+            }
+        }
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(clap::Parser, Debug)]
+    struct Cmd {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    #[test]
+    fn by_default_one_and_64_flows_both_ways_under_tcp_and_srpt_beside_socat() {
+        let a = Cmd::try_parse_from(["throughput"]).expect("defaults").args;
+        assert_eq!(a.flows, [1, 64]);
+        assert_eq!(a.directions, ["down", "up"]);
+        assert_eq!(a.policies, ["tcp", "srpt"]);
+        assert_eq!(a.socat, "socat");
+        assert!(!a.no_socat);
+        assert!(a.seconds > 0.0 && a.seconds <= 10.0, "a cell stays short");
+        assert_eq!(a.repeat, 1);
+    }
+
+    #[test]
+    fn lists_and_bounds_are_parsed_and_unknown_directions_refused() {
+        let a = Cmd::try_parse_from([
+            "throughput",
+            "--flows",
+            "2,8",
+            "--directions",
+            "up",
+            "--policies",
+            "fair",
+            "--seconds",
+            "0.5",
+            "--repeat",
+            "3",
+            "--no-socat",
+        ])
+        .expect("options")
+        .args;
+        assert_eq!(a.flows, [2, 8]);
+        assert_eq!(a.directions, ["up"]);
+        assert_eq!(a.policies, ["fair"]);
+        assert_eq!(a.repeat, 3);
+        assert!(a.no_socat);
+        assert!(Cmd::try_parse_from(["throughput", "--directions", "sideways"]).is_err());
+        assert_eq!(Direction::parse("down").expect("down"), Direction::Down);
+        assert!(Direction::parse("left").is_err());
+    }
+
+    #[test]
+    fn the_cpu_scan_sees_this_process_and_counts_it_in_its_tree() {
+        let p = ProcCpu::scan(clock_ticks());
+        let me = std::process::id();
+        assert!(p.0.contains_key(&me));
+        assert!(p.tree(me) >= p.own(me));
+        assert_eq!(p.own(u32::MAX), 0.0);
+    }
 }

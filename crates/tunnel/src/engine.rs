@@ -67,6 +67,12 @@ const PROTOCOL_VIOLATION: &str = "protocol violation";
 /// driver profile's application read.
 const READ_CHUNK: usize = gtcp::driver::APP_READ;
 
+/// A new read buffer of [`READ_CHUNK`] is started when less than this is left in the current
+/// one (64 KiB): slices handed to the core keep their buffer alive until acknowledged, so at
+/// most a quarter of each buffer is held unused (a flow's send buffer costs at most 4/3 of its
+/// bytes, plus one read buffer).
+const READ_SPARE_MIN: usize = READ_CHUNK / 4;
+
 /// The most delivered bytes written to an application socket in one go (a few frames'
 /// payloads, in one vectored write).
 const WRITE_BATCH: usize = 256 * 1024;
@@ -417,23 +423,34 @@ impl Engine {
         stream: &TcpStream,
         buf: &mut BytesMut,
     ) -> anyhow::Result<()> {
+        use gtcp::session::caps::CONTROL_BACKLOG_PAUSE;
+        let mut backlog = self.inspect(|s| s.control_backlog());
         loop {
             if !buf.is_empty() {
-                self.with(|s, now| s.handle_input(now, conn, buf))
+                // The backlog is read under the same lock as the input is handled.
+                backlog = self
+                    .with(|s, now| s.handle_input(now, conn, buf).map(|()| s.control_backlog()))
                     .map_err(|e| anyhow::anyhow!("{PROTOCOL_VIOLATION}: {e}"))?;
             }
-            self.wait_control_backlog().await;
+            if backlog >= CONTROL_BACKLOG_PAUSE {
+                self.wait_control_backlog().await;
+                backlog = 0;
+            }
             buf.reserve(READ_CHUNK);
-            // A live peer sends at least a keepalive every `keepalive`: silence this long
-            // means the peer or the path is gone.
-            let dead = self.liveness.dead_peer;
-            tokio::time::timeout(dead, stream.readable())
-                .await
-                .map_err(|_| anyhow::anyhow!("peer silent for {} s", dead.as_secs()))??;
+            // Read first: the readiness wait (and its dead-peer timer) only when the socket
+            // has nothing, not once per read.
             match stream.try_read_buf(buf) {
                 Ok(0) => return Ok(()),
-                Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                // A peer that always has bytes must not keep this worker from other tasks.
+                Ok(_) => tokio::task::consume_budget().await,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    // A live peer sends at least a keepalive every `keepalive`: silence this
+                    // long means the peer or the path is gone.
+                    let dead = self.liveness.dead_peer;
+                    tokio::time::timeout(dead, stream.readable())
+                        .await
+                        .map_err(|_| anyhow::anyhow!("peer silent for {} s", dead.as_secs()))??;
+                }
                 Err(e) => return Err(e.into()),
             }
         }
@@ -505,6 +522,40 @@ impl Engine {
 
     // ----- flows ---------------------------------------------------------------------------
 
+    /// Hands `data` over to `flow`, waiting for room when the core takes less (its capacity
+    /// may shrink between the check and the write, e.g. when lent buffers were taken by other
+    /// flows). Returns false when the flow is gone or aborted.
+    async fn hand_over(
+        self: &Arc<Self>,
+        flow: FlowId,
+        io: &FlowIo,
+        data: &mut Bytes,
+        sized: bool,
+        end: Option<u64>,
+        down_done: &AtomicBool,
+    ) -> bool {
+        let mut first = true;
+        while !data.is_empty() {
+            let taken = self.with(|s, _| {
+                if sized && first {
+                    let _ = s.set_known_end(flow, end);
+                }
+                s.write_bytes(flow, data.clone())
+            });
+            first = false;
+            match taken {
+                Ok(0) => tokio::select! {
+                    _ = io.writable.notified() => {}
+                    _ = io.abort.notified() => return false,
+                    _ = io.readable.notified(), if down_done.load(Ordering::Acquire) => {}
+                },
+                Ok(n) => data.advance(n),
+                Err(_) => return false,
+            }
+        }
+        true
+    }
+
     /// Relays between an application socket (client: the accepted connection; server: the
     /// target) and its flow until both directions are over.
     pub async fn run_flow(
@@ -516,17 +567,28 @@ impl Engine {
         let io = self.register_flow(flow);
         let _ = app.set_nodelay(true);
         let (mut rd, mut wr) = app.into_split();
+        // Set when the delivering half (`down`) returned: its wake-ups are then the sending
+        // half's to watch (a reset after the peer's end would otherwise wake nobody, and a
+        // sending half waiting for room would hold the application's socket forever).
+        let down_done = AtomicBool::new(false);
         let up = async {
             let mut sizer = sizer;
-            let mut buf = BytesMut::with_capacity(READ_CHUNK);
+            // Application bytes are read into `buf` and handed over as slices of it (no copy:
+            // the only copy on this side is into the frames); see `READ_SPARE_MIN`.
+            let mut buf = BytesMut::new();
             while let Ok(cap) = self.inspect(|s| s.send_capacity(flow)) {
                 if cap == 0 {
                     tokio::select! {
                         _ = io.writable.notified() => continue,
                         _ = io.abort.notified() => break,
+                        // Once the delivering half is over, a reset of the flow comes only as
+                        // `FlowReadable`: look again (the capacity is then an error).
+                        _ = io.readable.notified(), if down_done.load(Ordering::Acquire) => continue,
                     }
                 }
-                buf.clear();
+                if buf.capacity() - buf.len() < READ_SPARE_MIN {
+                    buf = BytesMut::with_capacity(READ_CHUNK);
+                }
                 let mut limited = (&mut rd).take(cap.min(READ_CHUNK) as u64);
                 let read = tokio::select! {
                     r = limited.read_buf(&mut buf) => r,
@@ -539,13 +601,18 @@ impl Engine {
                     }
                     Ok(n) => {
                         let end = sizer.as_mut().and_then(|z| z.feed(&buf[..n]));
-                        let ok = self.with(|s, _| {
-                            if sizer.is_some() {
-                                let _ = s.set_known_end(flow, end);
-                            }
-                            s.write(flow, &buf[..n])
-                        });
-                        if ok.is_err() {
+                        let mut data = if n < gtcp::flow::KEEP_PIECE_MIN {
+                            // A short read is copied; its room in `buf` is read into again.
+                            let d = Bytes::copy_from_slice(&buf[..n]);
+                            buf.clear();
+                            d
+                        } else {
+                            buf.split_to(n).freeze()
+                        };
+                        if !self
+                            .hand_over(flow, &io, &mut data, sizer.is_some(), end, &down_done)
+                            .await
+                        {
                             break;
                         }
                     }
@@ -557,7 +624,7 @@ impl Engine {
                 }
             }
         };
-        let down = async {
+        let deliver = async {
             let mut batch: Vec<Bytes> = Vec::new();
             // The end was read together with the last bytes (the core may forget the flow
             // right after reporting its end, so it is not asked twice).
@@ -627,6 +694,12 @@ impl Engine {
                     }
                 }
             }
+        };
+        let down = async {
+            deliver.await;
+            down_done.store(true, Ordering::Release);
+            // The sending half looks at the flow once more.
+            io.readable.notify_one();
         };
         tokio::join!(up, down);
         // Close as one socket: dropping the write half alone would send a FIN before the

@@ -6,7 +6,7 @@ mod send;
 pub use recv::RecvError;
 pub(crate) use recv::RecvStream;
 pub(crate) use send::SendStream;
-pub use send::INITIAL_CREDIT;
+pub use send::{INITIAL_CREDIT, KEEP_PIECE_MIN};
 
 use std::time::Duration;
 

@@ -3,9 +3,95 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use bytes::{BufMut, BytesMut};
+use bytes::{Buf, BufMut, Bytes, BytesMut};
 
 use crate::ids::ConnId;
+
+/// Handed-over pieces shorter than this are copied into the buffer's tail (bytes); longer ones
+/// are kept as they are, without a copy ([`SendStream::push_bytes`]). Bounds the bookkeeping:
+/// every kept piece holds at least this many bytes, or is the tail.
+pub const KEEP_PIECE_MIN: usize = 4096;
+
+/// The tail's largest size before it is frozen into a piece (bytes, 64 KiB).
+const TAIL_MAX: usize = 64 * 1024;
+
+/// The bytes of `[base, written)`: pieces in order, then a tail being filled by copied writes.
+///
+/// A driver that reads an application into its own buffers hands over whole slices of them
+/// ([`SendStream::push_bytes`]): the only copy of a byte on the sending side is then the one
+/// into its frame. Such a slice keeps its allocation alive until acknowledged; a driver bounds
+/// that by how it carves its buffers (the tunnel: at most a third of a 256 KiB read buffer
+/// unused, see its `engine` module).
+#[derive(Debug, Default)]
+struct SendBuf {
+    pieces: VecDeque<Bytes>,
+    tail: BytesMut,
+}
+
+impl SendBuf {
+    fn push(&mut self, data: &[u8]) {
+        self.tail.extend_from_slice(data);
+        if self.tail.len() >= TAIL_MAX {
+            let full = std::mem::take(&mut self.tail).freeze();
+            self.pieces.push_back(full);
+        }
+    }
+
+    fn push_bytes(&mut self, data: Bytes) {
+        if data.len() < KEEP_PIECE_MIN {
+            self.push(&data);
+            return;
+        }
+        if !self.tail.is_empty() {
+            let t = std::mem::take(&mut self.tail).freeze();
+            self.pieces.push_back(t);
+        }
+        self.pieces.push_back(data);
+    }
+
+    /// Appends bytes `[from, from + len)` (relative to the start) to `out`.
+    fn copy_out(&self, mut from: usize, mut len: usize, out: &mut BytesMut) {
+        for p in self
+            .pieces
+            .iter()
+            .map(|b| &b[..])
+            .chain(std::iter::once(&self.tail[..]))
+        {
+            if len == 0 {
+                return;
+            }
+            if from >= p.len() {
+                from -= p.len();
+                continue;
+            }
+            let n = (p.len() - from).min(len);
+            out.put_slice(&p[from..from + n]);
+            len -= n;
+            from = 0;
+        }
+    }
+
+    /// Forgets the first `n` bytes.
+    fn drain(&mut self, mut n: usize) {
+        while n > 0 {
+            let Some(front) = self.pieces.front_mut() else {
+                self.tail.advance(n.min(self.tail.len()));
+                return;
+            };
+            if n < front.len() {
+                front.advance(n);
+                return;
+            }
+            n -= front.len();
+            self.pieces.pop_front();
+        }
+    }
+
+    fn clear(&mut self) {
+        self.pieces.clear();
+        self.tail.clear();
+    }
+}
 
 /// Credit every flow has before the receiver says anything (bytes). Both ends use this constant,
 /// so a sender may start at once and data may arrive before the frame that opens its flow.
@@ -18,7 +104,7 @@ pub const INITIAL_CREDIT: u64 = 256 * 1024;
 /// in `resend`. The buffer holds `[acked, written)`, at most the configured send buffer.
 #[derive(Debug)]
 pub(crate) struct SendStream {
-    buf: VecDeque<u8>,
+    buf: SendBuf,
     /// Offset of `buf[0]`.
     base: u64,
     pub written: u64,
@@ -45,7 +131,7 @@ pub(crate) struct Segment {
 impl SendStream {
     pub fn new() -> Self {
         Self {
-            buf: VecDeque::new(),
+            buf: SendBuf::default(),
             base: 0,
             written: 0,
             next: 0,
@@ -65,8 +151,16 @@ impl SendStream {
 
     /// Appends application bytes; the caller has checked the buffer bound.
     pub fn push(&mut self, data: &[u8]) {
-        self.buf.extend(data);
+        self.buf.push(data);
         self.written += data.len() as u64;
+    }
+
+    /// Appends application bytes the caller already holds in a buffer of its own: pieces of
+    /// at least [`KEEP_PIECE_MIN`] bytes are kept without a copy. The caller has checked the
+    /// buffer bound.
+    pub fn push_bytes(&mut self, data: Bytes) {
+        self.written += data.len() as u64;
+        self.buf.push_bytes(data);
     }
 
     /// Bytes not sent yet, new or to be sent again: this flow's share of the virtual queues.
@@ -126,16 +220,7 @@ impl SendStream {
     /// until acknowledged.
     pub fn copy_out(&self, start: u64, len: u64, out: &mut BytesMut) {
         let from = (start - self.base) as usize;
-        let to = from + len as usize;
-        let (a, b) = self.buf.as_slices();
-        if to <= a.len() {
-            out.put_slice(&a[from..to]);
-        } else if from >= a.len() {
-            out.put_slice(&b[from - a.len()..to - a.len()]);
-        } else {
-            out.put_slice(&a[from..]);
-            out.put_slice(&b[..to - a.len()]);
-        }
+        self.buf.copy_out(from, len as usize, out);
     }
 
     /// The receiver holds `[0, received)` and grants up to `credit`. Frees what it holds,
@@ -174,7 +259,7 @@ impl SendStream {
             }
         }
         let drop = (received.min(self.written) - self.base) as usize;
-        self.buf.drain(..drop);
+        self.buf.drain(drop);
         self.base += drop as u64;
         skipped
     }
@@ -260,6 +345,57 @@ mod tests {
         assert_eq!(freed, vec![(ConnId(2), 4), (ConnId(2), 6)]);
         assert_eq!(s.buffered(), 20);
         assert_eq!(s.take(100, ConnId(2)).unwrap().len, 10);
+    }
+
+    #[test]
+    fn kept_pieces_and_copied_writes_read_back_in_order_and_are_freed_by_acks() {
+        let mut s = SendStream::new();
+        let big: Vec<u8> = (0..10_000u32).map(|x| (x % 251) as u8).collect();
+        let kept = Bytes::from(big.clone());
+        s.push(&[1, 2, 3]);
+        s.push_bytes(kept.clone());
+        s.push_bytes(Bytes::from_static(&[9; 10])); // short: copied into the tail
+        s.push(&[4; 5]);
+        assert_eq!(s.written, 3 + 10_000 + 10 + 5);
+        assert_eq!(
+            s.buf.pieces.len(),
+            2,
+            "the tail before the kept piece, then it"
+        );
+        let mut want = vec![1, 2, 3];
+        want.extend_from_slice(&big);
+        want.extend_from_slice(&[9; 10]);
+        want.extend_from_slice(&[4; 5]);
+        let mut out = BytesMut::new();
+        s.copy_out(0, s.written, &mut out);
+        assert_eq!(&out[..], &want[..]);
+        // A range across all three parts, then after acknowledgements freed part of them.
+        out.clear();
+        s.copy_out(2, 10_005, &mut out);
+        assert_eq!(&out[..], &want[2..10_007]);
+        s.take(u64::MAX, ConnId(1));
+        s.on_ack(5_000, u64::MAX, |_, _| {});
+        assert_eq!(s.buffered(), s.written - 5_000);
+        out.clear();
+        s.copy_out(5_000, s.written - 5_000, &mut out);
+        assert_eq!(&out[..], &want[5_000..]);
+        s.on_ack(s.written, u64::MAX, |_, _| {});
+        assert_eq!(s.buffered(), 0);
+        assert!(s.buf.pieces.is_empty() && s.buf.tail.is_empty());
+    }
+
+    #[test]
+    fn the_tail_is_frozen_into_pieces_of_bounded_size() {
+        let mut s = SendStream::new();
+        for _ in 0..40 {
+            s.push(&[7; 4000]);
+        }
+        assert!(s.buf.pieces.iter().all(|p| p.len() >= TAIL_MAX));
+        assert!(s.buf.tail.len() < TAIL_MAX);
+        let mut out = BytesMut::new();
+        s.copy_out(0, s.written, &mut out);
+        assert_eq!(out.len(), 160_000);
+        assert!(out.iter().all(|&b| b == 7));
     }
 
     #[test]

@@ -58,6 +58,8 @@ pub use types::{
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
+use bytes::Bytes;
+
 use crate::conn::{Conn, ConnCounters};
 use crate::flow::{Delivery, Flow, Ownership};
 use crate::ids::{ConnId, FlowId};
@@ -457,16 +459,34 @@ impl Session {
     /// and its connection's virtual queue. Takes at most [`send_capacity`](Self::send_capacity)
     /// bytes and returns how many it took.
     pub fn write(&mut self, flow: FlowId, data: &[u8]) -> Result<usize, SessionError> {
+        self.hand_over(flow, data.len(), |send, n| send.push(&data[..n]))
+    }
+
+    /// [`write`](Self::write) of bytes the driver holds in a buffer of its own: a piece of at
+    /// least [`KEEP_PIECE_MIN`](crate::flow::KEEP_PIECE_MIN) bytes joins the flow's buffer
+    /// without a copy (it keeps its allocation alive until acknowledged). Takes at most
+    /// [`send_capacity`](Self::send_capacity) bytes and returns how many it took.
+    pub fn write_bytes(&mut self, flow: FlowId, data: Bytes) -> Result<usize, SessionError> {
+        self.hand_over(flow, data.len(), |send, n| send.push_bytes(data.slice(..n)))
+    }
+
+    /// Algorithm 1, `on_wri`, for `len` bytes offered; `push` stores the `n` taken.
+    fn hand_over(
+        &mut self,
+        flow: FlowId,
+        len: usize,
+        push: impl FnOnce(&mut crate::flow::SendStream, usize),
+    ) -> Result<usize, SessionError> {
         let cap = self.send_capacity(flow)?;
         let f = self
             .flows
             .get_mut(&flow)
             .ok_or(SessionError::UnknownFlow(flow))?;
-        let n = data.len().min(cap);
+        let n = len.min(cap);
         if n == 0 {
             return Ok(0);
         }
-        f.send.push(&data[..n]);
+        push(&mut f.send, n);
         let owner = f.owner();
         self.counters.bytes_handed += n as u64;
         let never_owned = f.ownership == Ownership::Awaiting;
