@@ -21,6 +21,36 @@ pub struct Args {
     /// Policy of the tunnel.
     #[arg(long, default_value = "fair")]
     policy: String,
+    /// Also measure a second tunnel without the record layer (`integrity = false`), in the
+    /// same run: the cost of authenticating every byte, as a ratio.
+    #[arg(long)]
+    compare_integrity: bool,
+}
+
+/// A server and a client on loopback carrying route `bulk` to `source`; returns them and the
+/// route's address.
+async fn start_tunnel(
+    source: SocketAddr,
+    policy: &str,
+    integrity: bool,
+) -> Result<(server::ServerHandle, client::ClientHandle, SocketAddr)> {
+    let srv = server::start(
+        ServerConfig::from_toml(&format!(
+            "listen = \"127.0.0.1:0\"\nkey = \"{KEY}\"\npolicy = \"{policy}\"\nintegrity = {integrity}\n[[route]]\nname = \"bulk\"\ntarget = \"{source}\"\n",
+        ))?,
+        KEY.as_bytes(),
+    )
+    .await?;
+    let cli = client::start(
+        ClientConfig::from_toml(&format!(
+            "server = \"{}\"\nkey = \"{KEY}\"\npolicy = \"{policy}\"\nintegrity = {integrity}\n[[route]]\nname = \"bulk\"\nlisten = \"127.0.0.1:0\"\n",
+            srv.addr
+        ))?,
+        KEY.as_bytes(),
+    )
+    .await?;
+    let route = cli.routes[0].1;
+    Ok((srv, cli, route))
 }
 
 /// A source: reads an 8-byte size, sends that many bytes, closes.
@@ -81,45 +111,49 @@ pub async fn run(args: Args) -> Result<()> {
         bail!("--flows and --bytes must be positive");
     }
     let source = start_source().await?;
-    let srv = server::start(
-        ServerConfig::from_toml(&format!(
-            "listen = \"127.0.0.1:0\"\nkey = \"{KEY}\"\npolicy = \"{}\"\n[[route]]\nname = \"bulk\"\ntarget = \"{source}\"\n",
-            args.policy
-        ))?,
-        KEY.as_bytes(),
-    )
-    .await?;
-    let cli = client::start(
-        ClientConfig::from_toml(&format!(
-            "server = \"{}\"\nkey = \"{KEY}\"\npolicy = \"{}\"\n[[route]]\nname = \"bulk\"\nlisten = \"127.0.0.1:0\"\n",
-            srv.addr, args.policy
-        ))?,
-        KEY.as_bytes(),
-    )
-    .await?;
-    let route = cli.routes[0].1;
+    let (srv, cli, route) = start_tunnel(source, &args.policy, true).await?;
+    let plain = if args.compare_integrity {
+        Some(start_tunnel(source, &args.policy, false).await?)
+    } else {
+        None
+    };
     println!(
         "bulk throughput on loopback, {} MB per measurement, policy {}",
         args.bytes / 1_000_000,
         args.policy
     );
-    println!(
+    print!(
         "{:>6}  {:>14}  {:>14}  {:>6}",
         "flows", "direct Gbit/s", "tunnel Gbit/s", "ratio"
     );
+    if plain.is_some() {
+        print!("  {:>17}  {:>17}", "no-integrity Gb/s", "integrity/without");
+    }
+    println!();
     for &n in &args.flows {
         let direct = measure(source, n, args.bytes).await.context("direct")?;
         let tunnel = measure(route, n, args.bytes)
             .await
             .context("through the tunnel")?;
-        println!(
+        print!(
             "{n:>6}  {direct:>14.2}  {tunnel:>14.2}  {:>6.2}",
             tunnel / direct
         );
+        if let Some((_, _, plain_route)) = &plain {
+            let without = measure(*plain_route, n, args.bytes)
+                .await
+                .context("through the tunnel without integrity")?;
+            print!("  {without:>17.2}  {:>17.2}", tunnel / without);
+        }
+        println!();
     }
     tokio::time::timeout(Duration::from_secs(10), async {
         cli.shutdown().await;
         srv.shutdown().await;
+        if let Some((srv, cli, _)) = plain {
+            cli.shutdown().await;
+            srv.shutdown().await;
+        }
     })
     .await
     .ok();

@@ -190,7 +190,11 @@ fn keygen(path: &std::path::Path) {
         .args(["keygen", "--out", path.to_str().unwrap()])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// `schedtcp keygen` writes a fresh owner-only key (never over an existing file) or prints
@@ -238,7 +242,10 @@ fn keygen_makes_keys_the_tunnel_accepts_and_exposed_key_files_are_refused() {
             .unwrap()
     };
     let err = String::from_utf8_lossy(&run().stderr).to_string();
-    assert!(err.contains("binding 192.0.2.1:9"), "the key is accepted: {err}");
+    assert!(
+        err.contains("binding 192.0.2.1:9"),
+        "the key is accepted: {err}"
+    );
     std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
     let out = run();
     let err = String::from_utf8_lossy(&out.stderr);

@@ -26,7 +26,6 @@ pub const SERVER_PORT: u16 = 7000;
 /// Port of the client's route (origin namespace, loopback).
 pub const ROUTE_PORT: u16 = 8000;
 
-
 /// The `schedtcp` binary the testbed starts: `$SCHEDTCP_BIN`, else this program when it is
 /// `schedtcp` (tests pass `env!("CARGO_BIN_EXE_schedtcp")` instead).
 pub fn find_binary() -> Result<PathBuf> {

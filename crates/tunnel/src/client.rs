@@ -108,7 +108,11 @@ async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -
                     warn!(%conn, "pool connection not needed any more: {e}");
                     return None;
                 }
-                tokio::spawn(engine.clone().run_connection(conn, stream, leftover, record));
+                tokio::spawn(
+                    engine
+                        .clone()
+                        .run_connection(conn, stream, leftover, record),
+                );
                 return Some(conn);
             }
             Err(e) => {

@@ -521,7 +521,11 @@ impl Engine {
                 if stream.writable().await.is_err() {
                     break;
                 }
-                let out = if sealer.is_some() { &mut staged } else { &mut pending };
+                let out = if sealer.is_some() {
+                    &mut staged
+                } else {
+                    &mut pending
+                };
                 let n = self.with(|s, now| s.poll_transmit(now, conn, out, self.poll_max));
                 self.ctrl_drained.notify_waiters();
                 if crate::record::seal_staged(sealer.as_mut(), &mut staged, &mut pending).is_err() {

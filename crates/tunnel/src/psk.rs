@@ -99,8 +99,8 @@ fn weakness(key: &[u8]) -> Option<String> {
 /// Reads and checks a key file: refused if its group or others may access it (the error
 /// gives the `chmod`), too large, or not a good key.
 pub fn read_file(path: &Path) -> Result<Vec<u8>> {
-    let file =
-        std::fs::File::open(path).with_context(|| format!("reading key file {}", path.display()))?;
+    let file = std::fs::File::open(path)
+        .with_context(|| format!("reading key file {}", path.display()))?;
     check_permissions(&file, path)?;
     let mut text = String::new();
     file.take(4 * MAX_KEY_BYTES as u64)
@@ -168,7 +168,10 @@ mod tests {
         assert_eq!(a.len(), 64);
         assert_ne!(a, b);
         assert_eq!(parse(&a).unwrap().len(), 32);
-        assert_eq!(parse(&format!("  {}\n", a.to_uppercase())).unwrap(), parse(&a).unwrap());
+        assert_eq!(
+            parse(&format!("  {}\n", a.to_uppercase())).unwrap(),
+            parse(&a).unwrap()
+        );
     }
 
     #[test]
@@ -217,7 +220,10 @@ mod tests {
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600, "keygen writes an owner-only file");
         assert_eq!(read_file(&path).unwrap().len(), 32);
-        assert!(write_new(&path).is_err(), "an existing key is never overwritten");
+        assert!(
+            write_new(&path).is_err(),
+            "an existing key is never overwritten"
+        );
         for bad in [0o644, 0o640, 0o604, 0o660] {
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(bad)).unwrap();
             let msg = format!("{:#}", read_file(&path).unwrap_err());

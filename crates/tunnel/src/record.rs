@@ -197,7 +197,11 @@ impl Opener {
     /// `plain` once its tag verified; an incomplete record stays in `wire`. Returns the
     /// plaintext bytes appended. On an error nothing of the failing record (nor anything
     /// after it, ever) is appended; the records before it were.
-    pub fn open(&mut self, wire: &mut BytesMut, plain: &mut BytesMut) -> Result<usize, RecordError> {
+    pub fn open(
+        &mut self,
+        wire: &mut BytesMut,
+        plain: &mut BytesMut,
+    ) -> Result<usize, RecordError> {
         if let Some(e) = self.failed {
             return Err(e);
         }
@@ -304,7 +308,11 @@ mod tests {
             let mut plain = BytesMut::new();
             let e = s.opener.open(&mut w, &mut plain).unwrap_err();
             assert!(e.is_integrity_failure(), "{e}");
-            assert_eq!(&plain[..], &msg[..MAX_RECORD], "only the first record verified");
+            assert_eq!(
+                &plain[..],
+                &msg[..MAX_RECORD],
+                "only the first record verified"
+            );
             // Poisoned: nothing more is ever handed over.
             let mut again = wire.clone();
             assert_eq!(s.opener.open(&mut again, &mut plain), Err(e));
@@ -379,7 +387,10 @@ mod tests {
         c.sealer.seq = MAX_RECORDS - 1;
         let mut w = BytesMut::new();
         c.sealer.seal(b"last", &mut w).unwrap();
-        assert_eq!(c.sealer.seal(b"one more", &mut w), Err(RecordError::Exhausted));
+        assert_eq!(
+            c.sealer.seal(b"one more", &mut w),
+            Err(RecordError::Exhausted)
+        );
         assert!(!RecordError::Exhausted.is_integrity_failure());
     }
 }

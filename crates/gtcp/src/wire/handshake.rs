@@ -414,7 +414,10 @@ mod tests {
     fn run(
         client_key: u8,
         server_key: u8,
-    ) -> (Result<ClientAuth, WireError>, Option<Result<Verdict, WireError>>) {
+    ) -> (
+        Result<ClientAuth, WireError>,
+        Option<Result<Verdict, WireError>>,
+    ) {
         let (ck, sk) = (Toy(client_key), Toy(server_key));
         let mut wire = BytesMut::new();
         ClientHello::new(true).encode(&mut wire);
@@ -510,7 +513,10 @@ mod tests {
         let e = ClientHello::decode(&mut b).unwrap_err();
         assert_eq!(e, WireError::BadVersion(2));
         let msg = e.to_string();
-        assert!(msg.contains("version 2") && msg.contains("speaks 3"), "{msg}");
+        assert!(
+            msg.contains("version 2") && msg.contains("speaks 3"),
+            "{msg}"
+        );
     }
 
     #[test]
