@@ -43,7 +43,7 @@ pub fn parse(text: &str) -> Result<Vec<u8>> {
             2 * MAX_KEY_BYTES
         );
     }
-    if text.len() % 2 != 0 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if text.len() & 1 == 1 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
         bail!("the pre-shared key must be written as hex digits (0-9, a-f), two per byte: {fix}");
     }
     let key: Vec<u8> = text
