@@ -586,13 +586,26 @@ impl Engine {
                     }
                     Ok(n) => {
                         let end = sizer.as_mut().and_then(|z| z.feed(&buf[..n]));
-                        let ok = self.with(|s, _| {
-                            if sizer.is_some() {
-                                let _ = s.set_known_end(flow, end);
+                        if sizer.is_some() {
+                            let _ = self.with(|s, _| s.set_known_end(flow, end));
+                        }
+                        // The core may take fewer bytes than the capacity read above: other
+                        // flows and connections change it in between (a connection closing
+                        // shrinks the lent budget). The rest waits for room, never dropped.
+                        let mut taken = 0;
+                        while taken < n {
+                            match self.with(|s, _| s.write(flow, &buf[taken..n])) {
+                                Ok(k) => taken += k,
+                                Err(_) => break,
                             }
-                            s.write(flow, &buf[..n])
-                        });
-                        if ok.is_err() {
+                            if taken < n {
+                                tokio::select! {
+                                    _ = io.writable.notified() => {}
+                                    _ = io.abort.notified() => break,
+                                }
+                            }
+                        }
+                        if taken < n {
                             break;
                         }
                     }
