@@ -67,6 +67,10 @@ const PROTOCOL_VIOLATION: &str = "protocol violation";
 /// driver profile's application read.
 const READ_CHUNK: usize = gtcp::driver::APP_READ;
 
+/// How long bytes the core could not take wait before the relay offers them again, when no
+/// `FlowWritable` came first.
+const ROOM_RETRY: Duration = Duration::from_millis(10);
+
 /// The most delivered bytes written to an application socket in one go (a few frames'
 /// payloads, in one vectored write).
 const WRITE_BATCH: usize = 256 * 1024;
@@ -599,9 +603,13 @@ impl Engine {
                                 Err(_) => break,
                             }
                             if taken < n {
+                                // The core announces room (`FlowWritable`) only for a flow it
+                                // saw run short itself; room lost to other flows is not always
+                                // announced, so look again after a short while too.
                                 tokio::select! {
                                     _ = io.writable.notified() => {}
                                     _ = io.abort.notified() => break,
+                                    _ = tokio::time::sleep(ROOM_RETRY) => {}
                                 }
                             }
                         }
