@@ -1,4 +1,4 @@
-//! The frame decoder and the three handshake decoders on arbitrary bytes.
+//! The frame decoder and the four handshake decoders on arbitrary bytes.
 //!
 //! Properties checked (any violation panics, which libFuzzer reports as a crash):
 //! * decoding never panics, whatever the bytes;
@@ -8,12 +8,13 @@
 //!   decodes the same);
 //! * a decoder with a smaller payload cap agrees with the default one, or refuses with
 //!   `PayloadTooLarge`;
-//! * the same round trip for `ClientHello`, `ServerHello` and `ClientAuth`.
+//! * the same round trip for `ClientHello`, `ServerHello`, `ClientAuth` and `VerdictMessage`
+//!   (wire version 3).
 
 #![no_main]
 
 use bytes::BytesMut;
-use gtcp::wire::handshake::{ClientAuth, ClientHello, ServerHello};
+use gtcp::wire::handshake::{ClientAuth, ClientHello, ServerHello, VerdictMessage};
 use gtcp::wire::{Frame, FrameDecoder, WireError};
 use libfuzzer_sys::fuzz_target;
 
@@ -73,6 +74,13 @@ fuzz_target!(|data: &[u8]| {
         m.encode(&mut enc);
         assert_eq!(&enc[..], &data[..ClientAuth::LEN]);
         assert_eq!(b.len(), data.len() - ClientAuth::LEN);
+    }
+    let mut b = BytesMut::from(data);
+    if let Ok(Some(m)) = VerdictMessage::decode(&mut b) {
+        let mut enc = BytesMut::new();
+        m.encode(&mut enc);
+        assert_eq!(&enc[..], &data[..VerdictMessage::LEN]);
+        assert_eq!(b.len(), data.len() - VerdictMessage::LEN);
     }
 });
 

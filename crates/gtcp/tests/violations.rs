@@ -69,7 +69,7 @@ fn impossible_flow_ids_and_a_second_handshake_are_violations() {
         Err(ProtocolError::ImpossibleFlow(_))
     ));
     let mut b = BytesMut::new();
-    gtcp::wire::handshake::ClientHello::new([0; 32]).encode(&mut b);
+    gtcp::wire::handshake::ClientHello::new(true).encode(&mut b);
     assert!(matches!(
         s.handle_input(Duration::ZERO, ConnId(1), &mut b),
         Err(ProtocolError::Wire(_))

@@ -40,6 +40,7 @@ struct Cli {
 const AFTER_HELP: &str = "\
 Examples:
   schedtcp demo                                   the point in two minutes (simulator; real TCP as root)
+  schedtcp keygen --out psk.hex                   a new pre-shared key (file mode 0600)
   schedtcp example-config server > server.toml    a commented configuration to start from
   schedtcp server --config server.toml            (near the targets)
   schedtcp client --config client.toml            (near the applications)
@@ -70,6 +71,14 @@ enum Command {
     /// core plus the tunnel on loopback as an invariant and bytes check (as root: on the
     /// real-TCP testbed); a compact table, a verdict, the full report in a folder.
     Demo(demo::Args),
+    /// Generate a pre-shared key: 32 bytes from the operating system's random number
+    /// generator, as 64 hex characters; written to a new file readable by its owner only
+    /// (0600), or printed.
+    Keygen {
+        /// File to create (it must not exist); without it the key is printed on stdout.
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+    },
     /// Print a commented example configuration.
     ExampleConfig {
         /// Which side.
@@ -186,6 +195,18 @@ fn run(cli: Cli) -> Result<()> {
             })
         }
         Command::Demo(args) => demo::main(args),
+        Command::Keygen { out: Some(path) } => {
+            tunnel::psk::write_new(&path)?;
+            eprintln!(
+                "wrote a new key to {} (mode 0600); copy it to the other end over a secure channel and name it in key_file",
+                path.display()
+            );
+            Ok(())
+        }
+        Command::Keygen { out: None } => {
+            println!("{}", tunnel::psk::generate()?);
+            Ok(())
+        }
         Command::ExampleConfig { side } => {
             print!(
                 "{}",
@@ -278,11 +299,18 @@ mod tests {
         Cli::command().debug_assert();
     }
 
+    /// The examples parse, but their placeholder key is refused with the way to a real one.
     #[test]
-    fn the_example_configurations_load() {
+    fn the_example_configurations_parse_and_their_placeholder_key_is_refused() {
         let c = tunnel::ClientConfig::from_toml(EXAMPLE_CLIENT).expect("client example");
-        c.key.load(std::path::Path::new(".")).expect("client key");
         let s = tunnel::ServerConfig::from_toml(EXAMPLE_SERVER).expect("server example");
-        s.key.load(std::path::Path::new(".")).expect("server key");
+        for key in [&c.key, &s.key] {
+            let msg = format!("{:#}", key.load(std::path::Path::new(".")).unwrap_err());
+            assert!(
+                msg.contains("placeholder") && msg.contains("schedtcp keygen"),
+                "{msg}"
+            );
+        }
+        assert!(c.integrity && s.integrity, "integrity is on by default");
     }
 }

@@ -24,8 +24,6 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 
-const KEY: &str = "schedtcp-throughput-key-not-secret";
-
 /// Bytes per read or write of the load generator (and the socat chain's `-b`): 256 KiB.
 const IO_BUF: usize = 256 * 1024;
 
@@ -65,6 +63,10 @@ pub struct Args {
     /// Keep the work directory (the relays' configurations and logs) and print its path.
     #[arg(long)]
     pub keep: bool,
+    /// Also measure each policy's tunnel without the record layer (`integrity = false`), in
+    /// the same run: the cost of authenticating every byte, as a ratio.
+    #[arg(long)]
+    pub compare_integrity: bool,
 }
 
 /// Which way the bulk bytes go.
@@ -315,31 +317,40 @@ async fn start_socat(socat: &str, target: SocketAddr, dir: &Path) -> Result<Rela
     Ok(relay)
 }
 
-/// A tunnel: `schedtcp server` and `schedtcp client` processes under `policy`.
+/// A tunnel: `schedtcp server` and `schedtcp client` processes under `policy`, with the
+/// record layer (`integrity`) or without.
 async fn start_tunnel(
     policy: &str,
     target: SocketAddr,
     dir: &Path,
     baseline: Option<&Path>,
+    key: &str,
+    integrity: bool,
 ) -> Result<Relay> {
     let exe = match baseline {
         Some(b) => b.to_path_buf(),
         None => std::env::current_exe().context("locating the schedtcp executable")?,
     };
-    let tag = if baseline.is_some() { "-base" } else { "" };
+    let tag = match (baseline.is_some(), integrity) {
+        (true, _) => "-base",
+        (false, true) => "",
+        (false, false) => "-plain",
+    };
+    // Written only when off: an earlier build (`--baseline-exe`) may not know the key.
+    let integrity_line = if integrity { "" } else { "integrity = false\n" };
     let (ps, pc) = (free_port()?, free_port()?);
     let server_cfg = dir.join(format!("server-{policy}{tag}.toml"));
     let client_cfg = dir.join(format!("client-{policy}{tag}.toml"));
     std::fs::write(
         &server_cfg,
         format!(
-            "listen = \"127.0.0.1:{ps}\"\nkey = \"{KEY}\"\npolicy = \"{policy}\"\n[[route]]\nname = \"bulk\"\ntarget = \"{target}\"\n"
+            "listen = \"127.0.0.1:{ps}\"\nkey = \"{key}\"\npolicy = \"{policy}\"\n{integrity_line}[[route]]\nname = \"bulk\"\ntarget = \"{target}\"\n"
         ),
     )?;
     std::fs::write(
         &client_cfg,
         format!(
-            "server = \"127.0.0.1:{ps}\"\nkey = \"{KEY}\"\npolicy = \"{policy}\"\n[[route]]\nname = \"bulk\"\nlisten = \"127.0.0.1:{pc}\"\n"
+            "server = \"127.0.0.1:{ps}\"\nkey = \"{key}\"\npolicy = \"{policy}\"\n{integrity_line}[[route]]\nname = \"bulk\"\nlisten = \"127.0.0.1:{pc}\"\n"
         ),
     )?;
     let spawn = |role: &str, cfg: &PathBuf| -> Result<Child> {
@@ -350,7 +361,7 @@ async fn start_tunnel(
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(
-                dir.join(format!("{role}-{policy}.log")),
+                dir.join(format!("{role}-{policy}{tag}.log")),
             )?)
             .spawn()
             .with_context(|| format!("running {} {role}", exe.display()))
@@ -360,7 +371,11 @@ async fn start_tunnel(
     let mut relay = Relay {
         name: format!(
             "tunnel {policy}{}",
-            if baseline.is_some() { " base" } else { "" }
+            match tag {
+                "-base" => " base",
+                "-plain" => " no-MAC",
+                _ => "",
+            }
         ),
         entry: ([127, 0, 0, 1], pc).into(),
         procs: vec![server],
@@ -482,6 +497,8 @@ pub async fn run(args: Args) -> Result<()> {
     let ticks = clock_ticks();
     let workdir = std::env::temp_dir().join(format!("schedtcp-throughput-{}", std::process::id()));
     std::fs::create_dir_all(&workdir)?;
+    // A fresh key per run: the tunnel refuses weak or well-known ones.
+    let key = tunnel::psk::generate()?;
     let counters = Arc::new(Counters::default());
     let target = start_target(counters.clone()).await?;
     let mut relays = Vec::new();
@@ -492,9 +509,12 @@ pub async fn run(args: Args) -> Result<()> {
         println!("({} not found: no socat chain to compare with)", args.socat);
     }
     for p in &args.policies {
-        relays.push(start_tunnel(p, target, &workdir, None).await?);
+        relays.push(start_tunnel(p, target, &workdir, None, &key, true).await?);
+        if args.compare_integrity {
+            relays.push(start_tunnel(p, target, &workdir, None, &key, false).await?);
+        }
         if let Some(b) = &args.baseline_exe {
-            relays.push(start_tunnel(p, target, &workdir, Some(b)).await?);
+            relays.push(start_tunnel(p, target, &workdir, Some(b), &key, true).await?);
         }
     }
     // The readiness probes opened connections to the target: let them end.

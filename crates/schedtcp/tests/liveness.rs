@@ -19,7 +19,6 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tunnel::loadgen::{self, FlowSpec};
 
-const KEY: &str = "liveness-test-key-0123456789";
 /// `[tuning]` of every process here.
 const TUNING: &str = "[tuning]\nkeepalive_secs = 1\ndead_peer_secs = 3\nhandshake_timeout_secs = 5\nshutdown_grace_secs = 2\n";
 /// How long any healing may take here: dead peer (3 s) + session timeout (2 s) + handshake
@@ -98,7 +97,7 @@ impl Setup {
             .await
             .unwrap();
         let dir = temp_dir(tag);
-        std::fs::write(dir.join("psk.txt"), KEY).unwrap();
+        tunnel::psk::write_new(&dir.join("psk.txt")).unwrap();
         (
             Self {
                 dir,

@@ -76,7 +76,7 @@ fn real_processes_carry_flows_serve_metrics_and_stop_on_sigterm() {
         .unwrap();
     let dir = temp_dir();
     let (srv, cli, route, metrics) = (free_port(), free_port(), free_port(), free_port());
-    std::fs::write(dir.join("psk.txt"), "a-pre-shared-key-for-the-test\n").unwrap();
+    keygen(&dir.join("psk.txt"));
     std::fs::write(
         dir.join("server.toml"),
         format!("listen = \"{srv}\"\nkey_file = \"psk.txt\"\npolicy = \"srpt\"\n[[route]]\nname = \"web\"\ntarget = \"{target}\"\n"),
@@ -174,12 +174,83 @@ fn bad_configuration_is_a_clear_error_not_a_panic() {
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("at least 16 bytes"), "{err}");
+    assert!(err.contains("at least 32 random bytes"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
     let out = Command::new(env!("CARGO_BIN_EXE_schedtcp"))
         .args(["client", "--config", "/nonexistent.toml"])
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent.toml"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `schedtcp keygen --out FILE`: a new owner-only key file.
+fn keygen(path: &std::path::Path) {
+    let out = Command::new(env!("CARGO_BIN_EXE_schedtcp"))
+        .args(["keygen", "--out", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `schedtcp keygen` writes a fresh owner-only key (never over an existing file) or prints
+/// one; the tunnel starts with it, and refuses it once its group or others may read it,
+/// saying how to fix that.
+#[test]
+fn keygen_makes_keys_the_tunnel_accepts_and_exposed_key_files_are_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("schedtcp-keygen-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let key = dir.join("psk.hex");
+    keygen(&key);
+    let meta = std::fs::metadata(&key).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    let text = std::fs::read_to_string(&key).unwrap();
+    assert_eq!(text.trim().len(), 64);
+    assert!(text.trim().bytes().all(|b| b.is_ascii_hexdigit()));
+    let again = Command::new(env!("CARGO_BIN_EXE_schedtcp"))
+        .args(["keygen", "--out", key.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!again.status.success(), "an existing key file is kept");
+    assert_eq!(std::fs::read_to_string(&key).unwrap(), text);
+    let printed = Command::new(env!("CARGO_BIN_EXE_schedtcp"))
+        .arg("keygen")
+        .output()
+        .unwrap();
+    let printed = String::from_utf8(printed.stdout).unwrap();
+    assert_eq!(printed.trim().len(), 64);
+    assert_ne!(printed.trim(), text.trim(), "every key is new");
+
+    // The key loads: the client gets as far as binding its listener (on an address that is
+    // not this host's, so it stops there).
+    let cfg = dir.join("c.toml");
+    std::fs::write(
+        &cfg,
+        "server = \"127.0.0.1:1\"\nkey_file = \"psk.hex\"\n[[route]]\nname = \"x\"\nlisten = \"192.0.2.1:9\"\n",
+    )
+    .unwrap();
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_schedtcp"))
+            .args(["client", "--config", cfg.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let err = String::from_utf8_lossy(&run().stderr).to_string();
+    assert!(
+        err.contains("binding 192.0.2.1:9"),
+        "the key is accepted: {err}"
+    );
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = run();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("chmod 600"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -26,8 +26,6 @@ pub const SERVER_PORT: u16 = 7000;
 /// Port of the client's route (origin namespace, loopback).
 pub const ROUTE_PORT: u16 = 8000;
 
-const KEY: &str = "schedtcp-testbed-key-not-a-secret";
-
 /// The `schedtcp` binary the testbed starts: `$SCHEDTCP_BIN`, else this program when it is
 /// `schedtcp` (tests pass `env!("CARGO_BIN_EXE_schedtcp")` instead).
 pub fn find_binary() -> Result<PathBuf> {
@@ -158,7 +156,8 @@ impl Session {
         ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        std::fs::write(dir.join("psk.txt"), KEY).context("writing the key")?;
+        // A fresh key per run, owner-only (the tunnel refuses a key file others may read).
+        tunnel::psk::write_new(&dir.join("psk.txt")).context("writing the key")?;
         if bed.config().uses_router() {
             bed.start_router(bin, &dir.join("router.log"))?;
         }

@@ -5,12 +5,31 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 /// The pre-shared key; proofs are HMAC-SHA-256 (RFC 2104) from the `hmac` and `sha2` crates.
+/// It also says whether pool connections run the [record layer](crate::record) after the
+/// handshake (both ends must agree; on by default).
 #[derive(Clone)]
-pub struct HmacKey(Vec<u8>);
+pub struct HmacKey(Vec<u8>, bool);
 
 impl HmacKey {
+    /// The key, with integrity on.
     pub fn new(key: &[u8]) -> Self {
-        Self(key.to_vec())
+        Self(key.to_vec(), true)
+    }
+
+    /// The key, with integrity on or off (`integrity = false` in both configurations: only to
+    /// measure its cost on a trusted path).
+    pub fn with_integrity(key: &[u8], integrity: bool) -> Self {
+        Self(key.to_vec(), integrity)
+    }
+
+    /// Whether pool connections authenticate every byte after the handshake.
+    pub fn integrity(&self) -> bool {
+        self.1
+    }
+
+    /// The key's bytes (input of the record keys' derivation).
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.0
     }
 
     fn mac(&self, parts: &[&[u8]]) -> Hmac<Sha256> {

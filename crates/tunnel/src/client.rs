@@ -85,7 +85,7 @@ async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -
                 .await
                 .with_context(|| format!("connecting to {}", p.cfg.server))?;
             net::tune(&stream, t.notsent_lowat, t.liveness().dead_peer)?;
-            let leftover = net::client_handshake(
+            let (record, leftover) = net::client_handshake(
                 &mut stream,
                 &p.key,
                 p.session,
@@ -94,7 +94,7 @@ async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -
                 t.handshake_timeout(),
             )
             .await?;
-            anyhow::Ok((stream, leftover))
+            anyhow::Ok((stream, record, leftover))
         })
         .await
         .unwrap_or_else(|_| {
@@ -103,12 +103,16 @@ async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -
             ))
         });
         match result {
-            Ok((stream, leftover)) => {
+            Ok((stream, record, leftover)) => {
                 if let Err(e) = engine.with(|s, _| s.add_connection(conn, owner)) {
                     warn!(%conn, "pool connection not needed any more: {e}");
                     return None;
                 }
-                tokio::spawn(engine.clone().run_connection(conn, stream, leftover));
+                tokio::spawn(
+                    engine
+                        .clone()
+                        .run_connection(conn, stream, leftover, record),
+                );
                 return Some(conn);
             }
             Err(e) => {
@@ -180,7 +184,7 @@ pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
     rand::rng().fill_bytes(&mut session_id);
     let label: String = session_id[..4].iter().map(|b| format!("{b:02x}")).collect();
     let p = Arc::new(Params {
-        key: HmacKey::new(key),
+        key: HmacKey::with_integrity(key, cfg.integrity),
         session: session_id,
         next_conn: AtomicU64::new(1),
         warm: Mutex::new(Vec::new()),
@@ -209,6 +213,8 @@ pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
     }
     let registry = Registry::default();
     registry.add(&engine);
+    // Integrity failures and protocol violations are counted and logged at a bounded rate.
+    engine.set_rejections(registry.rejections.clone());
     let metrics = registry.start(p.cfg.metrics).await?;
     let (stop, stopped) = watch::channel(false);
     let mut tasks = Vec::new();

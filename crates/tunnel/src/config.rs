@@ -136,8 +136,9 @@ impl Tuning {
     }
 }
 
-/// The pre-shared key: given inline (`key = "..."`, at least 16 bytes) or read from a file
-/// (`key_file = "path"`, its contents with surrounding white space trimmed).
+/// The pre-shared key, at least 32 random bytes written as 64 hex characters
+/// (`schedtcp keygen`; checked by [`crate::psk`]): given inline (`key = "..."`) or, better,
+/// read from a file readable by its owner only (`key_file = "path"`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct KeySource {
@@ -146,28 +147,21 @@ pub struct KeySource {
 }
 
 impl KeySource {
+    /// The key's bytes (decoded from hex), or why it is refused.
     pub fn load(&self, base: &Path) -> Result<Vec<u8>> {
-        let key = match (&self.key, &self.key_file) {
-            (Some(k), None) => k.as_bytes().to_vec(),
-            (None, Some(f)) => {
-                let path = base.join(f);
-                let text = std::fs::read(&path)
-                    .with_context(|| format!("reading key file {}", path.display()))?;
-                text.trim_ascii().to_vec()
-            }
+        match (&self.key, &self.key_file) {
+            (Some(k), None) => crate::psk::parse(k),
+            (None, Some(f)) => crate::psk::read_file(&base.join(f)),
             (Some(_), Some(_)) => bail!("give either key or key_file, not both"),
-            (None, None) => {
-                bail!("a pre-shared key is required: key = \"...\" or key_file = \"...\"")
-            }
-        };
-        if key.len() < 16 {
-            bail!(
-                "the pre-shared key must be at least 16 bytes (got {})",
-                key.len()
-            );
+            (None, None) => bail!(
+                "a pre-shared key is required: key_file = \"psk.hex\" (from `schedtcp keygen --out psk.hex`) or key = \"...\""
+            ),
         }
-        Ok(key)
     }
+}
+
+fn d_true() -> bool {
+    true
 }
 
 fn policy<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Policy, D::Error> {
@@ -287,6 +281,11 @@ pub struct ClientConfig {
     pub server: SocketAddr,
     #[serde(flatten)]
     pub key: KeySource,
+    /// Authenticate (and encrypt) every byte of the pool connections after the handshake
+    /// (the record layer, default true). Both ends must agree; `false` only to measure the
+    /// cost on a path nobody else can reach.
+    #[serde(default = "d_true")]
+    pub integrity: bool,
     /// Policy for the bytes this side sends (uploads). Default `fair`.
     #[serde(default = "d_policy", deserialize_with = "policy")]
     pub policy: Policy,
@@ -329,6 +328,11 @@ pub struct ServerConfig {
     pub listen: SocketAddr,
     #[serde(flatten)]
     pub key: KeySource,
+    /// Authenticate (and encrypt) every byte of the pool connections after the handshake
+    /// (the record layer, default true). Both ends must agree; `false` only to measure the
+    /// cost on a path nobody else can reach.
+    #[serde(default = "d_true")]
+    pub integrity: bool,
     /// Policy for the bytes this side sends (downloads). Default `fair`.
     #[serde(default = "d_policy", deserialize_with = "policy")]
     pub policy: Policy,
@@ -502,7 +506,7 @@ mod tests {
 
     pub const CLIENT: &str = r#"
 server = "127.0.0.1:7000"
-key = "0123456789abcdef0123"
+key = "8c1f0e5a9d27b4436e10f2a8c95d7b3e41a6f0d2c8e93b5761d4a0f8e2c6b913"
 policy = "srpt"
 [[route]]
 name = "web"
@@ -522,8 +526,11 @@ listen = "127.0.0.1:8080"
         let cases = [
             (CLIENT.replace("srpt", "sjf"), "unknown policy"),
             (
-                CLIENT.replace("0123456789abcdef0123", "short"),
-                "at least 16 bytes",
+                CLIENT.replace(
+                    "8c1f0e5a9d27b4436e10f2a8c95d7b3e41a6f0d2c8e93b5761d4a0f8e2c6b913",
+                    "0123456789abcdef0123",
+                ),
+                "at least 32 random bytes",
             ),
             (format!("{CLIENT}\nbogus = 1\n"), "unknown field"),
             (

@@ -72,6 +72,9 @@ const READ_CHUNK: usize = gtcp::driver::APP_READ;
 /// most a quarter of each buffer is held unused (a flow's send buffer costs at most 4/3 of its
 /// bytes, plus one read buffer).
 const READ_SPARE_MIN: usize = READ_CHUNK / 4;
+/// How long bytes the core could not take wait before the relay offers them again, when no
+/// `FlowWritable` came first.
+const ROOM_RETRY: Duration = Duration::from_millis(10);
 
 /// The most delivered bytes written to an application socket in one go (a few frames'
 /// payloads, in one vectored write).
@@ -344,13 +347,19 @@ impl Engine {
     // ----- pool connections -------------------------------------------------------------
 
     /// Drives an authenticated pool connection until it closes or dies. The core must already
-    /// know it (`add_connection`).
+    /// know it (`add_connection`). With a `record` layer (integrity), every byte read is
+    /// verified before the core sees it and every byte written is sealed.
     pub async fn run_connection(
         self: Arc<Self>,
         conn: ConnId,
         stream: TcpStream,
         mut leftover: BytesMut,
+        record: Option<crate::record::RecordLayer>,
     ) {
+        let (sealer, mut opener) = match record {
+            Some(r) => (Some(r.sealer), Some(r.opener)),
+            None => (None, None),
+        };
         let started = Instant::now();
         let stream = Arc::new(stream);
         let io = Arc::new(ConnIo {
@@ -361,8 +370,10 @@ impl Engine {
         lock(&self.conns).insert(conn, io.clone());
         self.conns_changed.notify_waiters();
         io.ready.notify_one();
-        let mut writer = tokio::spawn(self.clone().write_loop(conn, io.clone()));
-        let reason = self.read_loop(conn, &stream, &mut leftover).await;
+        let mut writer = tokio::spawn(self.clone().write_loop(conn, io.clone(), sealer));
+        let reason = self
+            .read_loop(conn, &stream, &mut leftover, opener.as_mut())
+            .await;
         let clean = io.closing.load(Ordering::Acquire);
         match &reason {
             Ok(()) if clean => debug!(session = %self.label, %conn, "pool connection closed"),
@@ -370,6 +381,16 @@ impl Engine {
                 warn!(session = %self.label, %conn, "pool connection closed by the peer mid-session")
             }
             Err(e) => match self.rejections.get() {
+                // Bytes altered or injected on the path: counted apart
+                // (`schedtcp_integrity_failures_total`).
+                Some(r) if crate::record::is_integrity_failure(e) => {
+                    r.record(crate::limits::Reject::Integrity, || {
+                        format!(
+                            "session {}: {conn}: pool connection closed: {e}",
+                            self.label
+                        )
+                    })
+                }
                 // (Server) a peer that breaks the protocol again and again is logged at a
                 // bounded rate.
                 Some(r) if e.to_string().starts_with(PROTOCOL_VIOLATION) => {
@@ -422,14 +443,27 @@ impl Engine {
         conn: ConnId,
         stream: &TcpStream,
         buf: &mut BytesMut,
+        mut opener: Option<&mut crate::record::Opener>,
     ) -> anyhow::Result<()> {
         use gtcp::session::caps::CONTROL_BACKLOG_PAUSE;
         let mut backlog = self.inspect(|s| s.control_backlog());
+        // Under integrity `buf` holds records as read, `plain` what verified.
+        let mut plain = BytesMut::new();
         loop {
-            if !buf.is_empty() {
+            let input = match opener.as_deref_mut() {
+                Some(o) => {
+                    o.open(buf, &mut plain)?;
+                    &mut plain
+                }
+                None => &mut *buf,
+            };
+            if !input.is_empty() {
                 // The backlog is read under the same lock as the input is handled.
                 backlog = self
-                    .with(|s, now| s.handle_input(now, conn, buf).map(|()| s.control_backlog()))
+                    .with(|s, now| {
+                        s.handle_input(now, conn, input)
+                            .map(|()| s.control_backlog())
+                    })
                     .map_err(|e| anyhow::anyhow!("{PROTOCOL_VIOLATION}: {e}"))?;
             }
             if backlog >= CONTROL_BACKLOG_PAUSE {
@@ -472,9 +506,16 @@ impl Engine {
         }
     }
 
-    async fn write_loop(self: Arc<Self>, conn: ConnId, io: Arc<ConnIo>) {
+    async fn write_loop(
+        self: Arc<Self>,
+        conn: ConnId,
+        io: Arc<ConnIo>,
+        mut sealer: Option<crate::record::Sealer>,
+    ) {
         let stream = &io.stream;
         let mut pending = BytesMut::new();
+        // Under integrity the core writes into `staged`, sealed into `pending` at once.
+        let mut staged = BytesMut::new();
         let mut idle = false;
         loop {
             if idle {
@@ -486,7 +527,11 @@ impl Engine {
                     _ = io.ready.notified() => {}
                     _ = quiet => {
                         // Nothing to send for a while: tell the peer this side is alive.
-                        if self.with(|s, _| s.keepalive(conn, &mut pending)) == 0 {
+                        let out = if sealer.is_some() { &mut staged } else { &mut pending };
+                        if self.with(|s, _| s.keepalive(conn, out)) == 0 {
+                            break;
+                        }
+                        if crate::record::seal_staged(sealer.as_mut(), &mut staged, &mut pending).is_err() {
                             break;
                         }
                     }
@@ -499,8 +544,16 @@ impl Engine {
                 if stream.writable().await.is_err() {
                     break;
                 }
-                let n = self.with(|s, now| s.poll_transmit(now, conn, &mut pending, self.poll_max));
+                let out = if sealer.is_some() {
+                    &mut staged
+                } else {
+                    &mut pending
+                };
+                let n = self.with(|s, now| s.poll_transmit(now, conn, out, self.poll_max));
                 self.ctrl_drained.notify_waiters();
+                if crate::record::seal_staged(sealer.as_mut(), &mut staged, &mut pending).is_err() {
+                    break;
+                }
                 if n == 0 {
                     idle = true;
                     continue;
@@ -548,6 +601,9 @@ impl Engine {
                     _ = io.writable.notified() => {}
                     _ = io.abort.notified() => return false,
                     _ = io.readable.notified(), if down_done.load(Ordering::Acquire) => {}
+                    // The core announces room (`FlowWritable`) only for a flow it saw run
+                    // short itself; room lost to other flows is not always announced.
+                    _ = tokio::time::sleep(ROOM_RETRY) => {}
                 },
                 Ok(n) => data.advance(n),
                 Err(_) => return false,

@@ -3,11 +3,13 @@
 //! Two roles of one engine, symmetric (each side is the sender of what it reads):
 //!
 //! * [`server`] accepts pool connections, authenticates each (HMAC-SHA-256 challenge–response
-//!   over a pre-shared key), and for each opened flow connects to the target its own
+//!   over a pre-shared key checked by [`psk`], the client proving first), and for each opened flow connects to the target its own
 //!   configuration names for the route — never anywhere else.
 //! * [`client`] listens on one local address per route; every accepted application connection
 //!   is one flow with its own pool connection, as plain TCP would have it.
 //!
+//! After the handshake every byte of a pool connection goes through the [`record`] layer
+//! (AES-256-GCM under per-connection keys): nothing can be injected or altered on the path.
 //! Pool sockets use `TCP_NOTSENT_LOWAT` so the scheduling decision is made close to the wire.
 //! Observability: an opt-in Prometheus text endpoint ([`metrics`]) and `tracing` logs.
 
@@ -22,6 +24,8 @@ pub mod limits;
 pub mod loadgen;
 pub mod metrics;
 pub mod net;
+pub mod psk;
+pub mod record;
 pub mod server;
 
 pub use client::ClientHandle;

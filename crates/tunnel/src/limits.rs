@@ -36,10 +36,13 @@ pub enum Reject {
     Accept,
     /// The metrics endpoint already served `METRICS_CONNECTIONS` requests.
     MetricsConnections,
+    /// A record of a pool connection failed authentication (altered or injected on the path;
+    /// also `schedtcp_integrity_failures_total`).
+    Integrity,
 }
 
 impl Reject {
-    const ALL: [Reject; 9] = [
+    const ALL: [Reject; 10] = [
         Reject::Handshake,
         Reject::Unauthenticated,
         Reject::UnauthenticatedPerAddress,
@@ -49,6 +52,7 @@ impl Reject {
         Reject::Protocol,
         Reject::Accept,
         Reject::MetricsConnections,
+        Reject::Integrity,
     ];
 
     fn label(self) -> &'static str {
@@ -62,6 +66,7 @@ impl Reject {
             Reject::Protocol => "protocol",
             Reject::Accept => "accept",
             Reject::MetricsConnections => "metrics_connections",
+            Reject::Integrity => "integrity",
         }
     }
 }
@@ -127,6 +132,11 @@ impl Rejections {
                 self.count(r)
             );
         }
+        let _ = writeln!(
+            out,
+            "# HELP schedtcp_integrity_failures_total Pool connections closed because a record failed authentication (bytes altered or injected on the path).\n# TYPE schedtcp_integrity_failures_total counter\nschedtcp_integrity_failures_total {}",
+            self.count(Reject::Integrity)
+        );
     }
 }
 

@@ -4,7 +4,9 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use bytes::BytesMut;
-use gtcp::wire::handshake::{ClientAuth, ClientHello, Refusal, ServerHello, SessionId, Verdict};
+use gtcp::wire::handshake::{
+    ClientAuth, ClientHello, Refusal, ServerHello, SessionId, Verdict, VerdictMessage,
+};
 use gtcp::wire::WireError;
 use gtcp::{ConnId, FlowId};
 use rand::RngCore;
@@ -12,6 +14,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::auth::HmacKey;
+use crate::record::{RecordLayer, Side};
 
 /// Options of every pool socket: no Nagle delay, `TCP_NOTSENT_LOWAT` so that little is left
 /// unsent in the kernel (0 keeps the system default), and `TCP_USER_TIMEOUT` = `dead_peer`, so
@@ -58,7 +61,9 @@ async fn read_msg<T>(
     }
 }
 
-/// Client side of the handshake; returns bytes that arrived after it (normally none).
+/// Client side of the handshake (the client proves the key first, then checks the server's
+/// proof in its verdict); returns the connection's record layer (`integrity`) and the bytes
+/// that arrived after the handshake (normally none).
 pub async fn client_handshake(
     stream: &mut TcpStream,
     key: &HmacKey,
@@ -66,22 +71,30 @@ pub async fn client_handshake(
     conn: ConnId,
     owner: Option<FlowId>,
     timeout: Duration,
-) -> Result<BytesMut> {
+) -> Result<(Option<RecordLayer>, BytesMut)> {
     tokio::time::timeout(timeout, async {
-        let hello = ClientHello::new(nonce());
         let mut out = BytesMut::new();
-        hello.encode(&mut out);
+        ClientHello::new(key.integrity()).encode(&mut out);
         stream.write_all(&out).await?;
         let mut buf = BytesMut::new();
-        let sh = read_msg(stream, &mut buf, ServerHello::decode).await?;
-        sh.verify(key, &hello.nonce)
-            .context("the server does not know the pre-shared key")?;
-        let auth = ClientAuth::new(key, &hello, &sh, session, conn, owner);
+        let sh = read_msg(stream, &mut buf, ServerHello::decode)
+            .await
+            .context("the server did not answer the hello (a server of another version closes the connection)")?;
+        let auth = ClientAuth::new(key, &sh, nonce(), session, conn, owner);
         out.clear();
         auth.encode(&mut out);
         stream.write_all(&out).await?;
-        match read_msg(stream, &mut buf, Verdict::decode).await? {
-            Verdict::Accepted => Ok(buf),
+        let verdict = read_msg(stream, &mut buf, VerdictMessage::decode)
+            .await
+            .context("the server refused the key (it closes the connection without a verdict)")?
+            .verify(key, &sh, &auth)
+            .context("the server does not know the pre-shared key")?;
+        match verdict {
+            Verdict::Accepted => Ok((
+                key.integrity()
+                    .then(|| RecordLayer::new(key.bytes(), &sh.nonce, &auth.nonce, Side::Client)),
+                buf,
+            )),
             Verdict::Refused(r) => Err(Refused(r).into()),
         }
     })
@@ -89,31 +102,63 @@ pub async fn client_handshake(
     .context("handshake timed out")?
 }
 
-/// Server side of the handshake: the authenticated identity of the connection, and bytes that
-/// arrived after the handshake (frames the client sent at once).
+/// What the server learnt in a handshake whose client proved the key: the client's identity,
+/// and what the verdict and the record keys need.
+pub struct Proven {
+    pub auth: ClientAuth,
+    hello: ServerHello,
+}
+
+/// Server side of the handshake: nothing keyed is sent before the client's proof verified.
+/// Returns the proven client and bytes that arrived after its proof (frames the client sent
+/// at once; records, under integrity).
 pub async fn server_handshake(
     stream: &mut TcpStream,
     key: &HmacKey,
     timeout: Duration,
-) -> Result<(ClientAuth, BytesMut)> {
+) -> Result<(Proven, BytesMut)> {
     tokio::time::timeout(timeout, async {
         let mut buf = BytesMut::new();
-        let hello = read_msg(stream, &mut buf, ClientHello::decode).await?;
-        let sh = ServerHello::answer(key, &hello, nonce());
+        let client = read_msg(stream, &mut buf, ClientHello::decode).await?;
+        if client.integrity != key.integrity() {
+            bail!(
+                "the client runs with integrity = {}, this server with integrity = {}: set the same on both ends",
+                client.integrity,
+                key.integrity()
+            );
+        }
+        let hello = ServerHello::new(nonce());
         let mut out = BytesMut::new();
-        sh.encode(&mut out);
+        hello.encode(&mut out);
         stream.write_all(&out).await?;
         let auth = read_msg(stream, &mut buf, ClientAuth::decode).await?;
-        auth.verify(key, &hello, &sh)?;
-        Ok((auth, buf))
+        auth.verify(key, &hello)?;
+        Ok((Proven { auth, hello }, buf))
     })
     .await
     .context("handshake timed out")?
 }
 
-/// Ends the server's side of the handshake with its verdict.
-pub async fn send_verdict(stream: &mut TcpStream, verdict: Verdict) -> Result<()> {
+/// Ends the server's side of the handshake with its verdict, proving the key; on acceptance
+/// returns the connection's record layer (`integrity`).
+pub async fn send_verdict(
+    stream: &mut TcpStream,
+    key: &HmacKey,
+    proven: &Proven,
+    verdict: Verdict,
+) -> Result<Option<RecordLayer>> {
     let mut out = BytesMut::new();
-    verdict.encode(&mut out);
-    stream.write_all(&out).await.context("sending the verdict")
+    VerdictMessage::new(key, &proven.hello, &proven.auth, verdict).encode(&mut out);
+    stream
+        .write_all(&out)
+        .await
+        .context("sending the verdict")?;
+    Ok(key.integrity().then(|| {
+        RecordLayer::new(
+            key.bytes(),
+            &proven.hello.nonce,
+            &proven.auth.nonce,
+            Side::Server,
+        )
+    }))
 }

@@ -163,7 +163,7 @@ pub async fn start(cfg: ServerConfig, key: &[u8]) -> Result<ServerHandle> {
     }
     let gate = Gate::new(cfg.max_unauthenticated, cfg.max_unauthenticated_per_address);
     let p = Arc::new(Params {
-        key: HmacKey::new(key),
+        key: HmacKey::with_integrity(key, cfg.integrity),
         sessions: Mutex::new(HashMap::new()),
         registry: Registry::default(),
         retired: Mutex::new(InvariantTally::default()),
@@ -230,7 +230,7 @@ async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr, tic
             return;
         }
     };
-    let (auth, leftover) = match handshake {
+    let (proven, leftover) = match handshake {
         Ok(x) => x,
         Err(e) => {
             rejections.record(Reject::Handshake, || {
@@ -239,23 +239,29 @@ async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr, tic
             return;
         }
     };
-    let engine = match admit(&p, &auth) {
+    let auth = &proven.auth;
+    let engine = match admit(&p, auth) {
         Ok(e) => e,
         Err(r) => {
             rejections.record(Reject::Refused, || {
                 format!("{peer}: pool connection refused: {r}")
             });
-            let _ = net::send_verdict(&mut stream, Verdict::Refused(r)).await;
+            let _ = net::send_verdict(&mut stream, &p.key, &proven, Verdict::Refused(r)).await;
             return;
         }
     };
     drop(ticket);
-    if let Err(e) = net::send_verdict(&mut stream, Verdict::Accepted).await {
-        warn!(session = %engine.label, %peer, "pool connection lost in the handshake: {e:#}");
-        engine.with(|s, now| s.connection_closed(now, auth.conn));
-        return;
-    }
-    engine.run_connection(auth.conn, stream, leftover).await;
+    let record = match net::send_verdict(&mut stream, &p.key, &proven, Verdict::Accepted).await {
+        Ok(r) => r,
+        Err(e) => {
+            warn!(session = %engine.label, %peer, "pool connection lost in the handshake: {e:#}");
+            engine.with(|s, now| s.connection_closed(now, auth.conn));
+            return;
+        }
+    };
+    engine
+        .run_connection(auth.conn, stream, leftover, record)
+        .await;
 }
 
 /// Decides on an authenticated connection: the session it joins (created if new and there is

@@ -43,7 +43,10 @@ fn watch_max(
 
 /// Writes `frames` (in 256 KiB batches) and reads whatever comes back, until the server closes
 /// the connection or `frames` ran out; returns whether the server closed it, and when.
-async fn flood(mut s: TcpStream, frames: impl Iterator<Item = Frame>) -> Option<Duration> {
+async fn flood(
+    (mut s, mut sealer): (TcpStream, tunnel::record::Sealer),
+    frames: impl Iterator<Item = Frame>,
+) -> Option<Duration> {
     let t = Instant::now();
     let (mut rd, mut wr) = s.split();
     let read = async {
@@ -58,16 +61,20 @@ async fn flood(mut s: TcpStream, frames: impl Iterator<Item = Frame>) -> Option<
     // A write that fails also means the server closed (reset) the connection.
     let write = async {
         let mut buf = BytesMut::new();
+        let mut sealed = BytesMut::new();
         for f in frames {
             f.encode(&mut buf);
             if buf.len() >= 256 * 1024 {
-                if wr.write_all(&buf).await.is_err() {
+                sealer.seal(&buf, &mut sealed).unwrap();
+                if wr.write_all(&sealed).await.is_err() {
                     return t.elapsed();
                 }
                 buf.clear();
+                sealed.clear();
             }
         }
-        if wr.write_all(&buf).await.is_err() {
+        sealer.seal(&buf, &mut sealed).unwrap();
+        if wr.write_all(&sealed).await.is_err() {
             return t.elapsed();
         }
         std::future::pending().await
@@ -202,7 +209,7 @@ async fn data_without_an_opening_is_capped() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn repeated_openings_queue_nothing() {
     let (srv, cli, route) = start("").await;
-    let mut s = hostile(srv.addr, 3).await;
+    let (mut s, mut sealer) = hostile(srv.addr, 3).await;
     let mut buf = BytesMut::new();
     open(7).encode(&mut buf);
     let one = buf.split().freeze();
@@ -215,7 +222,9 @@ async fn repeated_openings_queue_nothing() {
     let attack = tokio::spawn(async move {
         // Written, never read: only the kernel's buffers stop the writer.
         for _ in 0..100 {
-            if tokio::time::timeout(Duration::from_secs(5), s.write_all(&batch))
+            let mut sealed = BytesMut::new();
+            sealer.seal(&batch, &mut sealed).unwrap();
+            if tokio::time::timeout(Duration::from_secs(5), s.write_all(&sealed))
                 .await
                 .is_err()
             {

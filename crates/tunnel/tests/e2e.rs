@@ -284,7 +284,7 @@ async fn a_misbehaving_peer_loses_only_its_connection() {
     ));
     let key = tunnel::auth::HmacKey::new(KEY.as_bytes());
     let mut second_hello = BytesMut::new();
-    ClientHello::new([7; 32]).encode(&mut second_hello);
+    ClientHello::new(true).encode(&mut second_hello);
     let mut oversized = BytesMut::new();
     oversized.extend_from_slice(&[
         0x02, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF,
@@ -306,8 +306,11 @@ async fn a_misbehaving_peer_loses_only_its_connection() {
     for (i, (name, bytes)) in attacks.into_iter().enumerate() {
         let mut s = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
         let session = [i as u8 + 1; 16];
-        net_handshake(&mut s, &key, session).await;
-        s.write_all(&bytes).await.unwrap();
+        // Sealed as records: the frames themselves break the protocol, not their integrity.
+        let mut record = net_handshake(&mut s, &key, session).await;
+        let mut sealed = BytesMut::new();
+        record.sealer.seal(&bytes, &mut sealed).unwrap();
+        s.write_all(&sealed).await.unwrap();
         let mut buf = [0u8; 1024];
         let closed = tokio::time::timeout(Duration::from_secs(10), async {
             loop {
@@ -333,7 +336,7 @@ async fn a_misbehaving_peer_loses_only_its_connection() {
         s: &mut tokio::net::TcpStream,
         key: &tunnel::auth::HmacKey,
         session: [u8; 16],
-    ) {
+    ) -> tunnel::record::RecordLayer {
         tunnel::net::client_handshake(
             s,
             key,
@@ -343,6 +346,8 @@ async fn a_misbehaving_peer_loses_only_its_connection() {
             Duration::from_secs(5),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .0
+        .expect("integrity is on by default")
     }
 }

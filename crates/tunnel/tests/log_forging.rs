@@ -26,7 +26,7 @@ async fn peer_strings_cannot_forge_lines_and_rejections_do_not_flood_the_log() {
     let legit_flow = tokio::spawn(legit(route));
     let t = Instant::now();
     // A hostile client opens a flow whose route name carries a line of its own.
-    let mut s = hostile(srv.addr, 9).await;
+    let (mut s, mut sealer) = hostile(srv.addr, 9).await;
     let mut b = BytesMut::new();
     Frame::Open(OpenFrame {
         flow: FlowId(1),
@@ -35,7 +35,9 @@ async fn peer_strings_cannot_forge_lines_and_rejections_do_not_flood_the_log() {
         size_hint: None,
     })
     .encode(&mut b);
-    s.write_all(&b).await.unwrap();
+    let mut sealed = BytesMut::new();
+    sealer.seal(&b, &mut sealed).unwrap();
+    s.write_all(&sealed).await.unwrap();
     // 400 connections that send garbage instead of a handshake.
     const GARBAGE: u64 = 400;
     for _ in 0..GARBAGE {

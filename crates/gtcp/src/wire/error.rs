@@ -18,7 +18,7 @@ pub enum WireError {
     Overflow { offset: u64, len: u64 },
     #[error("bad handshake magic")]
     BadMagic,
-    #[error("unsupported protocol version {0}")]
+    #[error("the peer speaks wire protocol version {0}, this build speaks {v}: run the same schedtcp release on both ends", v = super::VERSION)]
     BadVersion(u16),
     #[error("handshake message of type 0x{got:02x} where 0x{want:02x} was expected")]
     UnexpectedMessage { got: u8, want: u8 },

@@ -1,21 +1,32 @@
-//! The versioned, authenticated handshake that opens every pool connection.
+//! The versioned, authenticated handshake that opens every pool connection (wire version 3).
 //!
 //! ```text
-//! client → server  ClientHello { "GTCP", version, client nonce }
-//! server → client  ServerHello { "GTCP", version, server nonce, server proof }
-//! client → server  ClientAuth  { session, connection, owner flow, client proof }
-//! server → client  Verdict     { accepted, or refused with a reason }
+//! client → server  ClientHello { "GTCP", version, flags, 31 reserved zero bytes }
+//! server → client  ServerHello { "GTCP", version, server nonce }              (nothing keyed)
+//! client → server  ClientAuth  { client nonce, session, connection, owner flow, client proof }
+//! server → client  Verdict     { accepted or refused with a reason, server proof }
 //! ```
 //!
-//! The client counts a connection as established only once the server's [`Verdict`] accepts
-//! it; a refusal (too many sessions, shutting down, ...) is an answer, not a lost connection.
+//! The client proves the key first: the server answers a hello with a fresh nonce only, and
+//! sends its own proof (inside the [`VerdictMessage`]) only once the client's proof verified.
+//! So a peer without the key obtains nothing keyed from a server to test guesses against
+//! offline; a server that does not verify the client proof closes the connection without a
+//! word. The client counts a connection as established only once the server's verdict proves
+//! the key and accepts it; a refusal (too many sessions, shutting down, ...) is an answer, not
+//! a lost connection.
 //!
 //! Both proofs are keyed MACs over both nonces (so neither can be replayed on another
-//! connection) with distinct labels (so one side's proof is never valid as the other's):
+//! connection: each side draws its nonce fresh) with distinct labels (so one side's proof is
+//! never valid as the other's):
 //!
-//! * server proof = MAC(`"schedtcp server v1"` ‖ client nonce ‖ server nonce)
-//! * client proof = MAC(`"schedtcp client v1"` ‖ server nonce ‖ client nonce ‖ session ‖
+//! * client proof = MAC(`"schedtcp client v3"` ‖ server nonce ‖ client nonce ‖ session ‖
 //!   connection ‖ owner)
+//! * server proof = MAC(`"schedtcp server v3"` ‖ server nonce ‖ client nonce ‖ session ‖
+//!   connection ‖ owner ‖ verdict code)
+//!
+//! The hello keeps version 2's length (39 bytes) so that a server of version 2 reads it whole
+//! and refuses the version at once instead of waiting for more; a version-2 hello reaching
+//! this build is refused with [`WireError::BadVersion`].
 //!
 //! The MAC itself comes from the driver through [`Authenticator`] (the tunnel uses HMAC-SHA-256
 //! from the `hmac` and `sha2` crates): the core holds no key and does no cryptography. Nonces are
@@ -31,8 +42,8 @@ const T_CLIENT_HELLO: u8 = 0xF1;
 const T_SERVER_HELLO: u8 = 0xF2;
 const T_CLIENT_AUTH: u8 = 0xF3;
 const T_VERDICT: u8 = 0xF4;
-const SERVER_LABEL: &[u8] = b"schedtcp server v1";
-const CLIENT_LABEL: &[u8] = b"schedtcp client v1";
+const SERVER_LABEL: &[u8] = b"schedtcp server v3";
+const CLIENT_LABEL: &[u8] = b"schedtcp client v3";
 
 /// A 32-byte nonce, drawn fresh by the driver for every connection.
 pub type Nonce = [u8; 32];
@@ -50,25 +61,31 @@ pub trait Authenticator {
     fn verify(&self, parts: &[&[u8]], tag: &Tag) -> bool;
 }
 
-/// First message, client to server.
+/// First message, client to server: the protocol, its version, and whether the client
+/// authenticates the bytes after the handshake (so that a server configured otherwise says so
+/// instead of failing on the first frame; each side follows its own configuration only).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClientHello {
     pub version: u16,
-    pub nonce: Nonce,
+    pub integrity: bool,
 }
 
-/// Second message, server to client: the server's nonce and its proof of the key.
+/// Flag bit of [`ClientHello`]: the client runs without integrity after the handshake.
+const F_NO_INTEGRITY: u8 = 0x01;
+
+/// Second message, server to client: the server's fresh nonce, and nothing keyed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerHello {
     pub version: u16,
     pub nonce: Nonce,
-    pub proof: Tag,
 }
 
-/// Third message, client to server: which session and connection this is, which flow owns the
-/// connection (none for a warm spare), and the client's proof of the key.
+/// Third message, client to server: the client's nonce, which session and connection this is,
+/// which flow owns the connection (none for a warm spare), and the client's proof of the key
+/// over both nonces and all of these.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClientAuth {
+    pub nonce: Nonce,
     pub session: SessionId,
     pub conn: ConnId,
     pub owner: Option<FlowId>,
@@ -76,8 +93,46 @@ pub struct ClientAuth {
 }
 
 impl ClientHello {
+    /// Type, magic, version, flags and 31 reserved bytes (zero).
+    pub const LEN: usize = 1 + 4 + 2 + 1 + 31;
+
+    pub fn new(integrity: bool) -> Self {
+        Self {
+            version: VERSION,
+            integrity,
+        }
+    }
+
+    pub fn encode(&self, out: &mut BytesMut) {
+        out.put_u8(T_CLIENT_HELLO);
+        out.put_slice(MAGIC);
+        out.put_u16(self.version);
+        out.put_u8(if self.integrity { 0 } else { F_NO_INTEGRITY });
+        out.put_bytes(0, 31);
+    }
+
+    /// Takes the message off `buf` once it is complete; refuses other versions (a version-2
+    /// hello has the same length, so it is refused as soon as it is whole).
+    pub fn decode(buf: &mut BytesMut) -> Result<Option<Self>, WireError> {
+        let Some(mut m) = take(buf, T_CLIENT_HELLO, Self::LEN)? else {
+            return Ok(None);
+        };
+        let version = magic_version(&mut m)?;
+        let flags = m.get_u8();
+        if flags & !F_NO_INTEGRITY != 0 || m.iter().any(|&b| b != 0) {
+            return Err(WireError::BadFlags(flags));
+        }
+        Ok(Some(Self {
+            version,
+            integrity: flags & F_NO_INTEGRITY == 0,
+        }))
+    }
+}
+
+impl ServerHello {
     pub const LEN: usize = 1 + 4 + 2 + 32;
 
+    /// The server's answer to a hello: its fresh nonce only.
     pub fn new(nonce: Nonce) -> Self {
         Self {
             version: VERSION,
@@ -86,53 +141,10 @@ impl ClientHello {
     }
 
     pub fn encode(&self, out: &mut BytesMut) {
-        out.put_u8(T_CLIENT_HELLO);
-        out.put_slice(MAGIC);
-        out.put_u16(self.version);
-        out.put_slice(&self.nonce);
-    }
-
-    /// Takes the message off `buf` once it is complete; refuses other versions.
-    pub fn decode(buf: &mut BytesMut) -> Result<Option<Self>, WireError> {
-        let Some(mut m) = take(buf, T_CLIENT_HELLO, Self::LEN)? else {
-            return Ok(None);
-        };
-        let version = magic_version(&mut m)?;
-        Ok(Some(Self {
-            version,
-            nonce: array(&mut m),
-        }))
-    }
-}
-
-impl ServerHello {
-    pub const LEN: usize = 1 + 4 + 2 + 32 + 32;
-
-    /// The server's answer to `hello`, proving the key.
-    pub fn answer(auth: &dyn Authenticator, hello: &ClientHello, nonce: Nonce) -> Self {
-        let proof = auth.tag(&[SERVER_LABEL, &hello.nonce, &nonce]);
-        Self {
-            version: VERSION,
-            nonce,
-            proof,
-        }
-    }
-
-    /// Whether this answer proves the key for the client's `client_nonce`.
-    pub fn verify(&self, auth: &dyn Authenticator, client_nonce: &Nonce) -> Result<(), WireError> {
-        if auth.verify(&[SERVER_LABEL, client_nonce, &self.nonce], &self.proof) {
-            Ok(())
-        } else {
-            Err(WireError::AuthFailed)
-        }
-    }
-
-    pub fn encode(&self, out: &mut BytesMut) {
         out.put_u8(T_SERVER_HELLO);
         out.put_slice(MAGIC);
         out.put_u16(self.version);
         out.put_slice(&self.nonce);
-        out.put_slice(&self.proof);
     }
 
     pub fn decode(buf: &mut BytesMut) -> Result<Option<Self>, WireError> {
@@ -143,67 +155,59 @@ impl ServerHello {
         Ok(Some(Self {
             version,
             nonce: array(&mut m),
-            proof: array(&mut m),
         }))
     }
 }
 
 impl ClientAuth {
-    pub const LEN: usize = 1 + 16 + 8 + 8 + 32;
+    pub const LEN: usize = 1 + 32 + 16 + 8 + 8 + 32;
 
-    /// The client's proof for this connection, after the server's `server` answer to `hello`.
+    /// The client's proof for this connection, answering the server's `server` hello with the
+    /// client's fresh `nonce`.
     pub fn new(
         auth: &dyn Authenticator,
-        hello: &ClientHello,
         server: &ServerHello,
+        nonce: Nonce,
         session: SessionId,
         conn: ConnId,
         owner: Option<FlowId>,
     ) -> Self {
-        let proof = auth.tag(&[&Self::message(hello, server, &session, conn, owner)]);
-        Self {
+        let mut a = Self {
+            nonce,
             session,
             conn,
             owner,
-            proof,
-        }
+            proof: [0; 32],
+        };
+        a.proof = auth.tag(&[CLIENT_LABEL, &a.transcript(server)]);
+        a
     }
 
-    /// Checks the client's proof; on success the connection may carry frames.
-    pub fn verify(
-        &self,
-        auth: &dyn Authenticator,
-        hello: &ClientHello,
-        server: &ServerHello,
-    ) -> Result<(), WireError> {
-        let m = Self::message(hello, server, &self.session, self.conn, self.owner);
-        if auth.verify(&[&m], &self.proof) {
+    /// Checks the client's proof (in constant time, inside `auth`); on success the server may
+    /// answer with a [`VerdictMessage`].
+    pub fn verify(&self, auth: &dyn Authenticator, server: &ServerHello) -> Result<(), WireError> {
+        if auth.verify(&[CLIENT_LABEL, &self.transcript(server)], &self.proof) {
             Ok(())
         } else {
             Err(WireError::AuthFailed)
         }
     }
 
-    /// The bytes the client proof covers.
-    fn message(
-        hello: &ClientHello,
-        server: &ServerHello,
-        session: &SessionId,
-        conn: ConnId,
-        owner: Option<FlowId>,
-    ) -> Vec<u8> {
-        let mut m = Vec::with_capacity(CLIENT_LABEL.len() + 32 + 32 + 16 + 16);
-        m.extend_from_slice(CLIENT_LABEL);
+    /// What both proofs cover after their label: server nonce ‖ client nonce ‖ session ‖
+    /// connection ‖ owner.
+    fn transcript(&self, server: &ServerHello) -> Vec<u8> {
+        let mut m = Vec::with_capacity(32 + 32 + 16 + 16);
         m.extend_from_slice(&server.nonce);
-        m.extend_from_slice(&hello.nonce);
-        m.extend_from_slice(session);
-        m.extend_from_slice(&conn.0.to_be_bytes());
-        m.extend_from_slice(&owner.map_or(0, |f| f.0).to_be_bytes());
+        m.extend_from_slice(&self.nonce);
+        m.extend_from_slice(&self.session);
+        m.extend_from_slice(&self.conn.0.to_be_bytes());
+        m.extend_from_slice(&self.owner.map_or(0, |f| f.0).to_be_bytes());
         m
     }
 
     pub fn encode(&self, out: &mut BytesMut) {
         out.put_u8(T_CLIENT_AUTH);
+        out.put_slice(&self.nonce);
         out.put_slice(&self.session);
         out.put_u64(self.conn.0);
         out.put_u64(self.owner.map_or(0, |f| f.0));
@@ -214,6 +218,7 @@ impl ClientAuth {
         let Some(mut m) = take(buf, T_CLIENT_AUTH, Self::LEN)? else {
             return Ok(None);
         };
+        let nonce = array(&mut m);
         let session = array(&mut m);
         let conn = ConnId(m.get_u64());
         let owner = match m.get_u64() {
@@ -221,6 +226,7 @@ impl ClientAuth {
             f => Some(FlowId(f)),
         };
         Ok(Some(Self {
+            nonce,
             session,
             conn,
             owner,
@@ -271,7 +277,7 @@ impl Refusal {
     }
 }
 
-/// Last message, server to client: the connection is accepted (frames follow) or refused.
+/// The server's decision on an authenticated pool connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     Accepted,
@@ -279,23 +285,73 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub const LEN: usize = 2;
+    fn code(self) -> u8 {
+        match self {
+            Verdict::Accepted => 0,
+            Verdict::Refused(r) => r.code(),
+        }
+    }
+}
+
+/// Last message, server to client, sent only after the client's proof verified: the verdict
+/// (frames follow an acceptance) and the server's proof over both nonces, the client's
+/// identity and the verdict itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VerdictMessage {
+    pub verdict: Verdict,
+    pub proof: Tag,
+}
+
+impl VerdictMessage {
+    pub const LEN: usize = 1 + 1 + 32;
+
+    /// The server's signed `verdict` on the verified `client` answering `server`.
+    pub fn new(
+        auth: &dyn Authenticator,
+        server: &ServerHello,
+        client: &ClientAuth,
+        verdict: Verdict,
+    ) -> Self {
+        let proof = auth.tag(&[SERVER_LABEL, &client.transcript(server), &[verdict.code()]]);
+        Self { verdict, proof }
+    }
+
+    /// The verdict, once the server's proof verifies (the client's side).
+    pub fn verify(
+        &self,
+        auth: &dyn Authenticator,
+        server: &ServerHello,
+        client: &ClientAuth,
+    ) -> Result<Verdict, WireError> {
+        let parts: [&[u8]; 3] = [
+            SERVER_LABEL,
+            &client.transcript(server),
+            &[self.verdict.code()],
+        ];
+        if auth.verify(&parts, &self.proof) {
+            Ok(self.verdict)
+        } else {
+            Err(WireError::AuthFailed)
+        }
+    }
 
     pub fn encode(&self, out: &mut BytesMut) {
         out.put_u8(T_VERDICT);
-        out.put_u8(match self {
-            Verdict::Accepted => 0,
-            Verdict::Refused(r) => r.code(),
-        });
+        out.put_u8(self.verdict.code());
+        out.put_slice(&self.proof);
     }
 
     pub fn decode(buf: &mut BytesMut) -> Result<Option<Self>, WireError> {
         let Some(mut m) = take(buf, T_VERDICT, Self::LEN)? else {
             return Ok(None);
         };
-        Ok(Some(match m.get_u8() {
+        let verdict = match m.get_u8() {
             0 => Verdict::Accepted,
             c => Verdict::Refused(Refusal::from_code(c)),
+        };
+        Ok(Some(Self {
+            verdict,
+            proof: array(&mut m),
         }))
     }
 }
@@ -352,52 +408,115 @@ mod tests {
         }
     }
 
+    /// One handshake between a client keyed `client_key` and a server keyed `server_key`:
+    /// the server's check of the client proof, then (if it passed) the client's check of the
+    /// server's verdict.
     fn run(
         client_key: u8,
         server_key: u8,
-    ) -> (Result<(), WireError>, Result<ClientAuth, WireError>) {
+    ) -> (
+        Result<ClientAuth, WireError>,
+        Option<Result<Verdict, WireError>>,
+    ) {
         let (ck, sk) = (Toy(client_key), Toy(server_key));
-        let hello = ClientHello::new([1; 32]);
         let mut wire = BytesMut::new();
-        hello.encode(&mut wire);
-        let got_hello = ClientHello::decode(&mut wire).unwrap().unwrap();
-        let sh = ServerHello::answer(&sk, &got_hello, [2; 32]);
+        ClientHello::new(true).encode(&mut wire);
+        assert!(ClientHello::decode(&mut wire).unwrap().unwrap().integrity);
+        let sh = ServerHello::new([2; 32]);
         sh.encode(&mut wire);
         let got_sh = ServerHello::decode(&mut wire).unwrap().unwrap();
-        let client_side = got_sh.verify(&ck, &hello.nonce);
-        let auth = ClientAuth::new(&ck, &hello, &got_sh, [9; 16], ConnId(3), Some(FlowId(4)));
+        let auth = ClientAuth::new(&ck, &got_sh, [1; 32], [9; 16], ConnId(3), Some(FlowId(4)));
         auth.encode(&mut wire);
         let got_auth = ClientAuth::decode(&mut wire).unwrap().unwrap();
-        let server_side = got_auth.verify(&sk, &got_hello, &sh).map(|()| got_auth);
-        (client_side, server_side)
+        let server_side = got_auth.verify(&sk, &sh).map(|()| got_auth.clone());
+        if server_side.is_err() {
+            // The server closes without a word: nothing keyed reaches the client.
+            return (server_side, None);
+        }
+        VerdictMessage::new(&sk, &sh, &got_auth, Verdict::Accepted).encode(&mut wire);
+        let v = VerdictMessage::decode(&mut wire).unwrap().unwrap();
+        (server_side, Some(v.verify(&ck, &got_sh, &auth)))
     }
 
     #[test]
     fn same_key_authenticates_both_ways() {
-        let (c, s) = run(5, 5);
-        assert_eq!(c, Ok(()));
+        let (s, c) = run(5, 5);
         let auth = s.unwrap();
         assert_eq!(
-            (auth.conn, auth.owner, auth.session),
-            (ConnId(3), Some(FlowId(4)), [9; 16])
+            (auth.conn, auth.owner, auth.session, auth.nonce),
+            (ConnId(3), Some(FlowId(4)), [9; 16], [1; 32])
+        );
+        assert_eq!(c, Some(Ok(Verdict::Accepted)));
+    }
+
+    #[test]
+    fn wrong_key_fails_before_the_server_proves_anything() {
+        let (s, c) = run(5, 6);
+        assert_eq!(s.unwrap_err(), WireError::AuthFailed);
+        assert_eq!(c, None);
+    }
+
+    #[test]
+    fn the_server_hello_carries_nothing_keyed() {
+        // The same nonce gives the same bytes under any key: nothing to test a guess against.
+        let (mut a, mut b) = (BytesMut::new(), BytesMut::new());
+        ServerHello::new([7; 32]).encode(&mut a);
+        ServerHello::new([7; 32]).encode(&mut b);
+        assert_eq!(a, b);
+        assert_eq!(a.len(), ServerHello::LEN);
+    }
+
+    #[test]
+    fn a_forged_or_replayed_verdict_is_refused() {
+        let k = Toy(1);
+        let sh = ServerHello::new([2; 32]);
+        let auth = ClientAuth::new(&k, &sh, [1; 32], [0; 16], ConnId(1), None);
+        let v = VerdictMessage::new(&k, &sh, &auth, Verdict::Refused(Refusal::ShuttingDown));
+        // The refusal cannot be turned into an acceptance,
+        let mut flipped = v;
+        flipped.verdict = Verdict::Accepted;
+        assert_eq!(flipped.verify(&k, &sh, &auth), Err(WireError::AuthFailed));
+        // nor replayed on a connection with another client nonce or server nonce.
+        let other = ClientAuth::new(&k, &sh, [3; 32], [0; 16], ConnId(1), None);
+        assert_eq!(v.verify(&k, &sh, &other), Err(WireError::AuthFailed));
+        let sh2 = ServerHello::new([4; 32]);
+        assert_eq!(v.verify(&k, &sh2, &auth), Err(WireError::AuthFailed));
+        assert_eq!(
+            v.verify(&k, &sh, &auth),
+            Ok(Verdict::Refused(Refusal::ShuttingDown))
         );
     }
 
     #[test]
-    fn wrong_key_fails_both_ways() {
-        let (c, s) = run(5, 6);
-        assert_eq!(c, Err(WireError::AuthFailed));
-        assert_eq!(s.unwrap_err(), WireError::AuthFailed);
+    fn tampered_owner_or_nonce_is_refused() {
+        let k = Toy(1);
+        let sh = ServerHello::new([2; 32]);
+        let mut auth = ClientAuth::new(&k, &sh, [1; 32], [0; 16], ConnId(1), Some(FlowId(1)));
+        auth.owner = Some(FlowId(2));
+        assert_eq!(auth.verify(&k, &sh), Err(WireError::AuthFailed));
+        let auth = ClientAuth::new(&k, &sh, [1; 32], [0; 16], ConnId(1), Some(FlowId(1)));
+        // A proof replayed against another server nonce.
+        assert_eq!(
+            auth.verify(&k, &ServerHello::new([5; 32])),
+            Err(WireError::AuthFailed)
+        );
     }
 
     #[test]
-    fn tampered_owner_is_refused() {
-        let k = Toy(1);
-        let hello = ClientHello::new([1; 32]);
-        let sh = ServerHello::answer(&k, &hello, [2; 32]);
-        let mut auth = ClientAuth::new(&k, &hello, &sh, [0; 16], ConnId(1), Some(FlowId(1)));
-        auth.owner = Some(FlowId(2));
-        assert_eq!(auth.verify(&k, &hello, &sh), Err(WireError::AuthFailed));
+    fn a_version_2_hello_is_refused_by_its_version() {
+        // Version 2's hello: type, magic, version 2, the client nonce (same length).
+        let mut b = BytesMut::new();
+        b.put_u8(T_CLIENT_HELLO);
+        b.put_slice(MAGIC);
+        b.put_u16(2);
+        b.put_bytes(0xAB, 32);
+        let e = ClientHello::decode(&mut b).unwrap_err();
+        assert_eq!(e, WireError::BadVersion(2));
+        let msg = e.to_string();
+        assert!(
+            msg.contains("version 2") && msg.contains("speaks 3"),
+            "{msg}"
+        );
     }
 
     #[test]
@@ -405,14 +524,21 @@ mod tests {
         let mut b = BytesMut::new();
         ClientHello {
             version: 9,
-            nonce: [0; 32],
+            integrity: true,
         }
         .encode(&mut b);
         assert_eq!(ClientHello::decode(&mut b), Err(WireError::BadVersion(9)));
         let mut b = BytesMut::new();
-        ClientHello::new([0; 32]).encode(&mut b);
+        ClientHello::new(true).encode(&mut b);
         b[1] = b'X';
         assert_eq!(ClientHello::decode(&mut b), Err(WireError::BadMagic));
+        let mut b = BytesMut::new();
+        ClientHello::new(false).encode(&mut b);
+        b[20] = 1;
+        assert_eq!(ClientHello::decode(&mut b), Err(WireError::BadFlags(1)));
+        let mut b = BytesMut::new();
+        ClientHello::new(false).encode(&mut b);
+        assert!(!ClientHello::decode(&mut b).unwrap().unwrap().integrity);
         let mut b = BytesMut::from(&[0x02u8, 0, 0][..]);
         assert!(matches!(
             ClientHello::decode(&mut b),
@@ -432,13 +558,17 @@ mod tests {
             Verdict::Refused(Refusal::Internal),
             Verdict::Refused(Refusal::Other(200)),
         ] {
+            let m = VerdictMessage {
+                verdict: v,
+                proof: [3; 32],
+            };
             let mut b = BytesMut::new();
-            v.encode(&mut b);
+            m.encode(&mut b);
             b.extend_from_slice(&[0x06]);
-            assert_eq!(Verdict::decode(&mut b), Ok(Some(v)));
+            assert_eq!(VerdictMessage::decode(&mut b), Ok(Some(m)));
             assert_eq!(&b[..], &[0x06], "frames after the verdict stay");
         }
-        let mut b = BytesMut::from(&[T_VERDICT][..]);
-        assert_eq!(Verdict::decode(&mut b), Ok(None));
+        let mut b = BytesMut::from(&[T_VERDICT, 0][..]);
+        assert_eq!(VerdictMessage::decode(&mut b), Ok(None));
     }
 }

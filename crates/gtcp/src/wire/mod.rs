@@ -18,5 +18,7 @@ pub use frame::{
 pub const MAX_PAYLOAD_CAP: u32 = 64 * 1024;
 
 /// Protocol version spoken by this build. A peer with another version is refused in the handshake.
-/// Version 2 added the server's explicit [`handshake::Verdict`].
-pub const VERSION: u16 = 2;
+/// Version 2 added the server's explicit [`handshake::Verdict`]; version 3 has the client prove
+/// the key first (the server sends nothing keyed before it verified the client) and the driver
+/// authenticates every byte after the handshake (the tunnel's record layer).
+pub const VERSION: u16 = 3;

@@ -81,10 +81,10 @@ pub fn metric(page: &str, name: &str) -> f64 {
 }
 
 /// An authenticated pool connection of a session of its own (the key is known: a hostile
-/// client, not an outsider).
-pub async fn hostile(srv: SocketAddr, session: u8) -> TcpStream {
+/// client, not an outsider), and the sealer its frames must go through to reach the core.
+pub async fn hostile(srv: SocketAddr, session: u8) -> (TcpStream, tunnel::record::Sealer) {
     let mut s = TcpStream::connect(srv).await.unwrap();
-    tunnel::net::client_handshake(
+    let (record, _) = tunnel::net::client_handshake(
         &mut s,
         &tunnel::auth::HmacKey::new(KEY.as_bytes()),
         [session; 16],
@@ -94,7 +94,7 @@ pub async fn hostile(srv: SocketAddr, session: u8) -> TcpStream {
     )
     .await
     .unwrap();
-    s
+    (s, record.expect("integrity is on by default").sealer)
 }
 
 pub fn open(flow: u64) -> Frame {
