@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use bytes::BytesMut;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use gtcp::policy::{FlowState, SchedQueue, SortKey};
-use gtcp::wire::{AckFrame, Frame, DATA_HEADER_LEN};
+use gtcp::wire::{AckFrame, Frame, OpenFrame, DATA_HEADER_LEN};
 use gtcp::{Config, ConnId, FlowId, Policy, Role, Session};
 
 const POLICIES: [&str; 5] = ["srpt", "las", "fair", "psps", "priority:srpt"];
@@ -200,11 +200,20 @@ impl SessionRig {
             assert_eq!(s.write(f, &fill).expect("write"), unsent as usize);
             end.push(size);
         }
-        // Every opening frame goes out first.
+        // Every opening frame goes out first, alone (a poll writes nothing after an opening
+        // that does not fit, so it must have room for exactly that frame).
         let mut out = BytesMut::with_capacity(1 << 16);
-        for i in 0..n {
+        for (i, &size) in end.iter().enumerate() {
+            let open = Frame::Open(OpenFrame {
+                flow: id(i),
+                route: "bench".into(),
+                class: (i % 4) as u8,
+                size_hint: Some(size),
+            });
             out.clear();
-            s.poll_transmit(Duration::ZERO, ConnId(i as u64 + 1), &mut out, 0);
+            let len = open.encoded_len();
+            let written = s.poll_transmit(Duration::ZERO, ConnId(i as u64 + 1), &mut out, len);
+            assert_eq!(written, len, "the opening alone");
         }
         while s.poll_event().is_some() {}
         let mut rig = SessionRig {
