@@ -331,10 +331,11 @@ async fn start_tunnel(
         Some(b) => b.to_path_buf(),
         None => std::env::current_exe().context("locating the schedtcp executable")?,
     };
-    let tag = match (baseline.is_some(), integrity) {
-        (true, _) => "-base",
-        (false, true) => "",
-        (false, false) => "-plain",
+    // File-name tag and the suffix of the relay's name in the table.
+    let (tag, label) = match (baseline.is_some(), integrity) {
+        (true, _) => ("-base", " base"),
+        (false, true) => ("", ""),
+        (false, false) => ("-plain", " no-MAC"),
     };
     // Written only when off: an earlier build (`--baseline-exe`) may not know the key.
     let integrity_line = if integrity { "" } else { "integrity = false\n" };
@@ -369,14 +370,7 @@ async fn start_tunnel(
     let mut server = spawn("server", &server_cfg)?;
     wait_listening(([127, 0, 0, 1], ps).into(), &mut server, "schedtcp server").await?;
     let mut relay = Relay {
-        name: format!(
-            "tunnel {policy}{}",
-            match tag {
-                "-base" => " base",
-                "-plain" => " no-MAC",
-                _ => "",
-            }
-        ),
+        name: format!("tunnel {policy}{label}"),
         entry: ([127, 0, 0, 1], pc).into(),
         procs: vec![server],
     };
