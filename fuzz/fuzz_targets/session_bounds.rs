@@ -10,37 +10,190 @@
 //!   flow plus the receive budget (`flow_window` per live connection);
 //! * the control backlog never grows with the frames received: at most 1024 stale replies plus
 //!   a few entries per flow per connection lost (each loss re-queues every flow once);
-//! * the counters' own identity: Σ q_v ≤ unsent bytes bound.
+//! * the counters' own identity: Σ q_v ≤ unsent bytes bound;
+//! * out-of-order segments ≤ `MAX_OOO_SEGMENTS` per flow;
+//! * memory, measured by a counting global allocator (every heap byte the session holds):
+//!   received bytes' allocations ≤ 2 × the credit bound above (a contiguous buffer may keep
+//!   spare capacity up to what it held), and everything else — the bookkeeping — within a
+//!   fixed cost per flow, per out-of-order segment, per control entry, per retired id and per
+//!   connection: it must not grow with the frames received.
+//!
+//! At the end (liveness of memory): the application resets every flow and every connection
+//! closes; then no received byte may be held (nor any allocation for one), and the
+//! bookkeeping must stay within the same per-entry costs.
 
 #![no_main]
 
 use arbitrary::Arbitrary;
 use bytes::{Bytes, BytesMut};
-use gtcp::session::caps::MAX_UNOPENED_FLOWS;
+use gtcp::session::caps::{MAX_OOO_SEGMENTS, MAX_UNOPENED_FLOWS};
 use gtcp::wire::{AckFrame, DataFrame, Frame, OpenFrame};
 use gtcp::{Config, ConnId, FlowId, Role, Session};
 use libfuzzer_sys::fuzz_target;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
+
+/// Heap bytes allocated and not freed, counted by [`Counting`].
+static LIVE: AtomicI64 = AtomicI64::new(0);
+
+/// The system allocator, counting live bytes (the fuzz target is single-threaded; the count
+/// is exact whatever the thread).
+struct Counting;
+
+// SAFETY: every call is passed unchanged to `System`, which upholds `GlobalAlloc`'s contract;
+// the counter only observes sizes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size() as i64, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc_zeroed(layout);
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size() as i64, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout);
+        LIVE.fetch_sub(layout.size() as i64, Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = System.realloc(ptr, layout, new_size);
+        if !p.is_null() {
+            LIVE.fetch_add(new_size as i64 - layout.size() as i64, Ordering::Relaxed);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Bookkeeping a session may hold beyond received bytes, per thing it tracks (generous: a
+/// flow's state with its map entries and route, an out-of-order segment's map entry, a
+/// control-queue or retired-id entry, a connection's state), plus a fixed part.
+const PER_FLOW: i64 = 4096;
+const PER_SEGMENT: i64 = 128;
+const PER_ENTRY: i64 = 64;
+const PER_CONN: i64 = 4096;
+const FIXED: i64 = 64 * 1024;
+
+/// Heap bytes the session holds now: all live bytes but those the target itself holds.
+struct Meter {
+    base: i64,
+}
+
+impl Meter {
+    fn session_bytes(&self) -> i64 {
+        LIVE.load(Ordering::Relaxed) - self.base
+    }
+
+    /// The target freed `bytes` it had allocated before the base was taken.
+    fn freed_own(&mut self, bytes: usize) {
+        self.base -= bytes as i64;
+    }
+}
+
+/// Memory within the bounds: received bytes within twice their credit bound, bookkeeping
+/// within its per-entry costs.
+fn check_memory(s: &Session, meter: &Meter, held_bound: u64, extra: i64) {
+    let total = meter.session_bytes() - extra;
+    let recv = s.recv_allocated_bytes();
+    assert!(
+        recv <= 2 * held_bound,
+        "{recv} bytes allocated for received data, bound 2 × {held_bound}"
+    );
+    let bookkeeping = total - recv as i64;
+    let flows = s.flow_ids().count() as i64;
+    let allowed = FIXED
+        + PER_FLOW * flows
+        + PER_SEGMENT * s.out_of_order_segments() as i64
+        + PER_ENTRY * (s.control_backlog() + s.retired_tracked()) as i64
+        + PER_CONN * s.connections().count() as i64;
+    assert!(
+        bookkeeping <= allowed,
+        "{bookkeeping} bytes of bookkeeping > {allowed} ({flows} flows, {} segments, backlog {}, \
+         {} retired, {} connections)",
+        s.out_of_order_segments(),
+        s.control_backlog(),
+        s.retired_tracked(),
+        s.connections().count()
+    );
+}
 
 /// Replies about forgotten flows kept at most (`session::MAX_STALE_REPLIES`).
 const STALE: usize = 1024;
 
 #[derive(Arbitrary, Debug)]
 enum Op {
-    Open { conn: u8, flow: u16 },
+    Open {
+        conn: u8,
+        flow: u16,
+    },
     /// The same opening `times` times in one read.
-    OpenRepeated { conn: u8, flow: u16, times: u16 },
-    Data { conn: u8, flow: u16, offset: u32, len: u16 },
+    OpenRepeated {
+        conn: u8,
+        flow: u16,
+        times: u16,
+    },
+    Data {
+        conn: u8,
+        flow: u16,
+        offset: u32,
+        len: u16,
+    },
     /// `count` one-byte segments, `stride` bytes apart.
-    Tiny { conn: u8, flow: u16, start: u32, stride: u8, count: u16 },
-    Fin { conn: u8, flow: u16, size: u32 },
-    Reset { conn: u8, flow: u16, code: u32 },
-    Ack { conn: u8, flow: u16, received: u32, credit: u32, fin: bool },
-    Raw { conn: u8, bytes: Vec<u8> },
-    AddConn { conn: u8, owner: Option<u16> },
-    Close { conn: u8 },
-    Read { flow: u16, max: u16 },
-    Transmit { conn: u8, max: u16 },
+    Tiny {
+        conn: u8,
+        flow: u16,
+        start: u32,
+        stride: u8,
+        count: u16,
+    },
+    Fin {
+        conn: u8,
+        flow: u16,
+        size: u32,
+    },
+    Reset {
+        conn: u8,
+        flow: u16,
+        code: u32,
+    },
+    Ack {
+        conn: u8,
+        flow: u16,
+        received: u32,
+        credit: u32,
+        fin: bool,
+    },
+    Raw {
+        conn: u8,
+        bytes: Vec<u8>,
+    },
+    AddConn {
+        conn: u8,
+        owner: Option<u16>,
+    },
+    Close {
+        conn: u8,
+    },
+    Read {
+        flow: u16,
+        max: u16,
+    },
+    Transmit {
+        conn: u8,
+        max: u16,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -57,12 +210,20 @@ fn flow(f: u16) -> FlowId {
     FlowId(u64::from(f % 600) + 1)
 }
 
-fn check(s: &Session, config: &Config, closes: usize) {
+fn check(s: &Session, config: &Config, closes: usize, meter: &Meter, extra: i64) {
+    // Memory first, before this check allocates anything of its own.
+    let conns = s.connections().count() as u64;
+    let flow_count = s.flow_ids().count() as u64;
+    check_memory(
+        s,
+        meter,
+        config.flow_window * (flow_count + conns.max(1)),
+        extra,
+    );
     let flows: Vec<FlowId> = s.flow_ids().collect();
     assert!(flows.len() <= config.max_flows, "{} flows", flows.len());
     let unopened = flows.iter().filter(|f| s.route(**f).is_none()).count();
     assert!(unopened <= MAX_UNOPENED_FLOWS, "{unopened} unopened flows");
-    let conns = s.connections().count() as u64;
     let held = s.recv_buffered_bytes();
     let bound = config.flow_window * (flows.len() as u64 + conns.max(1));
     assert!(held <= bound, "{held} bytes held, bound {bound}");
@@ -71,6 +232,11 @@ fn check(s: &Session, config: &Config, closes: usize) {
     assert!(backlog <= allowed, "control backlog {backlog} > {allowed}");
     let c = s.counters();
     assert!(c.unsent_bytes <= c.unsent_bound, "{c:?}");
+    let segments = s.max_flow_out_of_order_segments();
+    assert!(
+        segments <= MAX_OOO_SEGMENTS,
+        "{segments} out-of-order segments in one flow"
+    );
 }
 
 fn run(input: Input) {
@@ -78,10 +244,14 @@ fn run(input: Input) {
         max_flows: usize::from(input.max_flows) * 4 + 1,
         ..Config::default()
     };
-    let mut s = Session::new(Role::Acceptor, config).expect("valid");
+    let mut out = BytesMut::new();
+    // Everything allocated from here on, but the target's own buffers, is the session's.
+    let mut meter = Meter {
+        base: LIVE.load(Ordering::Relaxed),
+    };
+    let mut s = Session::new(Role::Acceptor, config.clone()).expect("valid");
     let _ = s.add_connection(ConnId(1), Some(FlowId(1)));
     let mut closes = 0;
-    let mut out = BytesMut::new();
     for op in input.ops {
         let mut buf = BytesMut::new();
         let target = match op {
@@ -89,13 +259,22 @@ fn run(input: Input) {
                 open(f).encode(&mut buf);
                 Some(conn(c))
             }
-            Op::OpenRepeated { conn: c, flow: f, times } => {
+            Op::OpenRepeated {
+                conn: c,
+                flow: f,
+                times,
+            } => {
                 for _ in 0..times.min(500) {
                     open(f).encode(&mut buf);
                 }
                 Some(conn(c))
             }
-            Op::Data { conn: c, flow: f, offset, len } => {
+            Op::Data {
+                conn: c,
+                flow: f,
+                offset,
+                len,
+            } => {
                 Frame::Data(DataFrame {
                     flow: flow(f),
                     offset: u64::from(offset),
@@ -104,7 +283,13 @@ fn run(input: Input) {
                 .encode(&mut buf);
                 Some(conn(c))
             }
-            Op::Tiny { conn: c, flow: f, start, stride, count } => {
+            Op::Tiny {
+                conn: c,
+                flow: f,
+                start,
+                stride,
+                count,
+            } => {
                 for i in 0..u64::from(count.min(1000)) {
                     Frame::Data(DataFrame {
                         flow: flow(f),
@@ -115,15 +300,37 @@ fn run(input: Input) {
                 }
                 Some(conn(c))
             }
-            Op::Fin { conn: c, flow: f, size } => {
-                Frame::Fin { flow: flow(f), final_size: u64::from(size) }.encode(&mut buf);
+            Op::Fin {
+                conn: c,
+                flow: f,
+                size,
+            } => {
+                Frame::Fin {
+                    flow: flow(f),
+                    final_size: u64::from(size),
+                }
+                .encode(&mut buf);
                 Some(conn(c))
             }
-            Op::Reset { conn: c, flow: f, code } => {
-                Frame::Reset { flow: flow(f), code }.encode(&mut buf);
+            Op::Reset {
+                conn: c,
+                flow: f,
+                code,
+            } => {
+                Frame::Reset {
+                    flow: flow(f),
+                    code,
+                }
+                .encode(&mut buf);
                 Some(conn(c))
             }
-            Op::Ack { conn: c, flow: f, received, credit, fin } => {
+            Op::Ack {
+                conn: c,
+                flow: f,
+                received,
+                credit,
+                fin,
+            } => {
                 Frame::Ack(AckFrame {
                     flow: flow(f),
                     received: u64::from(received),
@@ -135,6 +342,9 @@ fn run(input: Input) {
             }
             Op::Raw { conn: c, bytes } => {
                 buf.extend_from_slice(&bytes);
+                // Allocated with the input, before the base.
+                meter.freed_own(bytes.capacity());
+                drop(bytes);
                 Some(conn(c))
             }
             Op::AddConn { conn: c, owner } => {
@@ -163,9 +373,37 @@ fn run(input: Input) {
                 closes += 1;
             }
         }
+        drop(buf);
         while s.poll_event().is_some() {}
-        check(&s, &config, closes);
+        check(&s, &config, closes, &meter, out.capacity() as i64);
     }
+    // The applications give up every flow and every connection goes: nothing received may
+    // stay held, and the bookkeeping left (flows waiting for their resets to be confirmed, the
+    // control frames that would carry them, retired ids) keeps its per-entry costs.
+    let flows: Vec<FlowId> = s.flow_ids().collect();
+    for f in &flows {
+        let _ = s.reset(Duration::ZERO, *f, 0);
+    }
+    let conns: Vec<ConnId> = s.connections().map(|(c, _)| c).collect();
+    for c in &conns {
+        s.connection_closed(Duration::ZERO, *c);
+    }
+    while s.poll_event().is_some() {}
+    let extra = (out.capacity()
+        + flows.capacity() * std::mem::size_of::<FlowId>()
+        + conns.capacity() * std::mem::size_of::<ConnId>()) as i64;
+    assert_eq!(
+        s.recv_buffered_bytes(),
+        0,
+        "received bytes held after every flow reset"
+    );
+    assert_eq!(
+        s.recv_allocated_bytes(),
+        0,
+        "receive buffers kept after every flow reset"
+    );
+    assert_eq!(s.out_of_order_segments(), 0);
+    check_memory(&s, &meter, 0, extra);
 }
 
 fn open(f: u16) -> Frame {

@@ -7,14 +7,23 @@
 //!
 //! 1. **Applications.** An application's bytes go in with [`Session::write`] while
 //!    [`Session::send_capacity`] is above 0, in reads of at most [`DriverProfile::app_read`]
-//!    bytes; when it is 0, the driver waits for [`Event::FlowWritable`]. The end of the
-//!    application's stream is [`Session::finish`], an abort [`Session::reset`]. Delivered bytes
-//!    are read with [`Session::read`] after [`Event::FlowReadable`], until it is `Blocked`.
+//!    bytes; when it is 0, or a write took less than offered, the driver waits for
+//!    [`Event::FlowWritable`] and polls nothing meanwhile. Either registers the flow: the event
+//!    comes once its room is back at [`Session::writable_threshold`] (whatever freed it: its
+//!    bytes sent, the session's lend budget freed, a connection added), or when the flow takes
+//!    no more bytes (a reset; the next call then returns the error), so a waiting application
+//!    never waits with room nor past its flow's end. The end of the application's stream is
+//!    [`Session::finish`], an abort [`Session::reset`]. Delivered bytes are read with
+//!    [`Session::read`] after [`Event::FlowReadable`], until it is `Blocked`.
 //! 2. **Writing on a pool connection (Algorithm 4, `On_connection_ready`).** After
 //!    [`Event::ConnReady`], and only while the connection's socket can take bytes *and* its
 //!    not-yet-sent backlog is below [`DriverProfile::notsent_lowat`] (`TCP_NOTSENT_LOWAT` on a
 //!    real socket), the driver calls [`Session::poll_transmit`] with at most
-//!    [`DriverProfile::poll_max`] bytes and writes what it returns, until it returns 0. Each
+//!    [`DriverProfile::poll_max`] bytes and writes what it returns, until it returns 0. A budget
+//!    smaller than the next frame is allowed (a socket with little room): the poll returns 0
+//!    and [`Session::conn_ready`] stays `true`, so the driver polls again once the socket has
+//!    more room; after a 0 with `conn_ready` `false` the connection is drained and waits for
+//!    the next [`Event::ConnReady`]. Each
 //!    chunk in a poll is its own scheduling decision; a poll holds at most
 //!    [`DriverProfile::chunks_per_wakeup`] chunks, so the kernel never holds more than about that
 //!    many chunks plus the low-water mark of decisions already made.
@@ -31,10 +40,12 @@
 //! [`Session`]: crate::Session
 //! [`Session::write`]: crate::Session::write
 //! [`Session::send_capacity`]: crate::Session::send_capacity
+//! [`Session::writable_threshold`]: crate::Session::writable_threshold
 //! [`Session::finish`]: crate::Session::finish
 //! [`Session::reset`]: crate::Session::reset
 //! [`Session::read`]: crate::Session::read
 //! [`Session::poll_transmit`]: crate::Session::poll_transmit
+//! [`Session::conn_ready`]: crate::Session::conn_ready
 //! [`Session::handle_input`]: crate::Session::handle_input
 //! [`Session::connection_closed`]: crate::Session::connection_closed
 //! [`Session::add_connection`]: crate::Session::add_connection

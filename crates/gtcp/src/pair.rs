@@ -42,9 +42,6 @@ use crate::{
     SessionError,
 };
 
-/// A poll with at least this much room that returns 0 had nothing to send; a smaller one may
-/// only have lacked room (an opening frame is up to 275 bytes), so the connection stays ready.
-const SURE_EMPTY_ROOM: usize = 1024;
 /// Longest run of [`pattern`] bytes handed out at once.
 pub const PATTERN_MAX: usize = 1 << 16;
 /// Period of [`pattern`] bytes.
@@ -238,6 +235,28 @@ impl std::fmt::Debug for FlowSpec {
     }
 }
 
+impl FlowSpec {
+    /// Flows from `(start tick, upload length, download length)` triples (what property tests
+    /// draw), each direction of flow `i` filled with a [`payload`] of its own so that a byte
+    /// delivered to the wrong flow or direction shows.
+    pub fn from_sizes(sizes: Vec<(u64, usize, usize)>) -> Vec<FlowSpec> {
+        sizes
+            .into_iter()
+            .enumerate()
+            .map(|(i, (start, up, down))| FlowSpec {
+                start,
+                up: payload(up, i),
+                down: payload(down, i + 100),
+            })
+            .collect()
+    }
+}
+
+/// `n` bytes of a pattern that differs with `seed`.
+pub fn payload(n: usize, seed: usize) -> Vec<u8> {
+    (0..n).map(|i| (i.wrapping_mul(7) ^ seed) as u8).collect()
+}
+
 /// What became of one flow (tick loop).
 #[derive(Default, Debug, Clone)]
 pub struct FlowResult {
@@ -300,6 +319,10 @@ pub struct Pair {
     /// Moments a connection was idle where plain TCP's would have been sending.
     pub idle_breaches: Vec<String>,
 }
+
+/// Reset code of a flow whose replacement connection could not be established (the tunnel's
+/// `codes::NO_CONNECTION`).
+pub const RESET_NO_CONNECTION: u32 = 4;
 
 fn t(now: u64) -> Duration {
     Duration::from_millis(now)
@@ -523,9 +546,8 @@ impl Pair {
             assert_eq!(n, out.len() - before, "poll_transmit returns what it wrote");
             assert!(n <= room, "poll_transmit wrote {n} bytes into {room}");
             if n == 0 {
-                if room >= SURE_EMPTY_ROOM.min(max) {
-                    end.ready = false;
-                }
+                // Drained, or short of room: then it stays ready (driver contract, step 2).
+                end.ready = s.conn_ready(conn);
                 break;
             }
         }
@@ -663,7 +685,11 @@ impl Pair {
                 }
             }
             Event::ConnNeeded { owner } => {
-                self.add_connection(Some(owner));
+                if self.add_connection(Some(owner)).is_none() {
+                    // No replacement can be established (the ids ran out): the driver resets
+                    // the flow, as the tunnel's client does, so it does not wait forever.
+                    let _ = self.app_reset(side, owner, RESET_NO_CONNECTION);
+                }
             }
             Event::FlowOpened { flow, .. } => {
                 let source = match self.spec_of.get(&flow) {
@@ -764,6 +790,11 @@ impl Pair {
     /// of at most the profile's `app_read`. Returns the bytes the session took.
     pub fn app_write(&mut self, side: Side, flow: FlowId, len: usize) -> usize {
         let s = &mut self.sessions[side.idx()];
+        if s.flow_send_state(flow).is_none() {
+            // No such flow here (a fuzz script names any id): no application either, or the
+            // end-of-run checks would wait for a transfer that never existed.
+            return 0;
+        }
         let app = self.apps[side.idx()]
             .entry(flow)
             .or_insert_with(|| App::new(Source::Pattern));
@@ -1009,6 +1040,9 @@ impl Pair {
         if self.check_liveness && !self.sessions[0].policy().is_tcp() {
             self.check_woken();
         }
+        if self.check_liveness {
+            self.check_waiting_for_room();
+        }
     }
 
     // ----- checks ---------------------------------------------------------------------------
@@ -1044,6 +1078,14 @@ impl Pair {
             if !s.is_idle() {
                 return Err(format!("{side:?} not idle at the end: {:?}", s.counters()));
             }
+        }
+        self.check_transfers()
+    }
+
+    /// Every direction of every flow that was not reset read to its end with exactly the bytes
+    /// written (part of [`check_end`](Self::check_end)).
+    pub fn check_transfers(&self) -> Result<(), String> {
+        for side in Side::BOTH {
             for (f, app) in &self.apps[side.idx()] {
                 let peer = self.apps[side.peer().idx()].get(f);
                 if app.reset || peer.is_none_or(|p| p.reset) {
@@ -1064,6 +1106,30 @@ impl Pair {
     /// Plain TCP's connection for a flow is busy while the flow's application has bytes to
     /// write: after the applications wrote what they could, the connection of every flow whose
     /// application still has bytes must owe some (q_v > 0), on both sides.
+    /// An application waiting for `FlowWritable` (its last write took less than offered) must
+    /// have less room than the session's writable threshold: with more, the event is due and
+    /// the application waits for nothing (the driver contract's wake-up, step 1).
+    fn check_waiting_for_room(&mut self) {
+        for side in Side::BOTH {
+            let s = &self.sessions[side.idx()];
+            let threshold = s.writable_threshold();
+            for (&f, app) in &self.apps[side.idx()] {
+                if !app.blocked || app.reset || app.finished {
+                    continue;
+                }
+                let Some(state) = s.flow_send_state(f) else {
+                    continue;
+                };
+                if state.handover_room >= threshold {
+                    self.idle_breaches.push(format!(
+                        "tick {}: {side:?} {f} waits for FlowWritable with {} bytes of room",
+                        self.now, state.handover_room
+                    ));
+                }
+            }
+        }
+    }
+
     fn check_handed_over(&mut self) {
         for (i, spec) in self.specs.iter().enumerate().take(self.started) {
             let Some(id) = self.ids[i] else { continue };

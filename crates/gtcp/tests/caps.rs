@@ -164,6 +164,45 @@ fn flows_named_without_an_opening_are_capped() {
     assert!(held < bound, "{held} bytes held, bound {bound}");
 }
 
+/// Issue 8: a flow whose connection was added before its opening arrived is not a flow named
+/// before its opening: that connection's first frame must open it, and it is bounded by the
+/// connections. Counting it refused every connection beyond the 256th of a client opening
+/// more flows at once (and the two-endpoint harness retried them forever). Flows named by
+/// frames alone stay capped, and a flow whose connection closed before its first frame counts
+/// again.
+#[test]
+fn flows_awaiting_their_opening_on_their_connection_are_not_capped() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let now = Duration::ZERO;
+    let mut s = Session::new(Role::Acceptor, Config::default()).unwrap();
+    let awaiting = 2 * MAX_UNOPENED_FLOWS as u64;
+    for i in 1..=awaiting {
+        let r = s.add_connection(ConnId(i), Some(FlowId(i)));
+        assert_eq!(r, Ok(()), "connection {i} awaiting its flow's opening");
+    }
+    s.handle_frame(now, ConnId(1), open(1)).unwrap();
+    // Data for flows with no connection yet: all but one of the cap's worth are taken.
+    let named = 1000..1000 + MAX_UNOPENED_FLOWS as u64 - 1;
+    for f in named {
+        s.handle_frame(now, ConnId(1), data(f, 0, 10)).unwrap();
+    }
+    // Flow 2's connection dies before its first frame: flow 2 counts now, the cap is reached.
+    s.connection_closed(now, ConnId(2));
+    assert_eq!(
+        s.handle_frame(now, ConnId(1), data(5000, 0, 10)),
+        Err(ProtocolError::TooManyUnopened(MAX_UNOPENED_FLOWS))
+    );
+    // Its opening on a spare connection frees the place of a flow named by frames alone.
+    let spare = ConnId(awaiting + 1);
+    s.add_connection(spare, None).unwrap();
+    s.handle_frame(now, spare, open(1000)).unwrap();
+    s.handle_frame(now, ConnId(1), data(5000, 0, 10)).unwrap();
+    assert_eq!(
+        s.handle_frame(now, ConnId(1), data(5001, 0, 10)),
+        Err(ProtocolError::TooManyUnopened(MAX_UNOPENED_FLOWS))
+    );
+}
+
 /// Attack 3: the same opening repeated. Before, each queued another control frame (6 M
 /// openings: +47 MB, kept after the connection closed); now a repeated opening is a no-op.
 #[test]

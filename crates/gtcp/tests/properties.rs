@@ -2,7 +2,7 @@
 //! and the connections killed, every byte arrives intact and in order, every connection carries
 //! exactly its own flow's bytes (plus what it adopted from dead ones), and everything closes.
 
-use gtcp::pair::{FlowSpec, Pair};
+use gtcp::pair::{payload, FlowSpec, Pair};
 use gtcp::{Config, Order, Policy};
 use proptest::prelude::*;
 
@@ -30,21 +30,8 @@ fn size() -> impl Strategy<Value = usize> {
     ]
 }
 
-fn payload(n: usize, seed: usize) -> Vec<u8> {
-    (0..n).map(|i| (i.wrapping_mul(7) ^ seed) as u8).collect()
-}
-
 fn specs() -> impl Strategy<Value = Vec<FlowSpec>> {
-    prop::collection::vec((0u64..40, size(), size()), 1..8).prop_map(|v| {
-        v.into_iter()
-            .enumerate()
-            .map(|(i, (start, up, down))| FlowSpec {
-                start,
-                up: payload(up, i),
-                down: payload(down, i + 100),
-            })
-            .collect()
-    })
+    prop::collection::vec((0u64..40, size(), size()), 1..8).prop_map(FlowSpec::from_sizes)
 }
 
 fn check(h: &Pair, specs: &[FlowSpec]) {
@@ -221,16 +208,7 @@ fn long_specs() -> impl Strategy<Value = Vec<FlowSpec>> {
         ),
         2..8,
     )
-    .prop_map(|v| {
-        v.into_iter()
-            .enumerate()
-            .map(|(i, (start, up, down))| FlowSpec {
-                start,
-                up: payload(up, i),
-                down: payload(down, i + 100),
-            })
-            .collect()
-    })
+    .prop_map(FlowSpec::from_sizes)
 }
 
 /// Runs `specs` with the liveness checks on and returns the harness.

@@ -2,13 +2,9 @@
 //! whatever flows the applications reset and whichever connections die, every connection
 //! closes and both sides forget every flow.
 
-use gtcp::pair::{FlowSpec, Pair, Side, Source};
+use gtcp::pair::{payload, FlowSpec, Pair, Side, Source};
 use gtcp::{Config, Order, Policy, Role, Session};
 use proptest::prelude::*;
-
-fn payload(n: usize, seed: usize) -> Vec<u8> {
-    (0..n).map(|i| (i.wrapping_mul(7) ^ seed) as u8).collect()
-}
 
 #[derive(Debug, Clone, Copy)]
 enum Act {
@@ -146,16 +142,7 @@ fn specs() -> impl Strategy<Value = Vec<FlowSpec>> {
         ),
         1..6,
     )
-    .prop_map(|v| {
-        v.into_iter()
-            .enumerate()
-            .map(|(i, (start, up, down))| FlowSpec {
-                start,
-                up: payload(up, i),
-                down: payload(down, i + 100),
-            })
-            .collect()
-    })
+    .prop_map(FlowSpec::from_sizes)
 }
 
 proptest! {

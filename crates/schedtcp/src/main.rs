@@ -5,6 +5,8 @@
 
 // One system call needs `unsafe` (the allocator's mmap threshold): allowed in `allocator` only.
 #![deny(unsafe_code)]
+// Doc comments here are clap's help text: `<name>` in them is a placeholder for the user, not HTML.
+#![allow(rustdoc::invalid_html_tags)]
 
 mod allocator;
 mod demo;

@@ -342,13 +342,13 @@ async fn start_tunnel(
     let (ps, pc) = (free_port()?, free_port()?);
     let server_cfg = dir.join(format!("server-{policy}{tag}.toml"));
     let client_cfg = dir.join(format!("client-{policy}{tag}.toml"));
-    std::fs::write(
+    write_owner_only(
         &server_cfg,
         format!(
             "listen = \"127.0.0.1:{ps}\"\nkey = \"{key}\"\npolicy = \"{policy}\"\n{integrity_line}[[route]]\nname = \"bulk\"\ntarget = \"{target}\"\n"
         ),
     )?;
-    std::fs::write(
+    write_owner_only(
         &client_cfg,
         format!(
             "server = \"127.0.0.1:{ps}\"\nkey = \"{key}\"\npolicy = \"{policy}\"\n{integrity_line}[[route]]\nname = \"bulk\"\nlisten = \"127.0.0.1:{pc}\"\n"
@@ -599,6 +599,18 @@ async fn table(
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// Writes a configuration that holds the key inline, readable by its owner only (the tunnel
+/// refuses such a file that its group or others may read).
+fn write_owner_only(path: &Path, text: String) -> std::io::Result<()> {
+    std::fs::write(path, text)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
     }
     Ok(())
 }

@@ -831,3 +831,247 @@ async fn churn() {
         );
     }
 }
+
+/// Many concurrent bulk downloads whose applications all go away at once mid-transfer (as a
+/// benchmark ends its flows: the reading task is dropped, its socket closed with bytes unread,
+/// which resets it): afterwards neither side keeps a flow, a pool connection or a relayed
+/// socket, and the server's descriptors (its target sockets) are back to where they were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_flows_aborted_mid_transfer_release_everything() {
+    const FLOWS: usize = 64;
+    let (env, _t) = Setup::new("abortmany").await;
+    let server = env.server("").await;
+    let client = env.client("client", env.server, "").await;
+    flows_ok(client.t, &[SMALL]).await;
+    assert_released("client", client.metrics, 1.0, HEAL).await;
+    assert_released("server", env.server_metrics, 1.0, HEAL).await;
+    let (client_fds, server_fds) = (client.proc.fds(), server.fds());
+    for round in 0..2 {
+        let received = Arc::new(AtomicU64::new(0));
+        let readers: Vec<_> = (0..FLOWS)
+            .map(|_| {
+                let received = received.clone();
+                tokio::spawn(async move {
+                    let mut s = start_download(client.t, loadgen::MAX_TRANSFER).await;
+                    let mut buf = vec![0u8; 64 * 1024];
+                    while let Ok(n) = s.read(&mut buf).await {
+                        if n == 0 {
+                            break;
+                        }
+                        received.fetch_add(n as u64, Ordering::Relaxed);
+                    }
+                })
+            })
+            .collect();
+        // Every flow under way (its target socket open at the server), with bytes in flight
+        // through the tunnel (the target sends as fast as the flows take them).
+        let deadline = Instant::now() + HEAL;
+        while held(env.server_metrics).await.map_or(0.0, |h| h.sockets) < FLOWS as f64
+            || received.load(Ordering::Relaxed) < FLOWS as u64 * 100_000
+        {
+            assert!(
+                Instant::now() < deadline,
+                "round {round}: the downloads never got under way"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        for r in &readers {
+            r.abort();
+        }
+        for r in readers {
+            let _ = r.await;
+        }
+        assert_released("client", client.metrics, 1.0, HEAL).await;
+        assert_released("server", env.server_metrics, 1.0, HEAL).await;
+        assert_fds("client", &client.proc, client_fds, HEAL).await;
+        assert_fds("server", &server, server_fds, HEAL).await;
+    }
+    flows_ok(client.t, &[SMALL; 3]).await;
+}
+
+/// The sequence behind the target sockets left open by aborted flows, made deterministic: the
+/// applications stop reading until every server relay waits for room (its flow's send buffer
+/// full), half-close (the server's delivering half ends and the target sees the end), then
+/// reset. The reset must still reach the relay's sending half: afterwards no flow, connection,
+/// relayed socket or target connection remains.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reset_after_the_end_releases_a_relay_waiting_for_room() {
+    const FLOWS: usize = 8;
+    // A target that sends until its connection fails, and counts the ends it reads and the
+    // connections it still has.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let target = listener.local_addr().unwrap();
+    let ends = Arc::new(AtomicU64::new(0));
+    let live = Arc::new(AtomicU64::new(0));
+    let (e, l) = (ends.clone(), live.clone());
+    let _target = tokio::spawn(async move {
+        while let Ok((s, _)) = listener.accept().await {
+            let (e, l) = (e.clone(), l.clone());
+            l.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                let (mut r, mut w) = s.into_split();
+                let reader = tokio::spawn(async move {
+                    let mut b = [0u8; 1024];
+                    while let Ok(n) = r.read(&mut b).await {
+                        if n == 0 {
+                            e.fetch_add(1, Ordering::SeqCst);
+                            break;
+                        }
+                    }
+                });
+                let buf = vec![7u8; 64 * 1024];
+                while w.write_all(&buf).await.is_ok() {}
+                reader.abort();
+                l.fetch_sub(1, Ordering::SeqCst);
+            });
+        }
+    });
+    let (mut env, _t) = Setup::new("endthenreset").await;
+    env.target = target;
+    let _server = env.server("").await;
+    let client = env.client("client", env.server, "").await;
+    let mut apps = Vec::new();
+    for _ in 0..FLOWS {
+        let mut s = TcpStream::connect(client.t).await.unwrap();
+        let mut b = vec![0u8; 10_000];
+        s.read_exact(&mut b).await.unwrap();
+        apps.push(s);
+    }
+    // Nobody reads: every flow's send buffer at the server fills (1 MiB each by default), and
+    // its relay waits for room.
+    let deadline = Instant::now() + HEAL;
+    loop {
+        let unsent = scrape(env.server_metrics)
+            .await
+            .map_or(0.0, |t| total(&t, "unsent_bytes"));
+        if unsent >= (FLOWS as f64) * 1024.0 * 1024.0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the send buffers never filled: {unsent} bytes"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The applications' ends reach the targets (the server's delivering halves are over)...
+    for s in &mut apps {
+        s.shutdown().await.unwrap();
+    }
+    let deadline = Instant::now() + HEAL;
+    while ends.load(Ordering::SeqCst) < FLOWS as u64 {
+        assert!(
+            Instant::now() < deadline,
+            "{} ends reached the targets",
+            ends.load(Ordering::SeqCst)
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // ...then they reset.
+    for s in apps {
+        socket2::SockRef::from(&s)
+            .set_linger(Some(Duration::ZERO))
+            .unwrap();
+        drop(s);
+    }
+    assert_released("client", client.metrics, 1.0, HEAL).await;
+    assert_released("server", env.server_metrics, 1.0, HEAL).await;
+    let deadline = Instant::now() + HEAL;
+    while live.load(Ordering::SeqCst) > 0 {
+        assert!(
+            Instant::now() < deadline,
+            "{} target connections still open",
+            live.load(Ordering::SeqCst)
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A target that never reads, and an application that uploads until everything on the way is
+/// full and then resets: the server's relay, blocked writing to the target, must abort the
+/// target's connection (not hold it until a write fails, which against a target that never
+/// reads is never), and both processes must release everything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reset_releases_a_relay_blocked_writing_to_a_target_that_does_not_read() {
+    // The target accepts and keeps every connection without reading, until the test reads
+    // them at the end to see how they ended.
+    // A small receive buffer: the server's writes to it block soon.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let listener = socket.listen(16).unwrap();
+    let target = listener.local_addr().unwrap();
+    let (held_tx, mut held_rx) = tokio::sync::mpsc::unbounded_channel::<TcpStream>();
+    let _target = tokio::spawn(async move {
+        while let Ok((s, _)) = listener.accept().await {
+            if held_tx.send(s).is_err() {
+                break;
+            }
+        }
+    });
+    let (mut env, _t) = Setup::new("stucktarget").await;
+    env.target = target;
+    let _server = env.server("").await;
+    let client = env.client("client", env.server, "").await;
+    let mut app = TcpStream::connect(client.t).await.unwrap();
+    // Closing it resets it.
+    socket2::SockRef::from(&app)
+        .set_linger(Some(Duration::ZERO))
+        .unwrap();
+    let upload = async {
+        let buf = vec![5u8; 64 * 1024];
+        // Bounded: far more than every buffer on the way (socket buffers, the flow's 1 MiB
+        // send buffer and window); the writes block long before.
+        for _ in 0..(1u64 << 30) / buf.len() as u64 {
+            if app.write_all(&buf).await.is_err() {
+                break;
+            }
+        }
+    };
+    // Backed up end to end: the client holds more than half a send buffer (1 MiB by default)
+    // of unsent bytes, and what the server delivered to the target stays put over five
+    // looks 100 ms apart (its relay is blocked writing: the target's buffers are full).
+    let backed_up = async {
+        let deadline = Instant::now() + HEAL;
+        let mut same = 0;
+        let mut last = -1.0;
+        loop {
+            let unsent = scrape(client.metrics)
+                .await
+                .map_or(0.0, |t| total(&t, "unsent_bytes"));
+            let delivered = scrape(env.server_metrics)
+                .await
+                .map_or(0.0, |t| total(&t, "bytes_delivered_total"));
+            same = if delivered == last { same + 1 } else { 0 };
+            last = delivered;
+            if unsent >= 512.0 * 1024.0 && delivered > 0.0 && same >= 5 {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the upload never backed up: {unsent} bytes unsent at the client"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    tokio::select! {
+        _ = upload => panic!("the upload ended before it backed up"),
+        _ = backed_up => {}
+    }
+    let mut stuck = held_rx.recv().await.expect("the target saw the connection");
+    // The application resets.
+    drop(app);
+    assert_released("client", client.metrics, 1.0, HEAL).await;
+    assert_released("server", env.server_metrics, 1.0, HEAL).await;
+    // The target's connection ends (reset or end after the bytes already in its buffer).
+    let ended = tokio::time::timeout(HEAL, async {
+        let mut b = vec![0u8; 256 * 1024];
+        loop {
+            match stuck.read(&mut b).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(ended.is_ok(), "the target's connection is still open");
+}

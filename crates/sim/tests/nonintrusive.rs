@@ -97,16 +97,18 @@ fn the_competitor_is_counted_and_the_workload_is_carried() {
     assert!(measure(&one, 0.0, 6.0, 1.0).is_err());
 }
 
-/// Issue 8's goal at CI size: pooled over 8 sample paths of 40 s, the competitor's bytes
+/// Issue 8's goal at CI size: pooled over 48 sample paths of 40 s, the competitor's bytes
 /// over [5, 40) s under `srpt` and `fair` are within ±2% of its bytes under the tunnel's
 /// `tcp` policy, with the default configuration. With the old per-flow hand-over bound
 /// (before 8012484) the competitor gained about 30% here: the deprioritised long flows'
-/// connections ran dry. (Per path the ratio still moves by a few percent: a packet-level run
-/// is chaotic once two sample paths differ by a byte; plain TCP without the tunnel differs
-/// from the tunnel's `tcp` policy as much.)
+/// connections ran dry. Per path the ratio moves by several percent (a packet-level run is
+/// chaotic once two sample paths differ by a byte; plain TCP without the tunnel differs from
+/// the tunnel's `tcp` policy as much), so the pool must be large: bootstrapped over these
+/// paths, the pooled ratio's standard deviation is 1.6% for 8 paths (an unrelated change to
+/// the core moved it to 0.976 there) and 0.65% for 48, which puts ±2% three deviations out.
 #[test]
 fn the_competitor_gets_the_same_bytes_under_srpt_and_fair_as_under_tcp() {
-    const SEEDS: u64 = 8;
+    const SEEDS: u64 = 48;
     let pooled = |policy: &str| -> u64 {
         let per_seed: Vec<u64> = std::thread::scope(|s| {
             let h: Vec<_> = (1..=SEEDS)

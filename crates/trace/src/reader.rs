@@ -146,12 +146,24 @@ pub fn read<R: Read + Send>(
     let mut legacy: Option<(i32, u64)> = None;
     let mut interfaces: Vec<Interface> = Vec::new();
     let mut buffer = READ_BUFFER;
+    // (pcapng) Whether the current section is big-endian, once its header was read.
+    let mut section_big_endian: Option<bool> = None;
     loop {
+        if let Some(len) = section_big_endian.and_then(|big| short_block(reader.data(), big)) {
+            let reason =
+                format!("corrupt block (length {len}, shorter than its own 12-byte frame)");
+            return (sum, Some(err(&sum, reason)));
+        }
         let (len, outcome) = match reader.next() {
-            Ok((len, block)) => (
-                len,
-                handle_block(block, &mut legacy, &mut interfaces, &mut sum, on_packet),
-            ),
+            Ok((len, block)) => {
+                if let PcapBlockOwned::NG(Block::SectionHeader(h)) = &block {
+                    section_big_endian = Some(h.big_endian());
+                }
+                (
+                    len,
+                    handle_block(block, &mut legacy, &mut interfaces, &mut sum, on_packet),
+                )
+            }
             Err(PcapError::Eof) => return (sum, None),
             Err(PcapError::Incomplete(_)) => {
                 if let Err(e) = reader.refill() {
@@ -192,6 +204,27 @@ pub fn read<R: Read + Send>(
         reader.consume(len);
         sum.bytes += len as u64;
     }
+}
+
+/// Section header block type (the same in either byte order).
+const SECTION_HEADER: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
+
+/// (pcapng) The length of the block at the start of `data` if it is below the 12 bytes that
+/// every block's type and two length fields take. `pcap-parser` 0.17 subtracts 12 from it
+/// unchecked for blocks whose fixed header is shorter (process information, 4 bytes): an
+/// overflow panic with overflow checks on (found by fuzzing, issue 16), and a request for
+/// about 4 GiB more input without them. A section header is checked by its own parser.
+fn short_block(data: &[u8], big_endian: bool) -> Option<u32> {
+    if data.len() < 8 || data[..4] == SECTION_HEADER {
+        return None;
+    }
+    let raw = [data[4], data[5], data[6], data[7]];
+    let len = if big_endian {
+        u32::from_be_bytes(raw)
+    } else {
+        u32::from_le_bytes(raw)
+    };
+    (len < 12).then_some(len)
 }
 
 fn describe<I>(e: &PcapError<I>) -> String {

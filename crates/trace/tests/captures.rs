@@ -478,3 +478,50 @@ fn the_flow_list_is_sorted_and_numbers_routes() {
     assert!(text.contains("# route 0: 10.0.0.4 <-> 10.0.0.9"));
     assert!(text.contains("\n0.020000000,510,0\n"));
 }
+
+/// Found by the `trace_decoder` fuzz target (issue 16), input
+/// `crash-265441312480e0cc161132460125b41b4cd20bdf`: a pcapng process-information block whose
+/// length field (6) is below the 12 bytes of every block's own frame made `pcap-parser` 0.17
+/// subtract 12 from it unchecked (an overflow panic with overflow checks on; without them, a
+/// request for about 4 GiB more input). The reader refuses such a block as corrupt, in either
+/// byte order, and still reads the packets before it.
+#[test]
+fn a_pcapng_block_shorter_than_its_own_frame_is_corrupt_not_a_panic() {
+    for big in [false, true] {
+        let u32b = |v: u32| {
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
+        let u16b = |v: u16| {
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
+        let mut file = Vec::new();
+        // Section header: type, length 28, byte-order magic, version 1.0, section length -1.
+        file.extend_from_slice(&[0x0a, 0x0d, 0x0d, 0x0a]);
+        file.extend_from_slice(&u32b(28));
+        file.extend_from_slice(&u32b(0x1a2b_3c4d));
+        file.extend_from_slice(&u16b(1));
+        file.extend_from_slice(&u16b(0));
+        file.extend_from_slice(&[0xff; 8]);
+        file.extend_from_slice(&u32b(28));
+        // Process information block (0x80000001) claiming 6 bytes.
+        file.extend_from_slice(&u32b(0x8000_0001));
+        file.extend_from_slice(&u32b(6));
+        file.extend_from_slice(&[0x34, 0xcd, 0x00, 0x00]);
+        let (sum, err) = trace::reader::read(&file[..], "short-block", false, &mut |_| {});
+        let err = err.expect("a corrupt block is an error");
+        assert_eq!(sum.packets, 0);
+        assert!(err.reason.contains("corrupt block"), "{err}");
+        assert_eq!(
+            err.offset, 28,
+            "the error points at the block after the header"
+        );
+    }
+}

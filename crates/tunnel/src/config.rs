@@ -137,7 +137,8 @@ impl Tuning {
 }
 
 /// The pre-shared key, at least 32 random bytes written as 64 hex characters
-/// (`schedtcp keygen`; checked by [`crate::psk`]): given inline (`key = "..."`) or, better,
+/// (`schedtcp keygen`; checked by [`crate::psk`]): given inline (`key = "..."`, then the
+/// configuration file itself must be readable by its owner only, like a key file) or, better,
 /// read from a file readable by its owner only (`key_file = "path"`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -426,10 +427,19 @@ fn load_file<T>(
     parse: impl Fn(&str) -> Result<T>,
     key: impl Fn(&T) -> &KeySource,
 ) -> Result<(T, Vec<u8>)> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut file =
+        std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut file, &mut text)
+        .with_context(|| format!("reading {}", path.display()))?;
     let c = parse(&text).with_context(|| format!("in {}", path.display()))?;
-    let k = key(&c).load(path.parent().unwrap_or(Path::new(".")))?;
+    let source = key(&c);
+    let k = source.load(path.parent().unwrap_or(Path::new(".")))?;
+    if source.key.is_some() {
+        // The key is in this file: it must be as private as a key file (a bad key is
+        // reported first, above).
+        crate::psk::check_private(&file, path, "configuration file holding the key inline")?;
+    }
     Ok((c, k))
 }
 
@@ -550,6 +560,49 @@ listen = "127.0.0.1:8080"
             let msg = format!("{:#}", err.expect_err(want));
             assert!(msg.contains(want), "{msg:?} should mention {want:?}");
         }
+    }
+
+    /// A configuration file holding the key inline is as secret as a key file: refused while
+    /// its group or others may read it (issue 16); with the key in a key file, the
+    /// configuration file's mode does not matter.
+    #[cfg(unix)]
+    #[test]
+    fn inline_keys_in_files_others_may_read_are_refused_with_the_chmod() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("config-key-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("client.toml");
+        std::fs::write(&path, CLIENT).unwrap();
+        for bad in [0o644, 0o640, 0o604, 0o660] {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(bad)).unwrap();
+            let msg = format!("{:#}", ClientConfig::load(&path).unwrap_err());
+            assert!(
+                msg.contains("chmod 600") && msg.contains(&format!("{bad:04o}")),
+                "{msg}"
+            );
+            assert!(msg.contains("inline"), "{msg}");
+        }
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let (_, key) = ClientConfig::load(&path).expect("owner-only file with an inline key");
+        assert_eq!(key.len(), 32);
+        // A bad inline key is reported as such, whatever the mode.
+        std::fs::write(&path, CLIENT.replace("8c1f0e5a", "")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let msg = format!("{:#}", ClientConfig::load(&path).unwrap_err());
+        assert!(msg.contains("at least 32 random bytes"), "{msg}");
+        // The key in a key file (owner-only): the configuration file may be world-readable.
+        let key_path = dir.join("psk.hex");
+        let _ = std::fs::remove_file(&key_path);
+        crate::psk::write_new(&key_path).unwrap();
+        let with_file = CLIENT.replace(
+            "key = \"8c1f0e5a9d27b4436e10f2a8c95d7b3e41a6f0d2c8e93b5761d4a0f8e2c6b913\"",
+            "key_file = \"psk.hex\"",
+        );
+        assert_ne!(with_file, CLIENT);
+        std::fs::write(&path, with_file).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(ClientConfig::load(&path).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The example configuration states the defaults of the bounds against hostile peers.

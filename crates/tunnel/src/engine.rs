@@ -72,22 +72,20 @@ const READ_CHUNK: usize = gtcp::driver::APP_READ;
 /// most a quarter of each buffer is held unused (a flow's send buffer costs at most 4/3 of its
 /// bytes, plus one read buffer).
 const READ_SPARE_MIN: usize = READ_CHUNK / 4;
-/// How long bytes the core could not take wait before the relay offers them again, when no
-/// `FlowWritable` came first.
-const ROOM_RETRY: Duration = Duration::from_millis(10);
 
 /// The most delivered bytes written to an application socket in one go (a few frames'
 /// payloads, in one vectored write).
 const WRITE_BATCH: usize = 256 * 1024;
 
-/// Writes every buffer of `batch` (emptying it), several per system call.
+/// Writes every buffer of `batch` (emptying it), several per system call. Cancel safe: what
+/// was written is gone from `batch` when the future is dropped, so writing the rest later
+/// resumes where it stopped.
 async fn write_all_vectored(
     w: &mut tokio::net::tcp::OwnedWriteHalf,
     batch: &mut Vec<Bytes>,
 ) -> std::io::Result<()> {
-    let mut first = 0;
-    while first < batch.len() {
-        let slices: Vec<std::io::IoSlice<'_>> = batch[first..]
+    while !batch.is_empty() {
+        let slices: Vec<std::io::IoSlice<'_>> = batch
             .iter()
             .take(64)
             .map(|b| std::io::IoSlice::new(b))
@@ -96,19 +94,31 @@ async fn write_all_vectored(
         if n == 0 {
             return Err(std::io::ErrorKind::WriteZero.into());
         }
+        let mut done = 0;
         while n > 0 {
-            let len = batch[first].len();
+            let len = batch[done].len();
             if n >= len {
                 n -= len;
-                first += 1;
+                done += 1;
             } else {
-                batch[first].advance(n);
+                batch[done].advance(n);
                 n = 0;
             }
         }
+        batch.drain(..done);
     }
-    batch.clear();
     Ok(())
+}
+
+/// Resolves when the application's socket has failed (the application reset it, say). A relay
+/// that waits for room is not reading that socket, so it would learn of the failure only when
+/// room comes back, which behind a target that does not read is never: the flow, its socket
+/// and the bytes buffered for it would stay for good.
+async fn app_failed(rd: &tokio::net::tcp::OwnedReadHalf) {
+    match rd.ready(tokio::io::Interest::ERROR).await {
+        Ok(r) if !r.is_error() => std::future::pending().await,
+        _ => {}
+    }
 }
 
 /// What the role (client or server) does on the events only it can handle.
@@ -577,15 +587,17 @@ impl Engine {
 
     /// Hands `data` over to `flow`, waiting for room when the core takes less (its capacity
     /// may shrink between the check and the write, e.g. when lent buffers were taken by other
-    /// flows). Returns false when the flow is gone or aborted.
+    /// flows). A write that takes less than offered registers the flow for `FlowWritable`,
+    /// which the core sends once there is room again or the flow takes no more bytes (reset).
+    /// Returns false when the flow is gone or aborted.
     async fn hand_over(
         self: &Arc<Self>,
         flow: FlowId,
         io: &FlowIo,
+        app: &tokio::net::tcp::OwnedReadHalf,
         data: &mut Bytes,
         sized: bool,
         end: Option<u64>,
-        down_done: &AtomicBool,
     ) -> bool {
         let mut first = true;
         while !data.is_empty() {
@@ -600,16 +612,23 @@ impl Engine {
                 Ok(0) => tokio::select! {
                     _ = io.writable.notified() => {}
                     _ = io.abort.notified() => return false,
-                    _ = io.readable.notified(), if down_done.load(Ordering::Acquire) => {}
-                    // The core announces room (`FlowWritable`) only for a flow it saw run
-                    // short itself; room lost to other flows is not always announced.
-                    _ = tokio::time::sleep(ROOM_RETRY) => {}
+                    _ = app_failed(app) => {
+                        self.app_failed(flow);
+                        return false;
+                    }
                 },
                 Ok(n) => data.advance(n),
                 Err(_) => return false,
             }
         }
         true
+    }
+
+    /// The application's socket failed while its relay waited for room: the flow is reset,
+    /// which also ends the delivering half (the core announces the reset).
+    fn app_failed(self: &Arc<Self>, flow: FlowId) {
+        debug!(session = %self.label, %flow, "application socket failed while waiting for room");
+        let _ = self.with(|s, now| s.reset(now, flow, codes::APP_ABORT));
     }
 
     /// Relays between an application socket (client: the accepted connection; server: the
@@ -623,23 +642,22 @@ impl Engine {
         let io = self.register_flow(flow);
         let _ = app.set_nodelay(true);
         let (mut rd, mut wr) = app.into_split();
-        // Set when the delivering half (`down`) returned: its wake-ups are then the sending
-        // half's to watch (a reset after the peer's end would otherwise wake nobody, and a
-        // sending half waiting for room would hold the application's socket forever).
-        let down_done = AtomicBool::new(false);
         let up = async {
             let mut sizer = sizer;
             // Application bytes are read into `buf` and handed over as slices of it (no copy:
             // the only copy on this side is into the frames); see `READ_SPARE_MIN`.
             let mut buf = BytesMut::new();
-            while let Ok(cap) = self.inspect(|s| s.send_capacity(flow)) {
+            // A capacity of 0 registers the flow for `FlowWritable`: it comes when there is
+            // room, or when the flow takes no more bytes (a reset, whichever half saw it).
+            while let Ok(cap) = self.with(|s, _| s.send_capacity(flow)) {
                 if cap == 0 {
                     tokio::select! {
                         _ = io.writable.notified() => continue,
                         _ = io.abort.notified() => break,
-                        // Once the delivering half is over, a reset of the flow comes only as
-                        // `FlowReadable`: look again (the capacity is then an error).
-                        _ = io.readable.notified(), if down_done.load(Ordering::Acquire) => continue,
+                        _ = app_failed(&rd) => {
+                            self.app_failed(flow);
+                            break;
+                        }
                     }
                 }
                 if buf.capacity() - buf.len() < READ_SPARE_MIN {
@@ -649,6 +667,9 @@ impl Engine {
                 let read = tokio::select! {
                     r = limited.read_buf(&mut buf) => r,
                     _ = io.abort.notified() => break,
+                    // A reset after the delivering half ended (the peer's end came first)
+                    // reaches only this half: look again (`read_buf` is cancel safe).
+                    _ = io.writable.notified() => continue,
                 };
                 match read {
                     Ok(0) => {
@@ -666,7 +687,7 @@ impl Engine {
                             buf.split_to(n).freeze()
                         };
                         if !self
-                            .hand_over(flow, &io, &mut data, sizer.is_some(), end, &down_done)
+                            .hand_over(flow, &io, &rd, &mut data, sizer.is_some(), end)
                             .await
                         {
                             break;
@@ -712,7 +733,24 @@ impl Engine {
                     }
                 });
                 if !batch.is_empty() {
-                    if let Err(e) = write_all_vectored(&mut wr, &mut batch).await {
+                    // An application (or target) that does not read must not hold its socket
+                    // once the flow is reset: the reset comes as `FlowReadable`, so a write in
+                    // progress looks at the flow on each one (the write resumes otherwise).
+                    let written = loop {
+                        tokio::select! {
+                            r = write_all_vectored(&mut wr, &mut batch) => break r,
+                            _ = io.readable.notified() => {
+                                if !saw_end && self.with(|s, _| s.ended_abruptly(flow)) {
+                                    debug!(session = %self.label, %flow, "flow reset while its bytes waited for the application");
+                                    let _ = socket2::SockRef::from(wr.as_ref())
+                                        .set_linger(Some(Duration::ZERO));
+                                    io.abort.notify_one();
+                                    return;
+                                }
+                            }
+                        }
+                    };
+                    if let Err(e) = written {
                         debug!(session = %self.label, %flow, "application write failed: {e}");
                         let _ = self.with(|s, now| s.reset(now, flow, codes::APP_ABORT));
                         io.abort.notify_one();
@@ -751,13 +789,7 @@ impl Engine {
                 }
             }
         };
-        let down = async {
-            deliver.await;
-            down_done.store(true, Ordering::Release);
-            // The sending half looks at the flow once more.
-            io.readable.notify_one();
-        };
-        tokio::join!(up, down);
+        tokio::join!(up, deliver);
         // Close as one socket: dropping the write half alone would send a FIN before the
         // reset an aborted flow must show.
         if let Ok(stream) = rd.reunite(wr) {

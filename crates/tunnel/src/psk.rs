@@ -6,7 +6,8 @@
 //! of the handshake and the input of the record keys' derivation (`record.rs`). Keys that are
 //! visibly not random are refused: the example configurations' placeholder, repeated bytes or
 //! patterns, arithmetic sequences, too few distinct bytes. A key file that its group or others
-//! may read is refused, as ssh refuses such a private key file.
+//! may read is refused, as ssh refuses such a private key file; so is a configuration file
+//! holding the key inline (`key = "..."`) that they may read (`config.rs`).
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -101,7 +102,7 @@ fn weakness(key: &[u8]) -> Option<String> {
 pub fn read_file(path: &Path) -> Result<Vec<u8>> {
     let file = std::fs::File::open(path)
         .with_context(|| format!("reading key file {}", path.display()))?;
-    check_permissions(&file, path)?;
+    check_private(&file, path, "key file")?;
     let mut text = String::new();
     file.take(4 * MAX_KEY_BYTES as u64)
         .read_to_string(&mut text)
@@ -109,18 +110,20 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>> {
     parse(&text).with_context(|| format!("in key file {}", path.display()))
 }
 
+/// Refuses a file holding a key (a key file, or a configuration file with the key inline)
+/// that its group or others may access; the error names the file (`what`) and gives the
+/// `chmod`. The mode checked is the opened file's (not the path's again): no race with a swap.
 #[cfg(unix)]
-fn check_permissions(file: &std::fs::File, path: &Path) -> Result<()> {
+pub(crate) fn check_private(file: &std::fs::File, path: &Path, what: &str) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    // The mode of the file opened (not of the path again): no race with a swap.
     let mode = file
         .metadata()
-        .with_context(|| format!("reading key file {}", path.display()))?
+        .with_context(|| format!("reading {what} {}", path.display()))?
         .permissions()
         .mode();
     if mode & 0o077 != 0 {
         bail!(
-            "key file {} is accessible by its group or others (mode {:04o}): the key is not secret; run `chmod 600 {}`",
+            "{what} {} is accessible by its group or others (mode {:04o}): the key is not secret; run `chmod 600 {}`",
             path.display(),
             mode & 0o7777,
             path.display()
@@ -130,7 +133,7 @@ fn check_permissions(file: &std::fs::File, path: &Path) -> Result<()> {
 }
 
 #[cfg(not(unix))]
-fn check_permissions(_: &std::fs::File, _: &Path) -> Result<()> {
+pub(crate) fn check_private(_: &std::fs::File, _: &Path, _: &str) -> Result<()> {
     Ok(())
 }
 

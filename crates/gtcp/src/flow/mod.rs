@@ -78,16 +78,25 @@ pub(crate) struct Flow {
     pub fin_acked: bool,
     /// An acknowledgement (with credit) should go to the peer.
     pub ack_queued: bool,
+    /// The connection the latest acknowledgement went on. Acknowledgements are cumulative, so
+    /// only that connection's loss can leave the peer without the latest one.
+    pub ack_on: Option<ConnId>,
     /// The application has been told the peer's direction ended (or reset).
     pub end_reported: bool,
     /// The flow counts as closed; it lingers until its connection is gone (opener side).
     pub closed: bool,
-    /// Its hand-over room ran low: tell the application when there is room again.
-    pub write_armed: bool,
+    /// An [`Event::FlowReadable`](crate::Event::FlowReadable) for it waits in the event queue
+    /// (one is enough: the application reads until blocked), so a peer's frames cannot
+    /// multiply the queue (issue 16).
+    pub readable_queued: bool,
     /// A background flow (under access control, when the session has it).
     pub background: bool,
     /// A background flow not yet admitted: it takes no bytes and has no connection.
     pub waiting_admission: bool,
+    /// (Acceptor) Live connections added for this flow whose first frame, still to come, must
+    /// be its opening. While one does, the flow is not counted against
+    /// [`MAX_UNOPENED_FLOWS`](crate::session::caps::MAX_UNOPENED_FLOWS).
+    pub awaited_by: u32,
 }
 
 impl Flow {
@@ -112,11 +121,13 @@ impl Flow {
             reset_code: None,
             fin_acked: false,
             ack_queued: false,
+            ack_on: None,
             end_reported: false,
             closed: false,
-            write_armed: false,
+            readable_queued: false,
             background: false,
             waiting_admission: false,
+            awaited_by: 0,
         }
     }
 

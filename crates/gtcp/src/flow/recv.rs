@@ -168,6 +168,17 @@ impl RecvStream {
         self.ready.len() as u64 + self.ooo.values().map(|b| b.len() as u64).sum::<u64>()
     }
 
+    /// Out-of-order segments held (at most [`MAX_OOO_SEGMENTS`]).
+    pub fn segments(&self) -> usize {
+        self.ooo.len()
+    }
+
+    /// Bytes of memory the buffered bytes occupy: the contiguous buffer's allocation (which
+    /// may exceed what it holds) plus the out-of-order copies.
+    pub fn allocated(&self) -> u64 {
+        self.ready.capacity() as u64 + self.ooo.values().map(|b| b.len() as u64).sum::<u64>()
+    }
+
     /// Whether every byte up to the final size has been read.
     pub fn at_end(&self) -> bool {
         self.final_size == Some(self.read)

@@ -8,7 +8,7 @@ use bytes::{Buf, BufMut, Bytes, BytesMut};
 use crate::ids::ConnId;
 
 /// Handed-over pieces shorter than this are copied into the buffer's tail (bytes); longer ones
-/// are kept as they are, without a copy ([`SendStream::push_bytes`]). Bounds the bookkeeping:
+/// are kept as they are, without a copy (`SendStream::push_bytes`). Bounds the bookkeeping:
 /// every kept piece holds at least this many bytes, or is the tail.
 pub const KEEP_PIECE_MIN: usize = 4096;
 
@@ -267,6 +267,9 @@ impl SendStream {
     /// The connection `conn` died: every segment it carried that is not acknowledged must go
     /// again. Returns the bytes re-queued.
     pub fn requeue_lost(&mut self, conn: ConnId) -> u64 {
+        if !self.in_flight.values().any(|&(_, c)| c == conn) {
+            return 0;
+        }
         let lost: Vec<u64> = self
             .in_flight
             .iter()

@@ -62,7 +62,8 @@ impl Session {
             if let Verdict::Waiting(_) = verdict {
                 f.waiting_admission = true;
                 f.open = Delivery::Idle;
-                f.write_armed = true;
+                // Its application waits for the admission's FlowWritable.
+                self.wants_room.insert(id);
             }
         }
         let admitted = self.admission_tick(now);

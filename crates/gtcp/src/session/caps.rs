@@ -22,6 +22,13 @@ pub const MAX_OOO_SEGMENTS: usize = 4096;
 /// opening travels on the flow's own connection, its data may come first on another — but a
 /// flow never opened is never read: each holds up to the initial credit (256 KiB) until its
 /// session expires.
+///
+/// A flow the acceptor created for a connection that names it as its owner is not counted while
+/// that connection awaits its first frame (which must be the flow's opening, or the flow is
+/// reset): it is bounded by the live connections, and a client opening more flows at once than
+/// this would otherwise see the rest of its connections refused (issue 8). If the connection
+/// closes first, the flow counts again; so at most `MAX_UNOPENED_FLOWS` + live connections
+/// flows are held unopened.
 pub const MAX_UNOPENED_FLOWS: usize = 256;
 
 /// Control frames (acknowledgements, ends, resets, replies about forgotten flows) a session
@@ -43,8 +50,23 @@ impl Session {
         self.flows.values().map(|f| f.recv.buffered()).sum()
     }
 
-    /// (Acceptor) flows named by the peer and not yet opened.
-    pub(crate) fn unopened_flows(&self) -> usize {
-        self.flows.values().filter(|f| f.route.is_none()).count()
+    /// Out-of-order segments held over all flows (each flow at most [`MAX_OOO_SEGMENTS`]).
+    pub fn out_of_order_segments(&self) -> usize {
+        self.flows.values().map(|f| f.recv.segments()).sum()
+    }
+
+    /// The most out-of-order segments any one flow holds.
+    pub fn max_flow_out_of_order_segments(&self) -> usize {
+        self.flows
+            .values()
+            .map(|f| f.recv.segments())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Memory the received bytes occupy: [`recv_buffered_bytes`](Self::recv_buffered_bytes)
+    /// plus the spare capacity of the flows' contiguous buffers.
+    pub fn recv_allocated_bytes(&self) -> u64 {
+        self.flows.values().map(|f| f.recv.allocated()).sum()
     }
 }

@@ -69,6 +69,7 @@ impl Session {
                     if c.phase == crate::conn::Phase::Closing {
                         self.events.push_back(Event::ConnDone(conn));
                     } else {
+                        self.resend_unconfirmed_resets(conn);
                         self.wake(conn);
                     }
                 }
@@ -91,7 +92,7 @@ impl Session {
             return Ok(Lookup::Stale);
         }
         match self.role {
-            Role::Acceptor => self.acceptor_flow(id).map(|()| Lookup::Live),
+            Role::Acceptor => self.acceptor_flow(id, false).map(|()| Lookup::Live),
             Role::Opener => Err(ProtocolError::ImpossibleFlow(id)),
         }
     }
@@ -124,7 +125,15 @@ impl Session {
             .get_mut(&o.flow)
             .ok_or(ProtocolError::ImpossibleFlow(o.flow))?;
         if !f.owner().is_some_and(|c| self.conns.contains_key(&c)) {
+            // The connection takes the flow's queue as `add_connection` would: what the flow
+            // handed over before it existed and, for a replacement, what it still has to send.
+            let replacement = f.ownership == crate::flow::Ownership::Lost;
             f.ownership = crate::flow::Ownership::Live(conn);
+            let waiting = std::mem::take(&mut f.awaiting_owner);
+            let inherited = if replacement { f.send.unsent() } else { 0 };
+            if let Some(c) = self.conns.get_mut(&conn) {
+                self.ledger.attach(&mut c.counters, waiting, inherited);
+            }
         }
         if f.reset_code.is_some() {
             // Reset here before its opening arrived (a driver resetting every flow): the
@@ -140,6 +149,7 @@ impl Session {
             self.ctrl.push_back(o.flow);
         }
         if f.route.is_none() {
+            self.first_frames.gone(f);
             // The flow opens here now (it may have been created earlier, by its connection or
             // by a frame that overtook its opening, when `now` was not known).
             f.opened_at = now;
@@ -152,7 +162,7 @@ impl Session {
                 class: o.class,
             });
             if f.recv.has_ready() || f.recv.final_size.is_some() {
-                self.events.push_back(Event::FlowReadable(o.flow));
+                self.notify_readable(o.flow);
             }
         }
         self.wake(conn);
@@ -200,18 +210,20 @@ impl Session {
                     flow: d.flow,
                     source,
                 })?;
-        if advanced && f.route.is_some() {
-            self.events.push_back(Event::FlowReadable(d.flow));
-        }
+        let readable = advanced && f.route.is_some();
         let background = f.background;
+        if readable {
+            self.notify_readable(d.flow);
+        }
         if background {
             self.background_bytes(now, d.flow, len);
         }
         let Some(f) = self.flows.get_mut(&d.flow) else {
             return Ok(());
         };
-        // Acknowledge even a duplicate: its sender believes it lost, and waits for word.
-        if !f.ack_queued {
+        // Acknowledge even a duplicate: its sender believes it lost, and waits for word. Not
+        // before the flow's opening arrived (see `on_fin`).
+        if !f.ack_queued && f.route.is_some() {
             f.ack_queued = true;
             self.ctrl.push_back(d.flow);
         }
@@ -238,12 +250,17 @@ impl Session {
         f.recv
             .set_final(final_size)
             .map_err(|source| ProtocolError::Flow { flow: id, source })?;
-        if f.route.is_some() {
-            self.events.push_back(Event::FlowReadable(id));
-        }
-        if !f.ack_queued {
+        // An acknowledgement also confirms the flow's opening to the opener, which then never
+        // sends it again: none goes before the opening arrived, or an opening lost with its
+        // connection while its overtaking FIN (or data) was acknowledged would leave the flow
+        // never opened here (`on_open` acknowledges everything received so far).
+        let readable = f.route.is_some();
+        if !f.ack_queued && readable {
             f.ack_queued = true;
             self.ctrl.push_back(id);
+        }
+        if readable {
+            self.notify_readable(id);
         }
         self.wake_ctrl();
         Ok(())
@@ -338,6 +355,7 @@ impl Session {
         if skipped > 0 {
             self.ledger.drop_unsent(skipped, 0);
             self.counters.resent_bytes -= skipped;
+            self.forgive_owner(owner, skipped);
             self.clamp_virtual_queues(owner);
         }
         self.refresh(a.flow);

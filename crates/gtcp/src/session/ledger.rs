@@ -145,9 +145,19 @@ impl Ledger {
         from_own
     }
 
-    /// Bytes that went out on a connection that died unacknowledged must go again.
-    pub fn requeue(&mut self, n: u64) {
+    /// Bytes that went out on a connection that died unacknowledged must go again: on the
+    /// live connection of their flow (`owner`, which takes them over as a replacement takes
+    /// over its flow's unsent bytes in [`attach`](Self::attach)), or as orphan debt.
+    pub fn requeue(&mut self, owner: Option<&mut ConnCounters>, n: u64) {
         self.unsent += n;
+        if let Some(c) = owner {
+            let before = c.virtual_queue;
+            c.virtual_queue += n;
+            c.owner_bytes += n;
+            self.sum_vq += n;
+            self.relend(before, c);
+            self.check(Some(c));
+        }
     }
 
     /// Unsent bytes that will never go: a reset flow's (with what of them was `awaiting` its
@@ -181,6 +191,27 @@ impl Ledger {
             }
         }
         cut
+    }
+
+    /// Strikes up to `excess` bytes from the queue of a flow whose first connection does not
+    /// exist yet (`awaiting`, its share of `unowned`): that queue is a virtual queue like the
+    /// live ones (Algorithm 1 charges a flow's bytes to its connection from the first write),
+    /// so it is cut like them when the bytes it promised are gone. Other connections may have
+    /// carried the flow's bytes on their own queues (Algorithm 4: the policy picks the flow, the
+    /// connection pays), so after a reset it may promise more than is left unsent. Returns the
+    /// bytes struck.
+    pub fn forgive_unowned(&mut self, awaiting: &mut u64, excess: u64) -> u64 {
+        let cut = (*awaiting).min(excess);
+        *awaiting -= cut;
+        debit(&mut self.unowned, cut, "unowned");
+        cut
+    }
+
+    /// A flow whose first connection never came is forgotten: its share of `unowned` goes
+    /// (what of it was not carried by others becomes orphan debt of nobody's queue).
+    pub fn release_unowned(&mut self, awaiting: u64) {
+        debit(&mut self.unowned, awaiting, "unowned");
+        self.check(None);
     }
 
     /// Debug builds: after [`drop_unsent`](Self::drop_unsent) and the cuts of
@@ -249,6 +280,39 @@ mod tests {
         assert_eq!(l.excess(), 0);
         c.check_closed().unwrap();
         assert_eq!(c.forgiven_bytes, 50);
+    }
+
+    #[test]
+    fn a_waiting_queue_whose_bytes_others_carried_is_forgiven_after_a_reset() {
+        let mut l = Ledger::default();
+        let mut a = ConnCounters::default();
+        // Flow A (connection a) hands over 100; flow W, with no connection yet, 60.
+        l.hand_over(Some(&mut a), false, 100);
+        l.hand_over(None, false, 60);
+        let mut w_awaiting = 60;
+        // a carries W's 60 on its own queue (the policy picked W).
+        assert_eq!(l.carry(&mut a, 60, u64::MAX), 60);
+        // A is reset: its 100 unsent bytes go; a's queue of 40 is cut, W's 60 promise 20 too many.
+        l.drop_unsent(100, 0);
+        assert_eq!(l.forgive(&mut a, l.excess()), 40);
+        assert_eq!(l.excess(), 60);
+        assert_eq!(l.forgive_unowned(&mut w_awaiting, l.excess()), 60);
+        assert_eq!((w_awaiting, l.excess(), l.unsent()), (0, 0, 0));
+        l.settled();
+        a.check_closed().unwrap();
+    }
+
+    #[test]
+    fn a_forgotten_waiting_flow_releases_its_share() {
+        let mut l = Ledger::default();
+        let mut a = ConnCounters::default();
+        l.hand_over(Some(&mut a), false, 50);
+        l.hand_over(None, false, 30);
+        // a carries the waiting flow's 30 on its queue; that flow ends and is forgotten.
+        l.carry(&mut a, 30, u64::MAX);
+        l.release_unowned(30);
+        // a's own flow still has 50 to send: 20 on a's queue, 30 orphan debt anyone carries.
+        assert_eq!((l.unsent(), a.virtual_queue, l.orphan()), (50, 20, 30));
     }
 
     #[test]

@@ -26,9 +26,31 @@ pub const RESET_UNKNOWN_FLOW: u32 = 7;
 /// An opening always goes first on its flow's own connection (the opener writes a
 /// connection's queued openings before anything else), so a first frame that is not that
 /// opening means the flow opened with another acceptor instance.
+///
+/// It also keeps the count that [`MAX_UNOPENED_FLOWS`](super::caps::MAX_UNOPENED_FLOWS)
+/// bounds, so that the check costs O(1) however many flows the session holds.
 #[derive(Debug, Default)]
 pub(crate) struct FirstFrames {
     owners: BTreeMap<ConnId, FlowId>,
+    /// Flows not opened here that no live connection awaits the opening of (named only by
+    /// frames that overtook their openings, or whose connection closed before its first
+    /// frame): the flows `MAX_UNOPENED_FLOWS` bounds.
+    unclaimed: usize,
+}
+
+impl FirstFrames {
+    /// (Acceptor) A flow not opened here joins the session (`acceptor_flow`).
+    pub fn created(&mut self) {
+        self.unclaimed += 1;
+    }
+
+    /// (Acceptor) Flow `f` opens here (its route is about to be set) or is forgotten
+    /// unopened: it no longer counts against `MAX_UNOPENED_FLOWS`.
+    pub fn gone(&mut self, f: &crate::flow::Flow) {
+        if f.route.is_none() && f.awaited_by == 0 {
+            self.unclaimed -= 1;
+        }
+    }
 }
 
 /// (Opener) A flow that lost its connection and was reset (by the driver, when no replacement
@@ -82,9 +104,17 @@ impl Session {
     /// (Acceptor) Connection `conn` was added for `owner`: if the flow has not opened here,
     /// the connection's first frame must be its opening.
     pub(crate) fn expect_opening(&mut self, conn: ConnId, owner: FlowId) {
-        if self.role == Role::Acceptor && self.flows.get(&owner).is_some_and(|f| f.route.is_none())
-        {
-            self.first_frames.owners.insert(conn, owner);
+        if self.role != Role::Acceptor {
+            return;
+        }
+        let Some(f) = self.flows.get_mut(&owner).filter(|f| f.route.is_none()) else {
+            return;
+        };
+        if self.first_frames.owners.insert(conn, owner).is_none() {
+            if f.awaited_by == 0 {
+                self.first_frames.unclaimed -= 1;
+            }
+            f.awaited_by += 1;
         }
     }
 
@@ -92,7 +122,7 @@ impl Session {
     /// here: anything but that flow's opening means the flow opened with another instance of
     /// this side, and it is reset ([`RESET_UNKNOWN_FLOW`]).
     pub(crate) fn check_first_frame(&mut self, now: Duration, conn: ConnId, frame: &Frame) {
-        let Some(owner) = self.first_frames.owners.remove(&conn) else {
+        let Some(owner) = self.release_first_frame(conn) else {
             return;
         };
         let opening = matches!(frame, Frame::Open(o) if o.flow == owner);
@@ -104,7 +134,32 @@ impl Session {
 
     /// Forgets what [`expect_opening`](Self::expect_opening) recorded for a closed connection.
     pub(crate) fn forget_first_frame(&mut self, conn: ConnId) {
-        self.first_frames.owners.remove(&conn);
+        self.release_first_frame(conn);
+    }
+
+    /// Connection `conn` no longer awaits its owner's opening; returns that owner.
+    fn release_first_frame(&mut self, conn: ConnId) -> Option<FlowId> {
+        let owner = self.first_frames.owners.remove(&conn)?;
+        if let Some(f) = self.flows.get_mut(&owner) {
+            f.awaited_by -= 1;
+            if f.awaited_by == 0 && f.route.is_none() {
+                self.first_frames.unclaimed += 1;
+            }
+        }
+        Some(owner)
+    }
+
+    /// (Acceptor) Flows not opened here that no live connection awaits the opening of.
+    pub(crate) fn unclaimed_unopened(&self) -> usize {
+        debug_assert_eq!(
+            self.first_frames.unclaimed,
+            self.flows
+                .values()
+                .filter(|f| f.route.is_none() && f.awaited_by == 0)
+                .count(),
+            "unopened flows miscounted"
+        );
+        self.first_frames.unclaimed
     }
 
     /// A keepalive frame for an idle connection (the driver sends one when nothing else went
@@ -143,14 +198,15 @@ impl Session {
         self.wake_settled();
     }
 
-    /// A reset flow's `dropped` unsent bytes were promised by its own connection's virtual
+    /// A flow's `dropped` unsent bytes — a reset flow's, or lost bytes the peer turned out to
+    /// hold (an acknowledgement skipped them) — were promised by its own connection's virtual
     /// queue first: that queue shrinks by them (what plain TCP would discard with the reset
-    /// connection's buffer) even while orphan debt exists. Left to the session-wide excess,
-    /// the drop ate the orphan debt instead — another flow's bytes, left behind by a dead
-    /// connection — and under `tcp` the reset flow's connection kept a queue only its own (reset)
-    /// flow may use: the other flow's bytes then had no connection to carry them and it
-    /// stalled for good (found by `resets_and_losses_leave_nothing_behind`).
-    pub(crate) fn forgive_reset_owner(&mut self, owner: Option<ConnId>, dropped: u64) {
+    /// connection's buffer, or never resend) even while orphan debt exists. Left to the
+    /// session-wide excess, the drop ate the orphan debt instead — another flow's bytes, left
+    /// behind by a dead connection — and under `tcp` the flow's connection kept a queue only
+    /// its own flow may use: the other flow's bytes then had no connection to carry them and
+    /// it stalled for good (found by `resets_and_losses_leave_nothing_behind`, once for each).
+    pub(crate) fn forgive_owner(&mut self, owner: Option<ConnId>, dropped: u64) {
         let Some(c) = owner.and_then(|c| self.conns.get_mut(&c)) else {
             return;
         };
@@ -195,9 +251,35 @@ impl Session {
             self.settled.push(c);
         }
         if matches!(f.reset, Delivery::SentOn(_) | Delivery::Queued) {
+            // A reset still queued has its entry in the control queue already: one more per
+            // repeated frame would let a peer grow the queue without bound (issue 16).
+            let had_entry = f.reset == Delivery::Queued;
             f.reset = Delivery::Queued;
             f.reset_local = false;
-            self.ctrl.push_back(id);
+            if !had_entry {
+                self.ctrl.push_back(id);
+            }
+            self.wake_ctrl();
+        }
+    }
+
+    /// The peer said `Done` on `conn` before this side did, while resets of ours sent on it
+    /// are unconfirmed: the peer may have confirmed them on a connection that died after this
+    /// side had handled its loss (nothing else would send them again), and then forgotten the
+    /// flows; the connection would wait for those confirmations for ever. Each goes again on
+    /// `conn`, where the peer still reads and may still write control frames; a peer that
+    /// forgot the flow confirms from the frame itself, and a duplicate confirmation is a no-op.
+    /// At most once per connection (one `Done` each), so it cannot multiply frames.
+    pub(crate) fn resend_unconfirmed_resets(&mut self, conn: ConnId) {
+        let mut any = false;
+        for (id, f) in self.flows.iter_mut() {
+            if f.reset_local && f.reset == Delivery::SentOn(conn) {
+                f.reset = Delivery::Queued;
+                self.ctrl.push_back(*id);
+                any = true;
+            }
+        }
+        if any {
             self.wake_ctrl();
         }
     }

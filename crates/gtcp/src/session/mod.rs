@@ -80,17 +80,17 @@ const MAX_STALE_REPLIES: usize = 1024;
 pub const LEND_PER_CONNECTION: u64 = 4;
 
 /// Receive windows per live connection in the session's receive budget
-/// ([`Session::credit_window`]): the most credit flows may hold beyond their own `flow_window`s,
+/// (`Session::credit_window`): the most credit flows may hold beyond their own `flow_window`s,
 /// for bytes waiting behind a hole. Measured on `table2-buffers` (SRPT, α = 3, two runs): with
 /// 1, mean completion time 1.04 × the unbounded variant's, 0.96 with 4.
 pub const RECEIVE_BUDGET_PER_CONNECTION: u64 = 4;
 
 /// Receive windows beyond the highest byte received that a flow's credit may reach
-/// ([`Session::extend_credit`]), within the receive budget above. One window held the flow a
+/// (`Session::extend_credit`), within the receive budget above. One window held the flow a
 /// size-based policy serves on every connection below the pair's bandwidth-delay product:
 /// measured on `table2-buffers` (SRPT, default buffers, load 0.9, 8 runs × 100 s), the
 /// policy's first flow had no byte within credit 13–26% of the time (4–6% with 64 MiB
-/// windows), and E[T] was 1.02–1.12 × the unbounded variant's; with 4, 4–7% of the time and
+/// windows), and E\[T\] was 1.02–1.12 × the unbounded variant's; with 4, 4–7% of the time and
 /// 0.99–1.07 × (`results/table2-buffers/diag-idle`). Memory is unchanged: the budget bounds
 /// what all flows hold beyond their own windows.
 pub const RECEIVE_AHEAD_WINDOWS: u64 = 4;
@@ -117,6 +117,13 @@ pub struct Session {
     stale: VecDeque<Frame>,
     /// Connections that had budget but found no ready flow; woken when one becomes ready.
     starved: BTreeSet<ConnId>,
+    /// Flows whose application waits for [`Event::FlowWritable`]: a write took less than
+    /// offered, [`Session::send_capacity`] said 0, or the room ran below the writable
+    /// threshold. At most one entry per flow (`max_flows`).
+    wants_room: BTreeSet<FlowId>,
+    /// The lend budget was below the writable threshold when last looked at: when it rises
+    /// above, every flow in `wants_room` is looked at again ([`Session::lend_budget_moved`]).
+    lend_budget_low: bool,
     /// The virtual queues, orphan debt and the invariant's counters (the one owner).
     ledger: Ledger,
     next_flow: u64,
@@ -156,6 +163,8 @@ impl Session {
             ctrl: VecDeque::new(),
             stale: VecDeque::new(),
             starved: BTreeSet::new(),
+            wants_room: BTreeSet::new(),
+            lend_budget_low: false,
             ledger: Ledger::new(config.send_buffer),
             next_flow: 1,
             arrivals: 0,
@@ -188,7 +197,25 @@ impl Session {
 
     /// The next thing the driver should act on.
     pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
+        let ev = self.events.pop_front();
+        if let Some(Event::FlowReadable(id)) = &ev {
+            if let Some(f) = self.flows.get_mut(id) {
+                f.readable_queued = false;
+            }
+        }
+        ev
+    }
+
+    /// Queues [`Event::FlowReadable`] for `id` unless one already waits: the queue holds at
+    /// most one per flow, whatever number of frames the peer packs into one read (issue 16:
+    /// one-byte data frames would otherwise queue an event per 22 bytes received).
+    pub(crate) fn notify_readable(&mut self, id: FlowId) {
+        if let Some(f) = self.flows.get_mut(&id) {
+            if !f.readable_queued {
+                f.readable_queued = true;
+                self.events.push_back(Event::FlowReadable(id));
+            }
+        }
     }
 
     // ----- connections -------------------------------------------------------------------
@@ -213,7 +240,7 @@ impl Session {
                         // A replacement for a flow this side has finished with: it only
                         // carries what the peer still owes, then closes.
                     } else {
-                        self.acceptor_flow(f)
+                        self.acceptor_flow(f, true)
                             .map_err(|_| SessionError::UnknownFlow(f))?;
                     }
                 }
@@ -247,6 +274,8 @@ impl Session {
             self.expect_opening(conn, f);
             self.check_writable(f);
         }
+        // The lend budget grew by a connection's share.
+        self.lend_budget_moved();
         self.wake(conn);
         Ok(())
     }
@@ -266,13 +295,22 @@ impl Session {
         if !clean {
             self.counters.conns_lost += 1;
         }
-        let ids: Vec<FlowId> = self.flows.keys().copied().collect();
-        for id in ids {
-            let Some(flow) = self.flows.get_mut(&id) else {
-                continue;
-            };
+        // One pass in key order over the flows (no lookup per flow); only the flows the close
+        // changed are then re-keyed, re-checked and maybe forgotten.
+        let mut touched = Vec::new();
+        for (&id, flow) in self.flows.iter_mut() {
             let lost = flow.send.requeue_lost(conn);
-            self.ledger.requeue(lost);
+            // Lost bytes of a flow whose own connection lives join that connection's virtual
+            // queue (they are its flow's, as plain TCP would resend them there); the others
+            // are orphan debt until a replacement takes them over. Left as orphan debt under
+            // `tcp`, nobody would carry them: only flows without a live connection of their
+            // own are served from it.
+            let live_owner = flow
+                .owner()
+                .filter(|&o| o != conn)
+                .and_then(|o| self.conns.get_mut(&o));
+            self.ledger
+                .requeue(live_owner.map(|c| &mut c.counters), lost);
             self.counters.resent_bytes += lost;
             let mut requeue = false;
             for d in [&mut flow.fin, &mut flow.reset] {
@@ -285,21 +323,34 @@ impl Session {
                     requeue = true;
                 }
             }
-            if flow.open == Delivery::SentOn(conn) {
+            let reopened = flow.open == Delivery::SentOn(conn);
+            if reopened {
                 flow.open = Delivery::Queued;
             }
             let received_any = flow.recv.received > 0 || flow.recv.final_size.is_some();
-            // A reset flow sends no acknowledgements (its reset says everything).
-            if (!flow.recv_done() || !clean) && received_any && flow.reset_code.is_none() {
-                // Acknowledgements (and credit) written on it may not have been read: they are
-                // cumulative, so sending the current ones again costs little and loses nothing.
-                flow.ack_queued = true;
-                requeue = true;
+            // A reset flow sends no acknowledgements (its reset says everything). Even a clean
+            // close does not prove the peer read what went on the connection after its `Done`:
+            // its end may have died while it waited for ours, as a connection the peer gave up
+            // on closes on this side like any other (the fuzz of resets and losses found an
+            // acknowledgement of an end lost that way, and the peer waiting for it for good).
+            if received_any && flow.reset_code.is_none() && flow.ack_on == Some(conn) {
+                // The latest acknowledgement (and credit) went on it and may not have been
+                // read: acknowledgements are cumulative, so sending the current one again
+                // loses nothing. One that went on another connection supersedes what went on
+                // this one (re-sending every flow's made each close cost a frame per flow
+                // receiving: O(flows²) control bytes for flows that each close their own
+                // connection).
+                flow.ack_on = None;
+                if !flow.ack_queued {
+                    flow.ack_queued = true;
+                    requeue = true;
+                }
             }
             if requeue {
                 self.ctrl.push_back(id);
             }
-            if flow.owner() == Some(conn) {
+            let owned = flow.owner() == Some(conn);
+            if owned {
                 if clean {
                     flow.ownership = Ownership::ClosedClean;
                 } else {
@@ -311,15 +362,35 @@ impl Session {
                         self.events.push_back(Event::ConnNeeded { owner: id });
                     }
                 }
+            }
+            if lost > 0 || requeue || reopened || owned || flow.closed {
+                touched.push((id, owned));
+            }
+        }
+        let mut changed = false;
+        for (id, owned) in touched {
+            if owned {
                 self.check_writable(id);
             }
             self.refresh(id);
+            // The connection of a flow the close changed may be able to say `Done` now.
+            let owner = self.flows.get(&id).and_then(|f| f.owner());
             self.try_retire(id);
+            if let Some(o) = owner {
+                self.wake(o);
+            }
+            changed = true;
         }
-        // The orphan debt grew (or control frames wait): every live connection may carry it.
-        let live: Vec<ConnId> = self.conns.keys().copied().collect();
-        for c in live {
-            self.wake(c);
+        // One connection fewer shares the lend budget, but what it had lent is free again.
+        self.lend_budget_moved();
+        if !clean || self.orphan() > 0 {
+            // The orphan debt grew: every live connection may carry it.
+            self.wake_all();
+        } else if changed {
+            // A clean close leaves no debt (its connection owed nothing and had nothing in
+            // flight): only control frames may wait, and any connection carries them. Waking
+            // every connection made each close cost O(connections) polls.
+            self.wake_ctrl();
         }
     }
 
@@ -375,7 +446,8 @@ impl Session {
     }
 
     /// How many bytes [`write`](Self::write) would take now; an error once the flow takes no
-    /// more (finished, reset or gone).
+    /// more (finished, reset or gone). A 0 registers the flow for [`Event::FlowWritable`], as
+    /// a short write does: the application may wait for it (the driver contract, step 1).
     ///
     /// **The hand-over rule.** A flow may hand bytes over while *its own connection's* virtual
     /// queue is below [`Config::send_buffer`], however many of its bytes are already buffered:
@@ -398,7 +470,16 @@ impl Session {
     /// Memory: unsent bytes are at most (1 + [`LEND_PER_CONNECTION`]) × live connections ×
     /// `send_buffer`, plus `send_buffer` per flow without a live connection, plus orphan debt
     /// (what died); sent and not yet acknowledged bytes stay within the receiver's credit.
-    pub fn send_capacity(&self, flow: FlowId) -> Result<usize, SessionError> {
+    pub fn send_capacity(&mut self, flow: FlowId) -> Result<usize, SessionError> {
+        let room = self.room_of(flow)?;
+        if room == 0 {
+            self.wants_room.insert(flow);
+        }
+        Ok(usize::try_from(room).unwrap_or(usize::MAX))
+    }
+
+    /// [`handover_room`](Self::handover_room) of `flow`; an error once it takes no more bytes.
+    fn room_of(&self, flow: FlowId) -> Result<u64, SessionError> {
         let f = self
             .flows
             .get(&flow)
@@ -406,7 +487,7 @@ impl Session {
         if f.no_more_writes() {
             return Err(SessionError::Finished(flow));
         }
-        Ok(usize::try_from(self.handover_room(f)).unwrap_or(usize::MAX))
+        Ok(self.handover_room(f))
     }
 
     /// Bytes `f` may hand over now (see [`send_capacity`](Self::send_capacity)).
@@ -422,35 +503,57 @@ impl Session {
         // Its own connection's room, as plain TCP's socket buffer; or, for a flow the policy
         // sends ahead of its connection (the others carry it), a buffer of its own bytes
         // waiting, lent from the session's send budget (a buffer per live connection).
-        let budget = (self.conns.len() as u64 * LEND_PER_CONNECTION)
-            .saturating_mul(bound)
-            .saturating_sub(self.ledger.lent());
-        bound.saturating_sub(c.vq()).max(waiting.min(budget))
+        bound
+            .saturating_sub(c.vq())
+            .max(waiting.min(self.lend_budget()))
+    }
+
+    /// What is left of the session's lend budget: [`LEND_PER_CONNECTION`] send buffers per
+    /// live connection, less what flows sent ahead of their connections hold.
+    fn lend_budget(&self) -> u64 {
+        (self.conns.len() as u64 * LEND_PER_CONNECTION)
+            .saturating_mul(self.config.send_buffer)
+            .saturating_sub(self.ledger.lent())
+    }
+
+    /// Called wherever the lend budget may have moved (a connection added or gone, a queue
+    /// above its buffer carried, cut or grown). The budget is part of every flow's room, but
+    /// a waiting flow's room is below the writable threshold while the budget is at least the
+    /// threshold only because of its own numbers (its connection's queue, its bytes unsent),
+    /// each looked at where it changes; so the waiting flows are looked at again only when
+    /// the budget rises from below the threshold to above it.
+    pub(crate) fn lend_budget_moved(&mut self) {
+        let low = self.lend_budget() < self.writable_threshold();
+        let rose = self.lend_budget_low && !low;
+        self.lend_budget_low = low;
+        if rose {
+            let waiting: Vec<FlowId> = self.wants_room.iter().copied().collect();
+            for id in waiting {
+                self.check_writable(id);
+            }
+        }
     }
 
     /// Room at which a flow that ran out of it is told [`Event::FlowWritable`]: half the
     /// bound, so a woken application hands over in large writes while its connection still
     /// owes half a buffer (it never runs dry while the application has bytes).
-    fn writable_threshold(&self) -> u64 {
+    pub fn writable_threshold(&self) -> u64 {
         (self.config.send_buffer / 2).max(1)
     }
 
     /// Arms `id` for [`Event::FlowWritable`] if its room fell below the threshold, or fires
-    /// the event if an armed flow has room again. Called wherever the room may change.
+    /// the event if an armed flow has room again. Called wherever the room of `id` may grow or
+    /// shrink through its own numbers; [`lend_budget_moved`](Self::lend_budget_moved) where
+    /// the shared budget does.
     pub(crate) fn check_writable(&mut self, id: FlowId) {
-        let Some(f) = self.flows.get(&id) else { return };
-        if f.no_more_writes() {
-            return;
-        }
-        let room = self.handover_room(f);
-        let low = room < self.writable_threshold();
-        let Some(f) = self.flows.get_mut(&id) else {
+        let Ok(room) = self.room_of(id) else {
+            // Gone, finished or reset: nothing to wait for (a reset told it already).
+            self.wants_room.remove(&id);
             return;
         };
-        if low {
-            f.write_armed = true;
-        } else if f.write_armed {
-            f.write_armed = false;
+        if room < self.writable_threshold() {
+            self.wants_room.insert(id);
+        } else if self.wants_room.remove(&id) {
             self.events.push_back(Event::FlowWritable(id));
         }
     }
@@ -477,15 +580,18 @@ impl Session {
         len: usize,
         push: impl FnOnce(&mut crate::flow::SendStream, usize),
     ) -> Result<usize, SessionError> {
-        let cap = self.send_capacity(flow)?;
-        let f = self
-            .flows
-            .get_mut(&flow)
-            .ok_or(SessionError::UnknownFlow(flow))?;
+        let cap = usize::try_from(self.room_of(flow)?).unwrap_or(usize::MAX);
         let n = len.min(cap);
+        if n < len {
+            // Took less than offered: the application waits for FlowWritable.
+            self.wants_room.insert(flow);
+        }
         if n == 0 {
             return Ok(0);
         }
+        let Some(f) = self.flows.get_mut(&flow) else {
+            return Err(SessionError::UnknownFlow(flow));
+        };
         push(&mut f.send, n);
         let owner = f.owner();
         self.counters.bytes_handed += n as u64;
@@ -497,6 +603,7 @@ impl Session {
         let orphaned = conn.is_none() && !never_owned;
         self.ledger
             .hand_over(conn.map(|c| &mut c.counters), orphaned, n as u64);
+        self.lend_budget_moved();
         self.refresh(flow);
         self.check_writable(flow);
         match owner.filter(|c| self.conns.contains_key(c)) {
@@ -640,7 +747,7 @@ impl Session {
     /// the others carry the flow on). Granting the whole budget at once instead left it with
     /// a flow the policy then stopped serving: credit cannot be taken back, and the next flow
     /// served was held to one window (measured on `table2-buffers`, SRPT with the default
-    /// buffers 1.13–1.22 × the unbounded variant's E[T]; pinned in `tests/credit.rs`).
+    /// buffers 1.13–1.22 × the unbounded variant's E\[T\]; pinned in `tests/credit.rs`).
     pub(crate) fn extend_credit(&mut self, id: FlowId) -> bool {
         let budget = self.credit_window(id);
         let w = self.config.flow_window;
@@ -749,9 +856,28 @@ impl Session {
         })
     }
 
+    /// Whether flow `id` ended without its end: it was reset, by either side, or this side no
+    /// longer tracks it (a flow reset by the peer may be forgotten before its driver reads the
+    /// reset). A driver blocked writing the flow's delivered bytes to an application that does
+    /// not read checks this on `FlowReadable`, unless it has already read the flow's end: those
+    /// bytes are no longer wanted, and the application socket is aborted rather than held until
+    /// the write fails.
+    pub fn ended_abruptly(&self, id: FlowId) -> bool {
+        self.flows.get(&id).is_none_or(|f| f.reset_code.is_some())
+    }
+
     /// Bytes owed by no live connection.
     pub fn orphan(&self) -> u64 {
         self.ledger.orphan()
+    }
+
+    /// Whether connection `conn` is ready to send: from its [`Event::ConnReady`] until a
+    /// [`poll_transmit`](Self::poll_transmit) finds nothing to send. A poll that returns 0
+    /// because the next frame did not fit in its budget leaves it ready: the driver polls
+    /// again, with more room, when its socket has some (driver contract, step 2). `false` for
+    /// an unknown connection.
+    pub fn conn_ready(&self, conn: ConnId) -> bool {
+        self.conns.get(&conn).is_some_and(|c| c.polled)
     }
 
     /// Whether nothing is left: no flow, no connection, nothing queued.
@@ -831,6 +957,7 @@ impl Session {
         let Some(f) = self.flows.get_mut(&id) else {
             return;
         };
+        let took_writes = !f.no_more_writes();
         let dropped = f.send.abandon();
         f.recv.clear();
         f.reset_code = Some(code);
@@ -843,9 +970,17 @@ impl Session {
         self.ledger.drop_unsent(dropped, awaiting);
         self.counters.flows_reset += 1;
         self.refresh(id);
-        self.forgive_reset_owner(owner, dropped - awaiting.min(dropped));
+        self.forgive_owner(owner, dropped - awaiting.min(dropped));
         self.clamp_virtual_queues(owner);
-        self.events.push_back(Event::FlowReadable(id));
+        // What its connection had lent is free again.
+        self.lend_budget_moved();
+        self.notify_readable(id);
+        if took_writes {
+            // An application waiting for room learns that the flow takes no more bytes (its
+            // next `send_capacity` or `write` says so): a reset must not leave it waiting.
+            self.wants_room.remove(&id);
+            self.events.push_back(Event::FlowWritable(id));
+        }
         self.maybe_close(now, id);
     }
 
@@ -874,7 +1009,33 @@ impl Session {
                 break;
             }
         }
+        if excess > 0 {
+            self.forgive_awaiting(excess);
+        }
         self.ledger.settled();
+        self.lend_budget_moved();
+    }
+
+    /// The rest of an excess the live queues could not absorb: the queues of flows whose first
+    /// connection does not exist yet promise bytes that others carried. Those promising more
+    /// than their flow has left are cut first, then any. Rare (only after a reset or a skip
+    /// left an excess above Σ q_v), so a pass over the flows.
+    fn forgive_awaiting(&mut self, mut excess: u64) {
+        for stale_only in [true, false] {
+            for f in self.flows.values_mut() {
+                if excess == 0 {
+                    return;
+                }
+                if f.awaiting_owner == 0 || f.ownership != Ownership::Awaiting {
+                    continue;
+                }
+                let stale = f.awaiting_owner.saturating_sub(f.send.unsent());
+                let cap = if stale_only { stale } else { excess };
+                excess -= self
+                    .ledger
+                    .forgive_unowned(&mut f.awaiting_owner, excess.min(cap));
+            }
+        }
     }
 
     /// Closes the flow if both directions are over.
@@ -937,7 +1098,13 @@ impl Session {
         if let Some(k) = f.key {
             self.sched.remove(k, id);
         }
+        self.wants_room.remove(&id);
         if let Some(f) = self.flows.remove(&id) {
+            // Bytes it handed over before a connection of its own existed, carried by others.
+            self.ledger.release_unowned(f.awaiting_owner);
+            if self.role == Role::Acceptor {
+                self.first_frames.gone(&f);
+            }
             let extra = f.recv.outstanding().saturating_sub(self.config.flow_window);
             self.recv_extra -= extra.min(self.recv_extra);
         }
@@ -957,7 +1124,13 @@ impl Session {
     /// (Acceptor) The flow a frame names, created on first sight: frames may arrive before the
     /// frame that opens their flow. Ids far beyond what the opener could have allocated are a
     /// violation.
-    pub(crate) fn acceptor_flow(&mut self, id: FlowId) -> Result<(), ProtocolError> {
+    ///
+    /// `for_connection`: created for the connection being added with `id` as its owner.
+    pub(crate) fn acceptor_flow(
+        &mut self,
+        id: FlowId,
+        for_connection: bool,
+    ) -> Result<(), ProtocolError> {
         if self.flows.contains_key(&id) {
             return Ok(());
         }
@@ -982,7 +1155,7 @@ impl Session {
         if self.flows.len() >= self.config.max_flows {
             return Err(ProtocolError::TooManyFlows(self.config.max_flows));
         }
-        if self.unopened_flows() >= caps::MAX_UNOPENED_FLOWS {
+        if self.unclaimed_unopened() >= caps::MAX_UNOPENED_FLOWS {
             return Err(ProtocolError::TooManyUnopened(caps::MAX_UNOPENED_FLOWS));
         }
         // Only an accepted id may anchor the session.
@@ -991,11 +1164,16 @@ impl Session {
         self.arrivals += 1;
         // Opened at the arrival of its opening frame (`on_open`): `now` is not known here.
         let mut flow = Flow::new(id, self.arrivals, Duration::ZERO, self.config.flow_window);
-        // A live connection the opener already named as this flow's owner.
-        if let Some(c) = self.conns.values().find(|c| c.owner == Some(id)) {
-            flow.ownership = Ownership::Live(c.id);
+        // A live connection the opener already named as this flow's owner. (Created for the
+        // connection being added, the flow is that connection's: `add_connection` says so, and
+        // the pass over the connections would cost O(connections) per flow.)
+        if !for_connection {
+            if let Some(c) = self.conns.values().find(|c| c.owner == Some(id)) {
+                flow.ownership = Ownership::Live(c.id);
+            }
         }
         self.flows.insert(id, flow);
+        self.first_frames.created();
         self.counters.active_flows = self.flows.len() as u64;
         Ok(())
     }

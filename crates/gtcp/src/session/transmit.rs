@@ -27,8 +27,7 @@ enum Charge {
 
 impl Session {
     /// Connection `conn` may send: appends at most `max` bytes of frames to `out` and returns
-    /// how many. `max` should leave room for an opening frame (at most 275 bytes) or control
-    /// frames wait for a larger poll. Control frames go first (they are small and unblock the peer), then data:
+    /// how many. Control frames go first (they are small and unblock the peer), then data:
     ///
     /// ```text
     /// while q_v(i) > 0 and room:           // Algorithm 4, repeated per chunk
@@ -38,8 +37,12 @@ impl Session {
     /// ```
     ///
     /// A connection whose virtual queue is empty may also carry orphan debt (bytes of a dead
-    /// connection). Returns 0 when there is nothing to send; the driver polls again after the
-    /// next [`Event::ConnReady`](super::Event::ConnReady).
+    /// connection). Returns 0 when there is nothing to send, or when the next frame does not fit
+    /// in `max` (an opening frame is up to 275 bytes, a flow's control frames 43, a data frame
+    /// 1 byte of payload plus its header; `max` 0 fits nothing). The two differ by
+    /// [`conn_ready`](Self::conn_ready): after a 0 for lack of room the connection stays ready
+    /// and the driver polls again, with more room, once its socket has some; after a 0 with
+    /// nothing to send it polls again after the next [`Event::ConnReady`](super::Event::ConnReady).
     pub fn poll_transmit(
         &mut self,
         now: Duration,
@@ -101,15 +104,22 @@ impl Session {
             Frame::GoAway.encode(out);
             header += 1;
         }
+        // Something waits that did not fit in `max`.
+        let mut short = open_blocked;
         if !open_blocked {
-            header += self.write_control(conn, out, limit);
-            let (data_header, data) = self.write_data(now, conn, out, limit);
+            let (control, control_short) = self.write_control(conn, out, limit);
+            header += control;
+            let (data_header, data, data_short) = self.write_data(now, conn, out, limit);
             header += data_header;
             payload += data;
             if out.len() < limit {
                 header += self.maybe_done(conn, out);
             }
+            short |= control_short || data_short;
         }
+        // No room left at all: a `Done` or a `GoAway` may be waiting (and a `max` of 0 tells
+        // nothing).
+        short |= out.len() >= limit;
         if let Some(c) = self.conns.get_mut(&conn) {
             c.counters.header_bytes += header as u64;
         }
@@ -117,18 +127,24 @@ impl Session {
         self.counters.payload_sent += payload;
         let written = out.len() - start;
         if written == 0 {
+            // Drained: the next `ConnReady` says when there is more. Short of room: the
+            // connection stays ready (no `ConnReady` comes; the driver polls again once its
+            // socket has room), found by the fuzz input `settle_opener_never_transmits`.
             if let Some(c) = self.conns.get_mut(&conn) {
-                c.polled = false;
+                c.polled = short;
             }
         }
         written
     }
 
-    /// Acknowledgements, ends and resets of any flow; returns the bytes written.
-    fn write_control(&mut self, conn: ConnId, out: &mut BytesMut, limit: usize) -> usize {
+    /// Acknowledgements, ends and resets of any flow; returns the bytes written and whether
+    /// some did not fit before `limit`.
+    fn write_control(&mut self, conn: ConnId, out: &mut BytesMut, limit: usize) -> (usize, bool) {
         let before = out.len();
+        let mut short = false;
         while let Some(frame) = self.stale.front() {
             if out.len() + frame.encoded_len() > limit {
+                short = true;
                 break;
             }
             frame.encode(out);
@@ -137,6 +153,7 @@ impl Session {
         let mut sent_for_closed = Vec::new();
         while let Some(&id) = self.ctrl.front() {
             if out.len() + MAX_CONTROL_PER_FLOW > limit {
+                short = true;
                 break;
             }
             self.ctrl.pop_front();
@@ -183,6 +200,7 @@ impl Session {
                     fin: f.recv.final_size == Some(f.recv.received),
                 };
                 Frame::Ack(ack).encode(out);
+                f.ack_on = Some(conn);
                 if f.closed {
                     sent_for_closed.push(id);
                 }
@@ -191,19 +209,19 @@ impl Session {
         for id in sent_for_closed {
             self.try_retire(id);
         }
-        out.len() - before
+        (out.len() - before, short)
     }
 
     /// Data chunks while the connection's budget and `limit` allow; returns (header bytes,
-    /// payload bytes).
+    /// payload bytes, whether the connection could send more than `limit` let it).
     fn write_data(
         &mut self,
         now: Duration,
         conn: ConnId,
         out: &mut BytesMut,
         limit: usize,
-    ) -> (usize, u64) {
-        let (mut header, mut payload) = (0usize, 0u64);
+    ) -> (usize, u64, bool) {
+        let (mut header, mut payload, mut short) = (0usize, 0u64, false);
         let chunk = u64::from(self.config.chunk);
         while let Some(c) = self.conns.get(&conn) {
             if c.phase.done_sent() {
@@ -212,7 +230,11 @@ impl Session {
             let own = c.vq();
             let orphan = self.orphan();
             let room = limit.saturating_sub(out.len() + DATA_HEADER_LEN) as u64;
-            if own + orphan == 0 || room == 0 {
+            if own + orphan == 0 {
+                break;
+            }
+            if room == 0 {
+                short = true;
                 break;
             }
             let Some((id, charge)) = self.pick(conn, own, orphan) else {
@@ -245,6 +267,7 @@ impl Session {
             let from_own = self.ledger.carry(&mut c.counters, seg.len, own);
             c.unacked += seg.len;
             let owner = c.owner;
+            self.lend_budget_moved();
             self.refresh(id);
             self.background_bytes(now, id, seg.len);
             // Room to hand over: the owner's (its connection owes less) or, for a flow with
@@ -265,7 +288,7 @@ impl Session {
                 }
             }
         }
-        (header, payload)
+        (header, payload, short)
     }
 
     /// The flow whose bytes go next on `conn`, and what they are charged to: the policy's

@@ -287,7 +287,9 @@ impl<S: FlowSource> SchedtcpDriver<S> {
                 .opener
                 .poll_transmit(now, GConn(c as u64), &mut self.out, max);
             if n == 0 {
-                self.conns[c].want = false;
+                // Drained, or the next frame did not fit in `space`: then the connection stays
+                // ready and goes on at the next send-ready (driver contract, step 2).
+                self.conns[c].want = self.opener.conn_ready(GConn(c as u64));
                 return;
             }
             self.stats.decisions += 1;
