@@ -103,6 +103,66 @@ impl BedConfig {
         }
     }
 
+    /// The path in one paragraph of an experiment's summary: namespaces, bottleneck, queue,
+    /// added delay, congestion control (`cc`: what the kernel reported in the bed, see
+    /// [`Testbed::congestion_control`]) and receive buffers. The one place that says what a
+    /// bed configuration means in words, so every testbed summary says it the same way.
+    pub fn describe(&self, cc: &str) -> String {
+        let rate = self.rate_bytes_per_s as f64;
+        let queue = match self.queue {
+            Queue::Bfifo(b) => format!("a {b} B `bfifo`"),
+            Queue::Pfifo(n) => format!("a {n}-packet `pfifo`"),
+        };
+        let bottleneck = match &self.router_queue {
+            None => format!(
+                "the bottleneck is `tbf` at {:.2} MB/s ({:.0} Mbit/s; burst {} B) with {queue} at \
+                 the router's egress",
+                rate / 1e6,
+                rate * 8.0 / 1e6,
+                self.burst_bytes
+            ),
+            Some(q) => format!(
+                "the origin→destination bottleneck is the TUN router (`schedtcp router`) at {:.2} MB/s \
+                 ({:.0} Mbit/s of IP bytes) with a {}-packet `{}` queue; `tbf` ({queue}) shapes the \
+                 other direction",
+                rate / 1e6,
+                rate * 8.0 / 1e6,
+                q.buffer_packets,
+                q.discipline
+            ),
+        };
+        let delay = if self.delay_ms > 0.0 {
+            format!(
+                "the TUN router adds {} ms of one-way delay to the origin→destination direction \
+                 (every round trip is {} ms longer than the queue's)",
+                self.delay_ms, self.delay_ms
+            )
+        } else {
+            "no added propagation delay (the round-trip time is the queue's)".to_owned()
+        };
+        let chosen = if self.congestion_control.is_empty() {
+            "the kernel's default"
+        } else {
+            "set for the origin and destination namespaces"
+        };
+        let rmem = if self.origin_rmem_max > 0 {
+            format!(
+                "TCP receive buffers in the origin namespace capped at {} bytes \
+                 (`net.ipv4.tcp_rmem`), so the receive windows' sum stays near or below the queue: \
+                 few or no drops, and the bottleneck shares equally between connections (the \
+                 conditions of FAIR's guarantee)",
+                self.origin_rmem_max
+            )
+        } else {
+            "the kernel's default TCP buffers (autotuned; the bottleneck queue overflows and drops)"
+                .to_owned()
+        };
+        format!(
+            "Three network namespaces (origin, router, destination) joined by veth pairs; \
+             {bottleneck}; {delay}; congestion control `{cc}` ({chosen}); {rmem}."
+        )
+    }
+
     /// Whether the testbed runs the TUN router (a delay or a router queue is asked for).
     pub fn uses_router(&self) -> bool {
         self.delay_ms > 0.0 || self.router_queue.is_some()
@@ -759,5 +819,44 @@ impl RouterCounters {
             queue_drops: get("queue_drops")?,
             drops_first: get("drops_first").unwrap_or(0),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_description_says_what_the_configuration_sets() {
+        let mut c = BedConfig::new(3_000_000, Queue::Bfifo(600_000));
+        let plain = c.describe("bbr");
+        assert!(
+            plain.contains("`tbf` at 3.00 MB/s (24 Mbit/s; burst 12112 B)"),
+            "{plain}"
+        );
+        assert!(plain.contains("a 600000 B `bfifo`"), "{plain}");
+        assert!(plain.contains("no added propagation delay"), "{plain}");
+        assert!(plain.contains("`bbr` (the kernel's default)"), "{plain}");
+        assert!(
+            plain.contains("the kernel's default TCP buffers"),
+            "{plain}"
+        );
+
+        c.delay_ms = 25.0;
+        c.congestion_control = "reno".into();
+        c.origin_rmem_max = 65536;
+        let delayed = c.describe("reno");
+        assert!(delayed.contains("adds 25 ms of one-way delay"), "{delayed}");
+        assert!(!delayed.contains("no added propagation delay"), "{delayed}");
+        assert!(delayed.contains("`reno` (set for the origin"), "{delayed}");
+        assert!(delayed.contains("capped at 65536 bytes"), "{delayed}");
+
+        c.router_queue = Some(RouterQueue {
+            discipline: "run2c:20".into(),
+            buffer_packets: 100,
+        });
+        let routed = c.describe("reno");
+        assert!(routed.contains("100-packet `run2c:20` queue"), "{routed}");
+        assert!(!routed.contains("at the router's egress"), "{routed}");
     }
 }

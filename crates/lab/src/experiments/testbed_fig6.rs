@@ -38,6 +38,13 @@ struct Params {
     warm_pool: usize,
     flow_timeout_s: f64,
     prefix: String,
+    /// One-way delay the TUN router adds (ms; 0: no router, `tbf` alone): paper 000's path
+    /// (a home link) had a real round-trip time.
+    #[serde(default)]
+    delay_ms: f64,
+    /// TCP congestion control of the origin and destination (empty: the kernel's default).
+    #[serde(default)]
+    congestion_control: String,
 }
 
 const FLOWS: [&str; 3] = ["long", "short", "sample"];
@@ -92,6 +99,9 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     cfg.burst_bytes = p.burst_bytes;
     cfg.origin_rmem_max = p.origin_rmem_max;
     cfg.prefix = p.prefix.clone();
+    cfg.delay_ms = p.delay_ms;
+    cfg.congestion_control = p.congestion_control.clone();
+    let bed = cfg.clone();
     let flow = |id: usize, label: &str, at_s: f64, download: u64, path: FlowPath| PlannedFlow {
         id,
         at_s,
@@ -347,8 +357,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         .collect();
     Ok(format!(
         "# {NAME}: paper 000, Figure 6 (non-intrusiveness), on the real-TCP testbed\n\n\
-Three network namespaces joined by veth pairs; the bottleneck is `tbf` at {rate:.2} MB/s (burst {burst} B) \
-with a {q} B `bfifo` at the router's egress, no added propagation delay; congestion control `{cc}` (the kernel's default); {rmem}. `long` ({lb:.1} MB, starts at \
+{path} `long` ({lb:.1} MB, starts at \
 {la} s) and `short` ({sb:.1} MB, at {sa} s) go through real `schedtcp client`/`server` processes; `sample` \
 ({smb:.1} MB, at {sma} s) is plain TCP to the same target through the same bottleneck. {runs} runs under \
 each policy, alternating; every byte checked end to end. Throughput over time is the mean over the runs \
@@ -365,19 +374,7 @@ as under `tcp`.\n\n\
 Over the {tunnel_runs} tunnel runs the server checked {chk} pool connections, {vio} violated; payload \
 {pay} bytes (the flows' downloads plus 32-byte digests: {exp}), header bytes {hdr} ({ovh} overhead).\n\n\
 Files: `runs.csv` (every flow of every run), `throughput_over_time.csv`, `fig6.json`.\n",
-        rate = p.rate_bytes_per_s as f64 / 1e6,
-        burst = p.burst_bytes,
-        rmem = if p.origin_rmem_max > 0 {
-            format!(
-                "TCP receive buffers in the origin namespace capped at {} bytes (`net.ipv4.tcp_rmem`), \
-                 so the receive windows' sum stays near or below the queue: few or no drops, and the \
-                 bottleneck shares equally between connections (the conditions of FAIR's guarantee)",
-                p.origin_rmem_max
-            )
-        } else {
-            "the kernel's default TCP buffers".to_string()
-        },
-        q = p.queue_bytes,
+        path = bed.describe(&cc),
         lb = p.long_bytes as f64 / 1e6,
         la = p.long_at_s,
         sb = p.short_bytes as f64 / 1e6,

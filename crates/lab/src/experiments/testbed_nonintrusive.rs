@@ -46,6 +46,12 @@ struct Params {
     warm_pool: usize,
     flow_timeout_s: f64,
     prefix: String,
+    /// One-way delay the TUN router adds (ms; 0: no router, `tbf` alone).
+    #[serde(default)]
+    delay_ms: f64,
+    /// TCP congestion control of the origin and destination (empty: the kernel's default).
+    #[serde(default)]
+    congestion_control: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -159,6 +165,9 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     cfg.burst_bytes = p.burst_bytes;
     cfg.origin_rmem_max = p.origin_rmem_max;
     cfg.prefix = p.prefix.clone();
+    cfg.delay_ms = p.delay_ms;
+    cfg.congestion_control = p.congestion_control.clone();
+    let bed = cfg.clone();
     let pb = ctx.progress((p.runs * variants.len()) as u64, "runs x variants");
     let mut session = Session::start(cfg, &bin)?;
     let cc = session.bed().congestion_control();
@@ -376,9 +385,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let flows: usize = rows.iter().map(|r| r.flows).sum();
     Ok(format!(
         "# {NAME}: a long plain-TCP download beside the tunnel's workload, real TCP\n\n\
-Issue 8 on the testbed. Three network namespaces (origin, router, destination) joined by veth \
-pairs; the bottleneck is `tbf` at {rate:.2} MB/s (burst {burst} B) with a {q} B `bfifo`; no \
-added delay; congestion control `{cc}` (the kernel's default); {rmem}. Real `schedtcp server` \
+Issue 8 on the testbed. {path} Real `schedtcp server` \
 and `schedtcp client` processes with their default configuration (policy set per variant), \
 restarted for every run. The workload: Poisson arrivals over [0, {arr} s) of λ = {lam:.2} \
 downloads/s through the tunnel, sizes `P(S > x) = (1 + cx)^(−{alpha})`, c = {c:e}, cut at \
@@ -400,18 +407,7 @@ connections, {vio} violated the invariant.\n\n\
 ![competitor over time](competitor_over_time.svg)\n\n![ratios](ratio.svg)\n\n\
 Files: `runs.csv`, `testbed_nonintrusive.csv`, `testbed_nonintrusive.json`. Reproduce (root): \
 `schedtcp experiment run {NAME}`.\n",
-        rate = p.rate_bytes_per_s as f64 / 1e6,
-        burst = p.burst_bytes,
-        q = p.queue_bytes,
-        rmem = if p.origin_rmem_max > 0 {
-            format!(
-                "TCP receive buffers in the origin capped at {} B",
-                p.origin_rmem_max
-            )
-        } else {
-            "the kernel's default TCP buffers (autotuned; the bottleneck queue overflows and drops)"
-                .to_string()
-        },
+        path = bed.describe(&cc),
         arr = p.arrivals_s,
         lam = lambda,
         alpha = p.alpha,

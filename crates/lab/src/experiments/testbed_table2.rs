@@ -57,6 +57,13 @@ struct Params {
     /// A trace file (`start_seconds,bytes` per line) replacing the Poisson/Lomax paths.
     #[serde(default)]
     trace: String,
+    /// One-way delay the TUN router adds (ms; 0: no router, `tbf` alone): paper 000's lab
+    /// path had a real round-trip time.
+    #[serde(default)]
+    delay_ms: f64,
+    /// TCP congestion control of the origin and destination (empty: the kernel's default).
+    #[serde(default)]
+    congestion_control: String,
 }
 
 struct Run {
@@ -209,6 +216,9 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     cfg.burst_bytes = p.burst_bytes;
     cfg.origin_rmem_max = p.origin_rmem_max;
     cfg.prefix = p.prefix.clone();
+    cfg.delay_ms = p.delay_ms;
+    cfg.congestion_control = p.congestion_control.clone();
+    let bed = cfg.clone();
 
     let paths: Vec<Vec<(f64, u64)>> = if !p.trace.is_empty() {
         let text = std::fs::read_to_string(&p.trace)
@@ -664,9 +674,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         .collect();
     Ok(format!(
         "# {NAME}: paper 000, Table 2, on the real-TCP testbed\n\n\
-Three network namespaces (origin, router, destination) joined by veth pairs; the bottleneck is `tbf` \
-at {cap:.2} MB/s ({mbit:.0} Mbit/s; burst {burst} B) with a {q} B `bfifo` at the router's egress; no added \
-propagation delay (the round-trip time is the queue's); congestion control `{cc}` (the kernel's default); {rmem}. Real `schedtcp server` (destination) and `schedtcp client` \
+{path} Real `schedtcp server` (destination) and `schedtcp client` \
 (origin) processes, restarted for every variant; an embedded target in the destination; a workload generator in \
 the origin that opens every flow as one TCP connection and checks every byte (download pattern, SHA-256 of the \
 upload). Completion time is what the application sees: from `connect` to the last byte.\n\n\
@@ -695,20 +703,7 @@ Invariant {inv_word}.\n\n\
 Packets dropped at the bottleneck per run (mean): {drops}.\n\n\
 Files: `flows.csv` (every flow under every variant), `table2.csv`, `fluid_ideal.csv`, `invariant.csv`, \
 `table2.json`.\n",
-        cap = capacity / 1e6,
-        mbit = capacity * 8.0 / 1e6,
-        burst = p.burst_bytes,
-        rmem = if p.origin_rmem_max > 0 {
-            format!(
-                "TCP receive buffers in the origin namespace capped at {} bytes (`net.ipv4.tcp_rmem`), \
-                 so the receive windows' sum stays near or below the queue: few or no drops, and the \
-                 bottleneck shares equally between connections (the conditions of FAIR's guarantee)",
-                p.origin_rmem_max
-            )
-        } else {
-            "the kernel's default TCP buffers".to_string()
-        },
-        q = p.queue_bytes,
+        path = bed.describe(&cc),
         a = p.alpha,
         pc = p.paper_c,
         scale = p.scale,
