@@ -381,7 +381,7 @@ fn run2c_sim_quick_priority_disciplines_cut_short_flow_delay() {
 /// for 20 s): the persistent flows exist under every discipline and carry the bottleneck, and
 /// the priority disciplines cut the short flows' delay and their number in the network
 /// (seeds 1–8 of the quick run: DropTail's mean short-flow delay 1.55–2.19 s against RuN2C's
-/// 0.08–0.17 s; RuN's persistent flows the most even, standard deviation 4–29 kbit/s against
+/// 0.08–0.16 s; RuN's persistent flows the most even, standard deviation 4–29 kbit/s against
 /// DropTail's 75–125).
 #[test]
 fn run2c_sim_quick_d2_persistent_flows_and_short_flow_delay() {
