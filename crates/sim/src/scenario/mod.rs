@@ -22,6 +22,8 @@
 //! load = 0.8
 //! unit = "packets"
 //! size = { kind = "exponential", mean = 4.0 }
+//! # or paper 003's D2: kind = "persistent", flows = 50, and the short flows in a
+//! # [workload.short] table of kind = "poisson" (see WorkloadConfig::Persistent)
 //!
 //! [perturb]                # repeats of one sample path: host jitter, seeded per repeat
 //! host_jitter_ns = 0       # off
@@ -42,8 +44,8 @@ use crate::tcp::TcpConfig;
 use crate::time::{secs, Time};
 use crate::topology::DumbbellConfig;
 use crate::workload::{
-    load_trace, Component, FlowList, FlowSource, Poisson, SizeDist, SizeUnit, SourcePick,
-    TraceError, WorkloadConfig,
+    load_trace, persistent_flows, Component, FlowList, FlowSource, Merged, Poisson, SizeDist,
+    SizeUnit, SourcePick, TraceError, WorkloadConfig,
 };
 use crate::world::{Sim, World};
 use serde::{Deserialize, Serialize};
@@ -341,6 +343,14 @@ impl Scenario {
                 .poisson_rate(self.topology.bottleneck_rate_bps, self.tcp.mss)
                 .map_err(inv)?;
         }
+        self.workload
+            .check_persistent(
+                self.duration_s,
+                self.drain_s,
+                self.topology.bottleneck_rate_bps,
+                self.tcp.mss,
+            )
+            .map_err(inv)?;
         Ok(())
     }
 
@@ -416,34 +426,59 @@ impl Scenario {
         s
     }
 
+    /// The Poisson flows of a `kind = "poisson"` workload `w` in this scenario.
+    fn poisson_source(&self, w: &WorkloadConfig) -> Result<Poisson, ScenarioError> {
+        let WorkloadConfig::Poisson {
+            size,
+            unit,
+            sources,
+            max_flows,
+            ..
+        } = w
+        else {
+            return Err(ScenarioError::Invalid("not a Poisson workload".into()));
+        };
+        let rate = w
+            .poisson_rate(self.topology.bottleneck_rate_bps, self.tcp.mss)
+            .map_err(ScenarioError::Invalid)?;
+        let unit_bytes = match unit {
+            SizeUnit::Packets => self.tcp.mss as u64,
+            SizeUnit::Bytes => 1,
+        };
+        Ok(Poisson::new(
+            self.seed,
+            rate,
+            size.clone(),
+            unit_bytes,
+            self.topology.pairs,
+            *sources,
+            secs(self.duration_s),
+            *max_flows,
+        ))
+    }
+
     /// The flows of this scenario (independent of the driver).
     pub fn flow_source(&self) -> Result<Box<dyn FlowSource>, ScenarioError> {
         match &self.workload {
-            WorkloadConfig::Poisson {
-                size,
-                unit,
-                sources,
-                max_flows,
-                ..
+            w @ WorkloadConfig::Poisson { .. } => Ok(Box::new(self.poisson_source(w)?)),
+            WorkloadConfig::Persistent {
+                flows,
+                start_s,
+                short,
             } => {
-                let rate = self
-                    .workload
-                    .poisson_rate(self.topology.bottleneck_rate_bps, self.tcp.mss)
+                self.workload
+                    .check_persistent(
+                        self.duration_s,
+                        self.drain_s,
+                        self.topology.bottleneck_rate_bps,
+                        self.tcp.mss,
+                    )
                     .map_err(ScenarioError::Invalid)?;
-                let unit_bytes = match unit {
-                    SizeUnit::Packets => self.tcp.mss as u64,
-                    SizeUnit::Bytes => 1,
-                };
-                Ok(Box::new(Poisson::new(
-                    self.seed,
-                    rate,
-                    size.clone(),
-                    unit_bytes,
-                    self.topology.pairs,
-                    *sources,
-                    secs(self.duration_s),
-                    *max_flows,
-                )))
+                let long = persistent_flows(*flows, secs(*start_s), self.topology.pairs);
+                Ok(match short {
+                    Some(w) => Box::new(Merged::new(long, self.poisson_source(w)?)),
+                    None => Box::new(long),
+                })
             }
             WorkloadConfig::List { flows } => {
                 let stop = secs(self.duration_s);
