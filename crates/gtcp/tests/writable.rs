@@ -123,17 +123,19 @@ fn a_reset_tells_an_application_waiting_for_room() {
 
 /// Room that comes back through the session's lend budget alone. Under SRPT flow W (the
 /// shorter) is carried by L's connection while W's own connection sends nothing: W hands over
-/// beyond its own buffer, lent from the budget (four buffers per connection), until the budget
+/// beyond its own buffer, lent from the budget (`LEND_PER_CONNECTION` buffers per connection), until the budget
 /// is spent and W's write is short. Once L's connection has carried all of W's bytes, W's own
 /// numbers are those of a flow with room, and only the budget holds it; a connection added
-/// (a warm spare) brings four buffers more, and W must be told. Before, `FlowWritable` came
+/// (a warm spare) brings as many buffers more, and W must be told. Before, `FlowWritable` came
 /// only where a flow's own numbers changed, and W waited with room.
 #[test]
 fn room_freed_in_the_lend_budget_is_announced() {
-    const B: usize = 16 * 1024;
+    // The budget of two connections is 128 KiB, whatever `LEND_PER_CONNECTION` is: well
+    // within the peer's initial credit (no acknowledgement comes back here).
+    const B: usize = 64 * 1024 / gtcp::session::LEND_PER_CONNECTION as usize;
     let config = Config {
         policy: Policy::new(Order::Srpt),
-        chunk: 4 * 1024,
+        chunk: (B / 4) as u32,
         send_buffer: B as u64,
         ..Config::default()
     };
@@ -152,7 +154,7 @@ fn room_freed_in_the_lend_budget_is_announced() {
         h.deliver(Side::Opener, c, usize::MAX);
     }
     h.handle_events();
-    let step = 4 * 1024 + 64;
+    let step = B / 4 + 64;
     let mut spent = false;
     for _ in 0..200 {
         h.app_write(Side::Opener, l, 1 << 20);

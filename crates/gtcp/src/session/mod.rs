@@ -72,12 +72,18 @@ use ledger::Ledger;
 const MAX_STALE_REPLIES: usize = 1024;
 
 /// Send buffers per live connection the session may lend flows that the policy sends ahead of
-/// their own connections ([`Session::send_capacity`]). Measured on `table2-buffers` (Table 2 at
-/// load 0.9, default 1 MiB buffers): with 1, SRPT's mean completion time was 1.26–1.45 × the
-/// unbounded variant's; with 4, 1.13–1.22 × (both below plain TCP's). Unsent memory is at most
-/// `(1 + LEND_PER_CONNECTION) × live connections × send_buffer` (+ flows without a
-/// connection, + orphan debt).
-pub const LEND_PER_CONNECTION: u64 = 4;
+/// their own connections ([`Session::send_capacity`]). A flow served ahead of its connection
+/// moves debt onto that connection about as fast as the others carry its bytes, so the budget
+/// bounds how large a flow may be and still be served at the whole pair's rate: with 4 buffers
+/// a heavy tail's large flows ran it dry. Measured on `table2-buffers` (Table 2 at load 0.9,
+/// default 1 MiB buffers, the same 30 runs each): with 4, α = 1.5 cost SRPT 1.064 ± 0.026 and
+/// FAIR 1.053 ± 0.030 × the unbounded variant's mean completion time; with 16, 1.007 ± 0.021
+/// and 1.000 ± 0.017 (a 4 MiB `send_buffer` with 4 gave the same: 1.007, 0.998). Unsent
+/// memory is at most `(1 + LEND_PER_CONNECTION) × live connections × send_buffer` (+ flows
+/// without a connection, + orphan debt); what is lent holds the bytes of flows the policy
+/// holds back, which plain TCP would hold in its connections' socket buffers (Linux autotunes
+/// those up to 4 MiB each).
+pub const LEND_PER_CONNECTION: u64 = 16;
 
 /// Receive windows per live connection in the session's receive budget
 /// (`Session::credit_window`): the most credit flows may hold beyond their own `flow_window`s,
