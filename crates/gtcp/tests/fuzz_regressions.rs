@@ -704,6 +704,15 @@ fn settle_opener_never_transmits() {
     )));
 }
 
+/// Found by `session_input` replaying its committed corpus on the core of session 6
+/// (fuzz/corpus-seeds/session_input/liveness_fin_on_other_conn_before_open_never_acked): a flow
+/// whose end overtook its opening on another connection, the opening lost with its connection.
+#[test]
+fn an_end_that_overtook_a_lost_opening_is_acknowledged_in_the_end() {
+    use script::{Op::*, Side::*, *};
+    settle(replay(include!("fuzz_scripts/fin_before_open_never_acked.rs")));
+}
+
 /// Found while fixing the ledger inputs above, by reading `on_open` (session/input.rs): an
 /// acceptor flow created by a frame that overtook its opening (data on another connection)
 /// waits for its first connection, and what its application hands over meanwhile waits in

@@ -73,11 +73,34 @@ impl Session {
                         self.wake(conn);
                     }
                 }
+                self.done_confirms_opening(conn);
                 Ok(())
             }
             Frame::GoAway => {
                 self.on_go_away(conn);
                 Ok(())
+            }
+        }
+    }
+
+    /// (Opener) The acceptor says `Done` on a flow's own connection only once that flow is
+    /// over on its side (closed, or forgotten after it was), so it had the flow's opening: an
+    /// opening still unconfirmed is confirmed. Its acknowledgement may have died with another
+    /// connection after the acceptor forgot the flow, and nothing else would ever confirm it:
+    /// the opener kept the flow and the connection for good (found by
+    /// `resets_and_losses_leave_nothing_behind`).
+    fn done_confirms_opening(&mut self, conn: ConnId) {
+        if self.role != Role::Opener {
+            return;
+        }
+        let Some(owner) = self.conns.get(&conn).and_then(|c| c.owner) else {
+            return;
+        };
+        if let Some(f) = self.flows.get_mut(&owner) {
+            if let Delivery::SentOn(c) = f.open {
+                f.open = Delivery::Confirmed;
+                self.settled.push(c);
+                self.wake_settled();
             }
         }
     }

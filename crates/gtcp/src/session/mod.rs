@@ -1086,6 +1086,15 @@ impl Session {
         if !f.closed {
             return;
         }
+        // An acceptor flow whose opening has not arrived has acknowledged nothing (see
+        // `on_fin`): forgotten now, the opening would find it retired, the reply could not
+        // acknowledge the end it never acknowledged, and the opener would wait for that for
+        // good (found by `session_input`). It waits for its opening, or for the expiry of
+        // flows named but never opened. A reset flow needs no acknowledgement: its reset
+        // answers everything.
+        if self.role == Role::Acceptor && f.route.is_none() && f.reset_code.is_none() {
+            return;
+        }
         // While a connection lives, what the peer still needs from us goes first. With none
         // left, the peer asks again (re-sending on a new connection) if it must, and frames
         // about a forgotten flow are answered from the frames themselves.
@@ -1190,5 +1199,18 @@ impl Session {
         }
         self.stale.push_back(frame);
         self.wake_ctrl();
+    }
+}
+impl Session {
+    #[doc(hidden)]
+    pub fn debug_short(&self) -> String {
+        let mut s = String::new();
+        for f in self.flows.values() {
+            s += &format!("[{:?} route={:?} own={:?} open={:?} fin={:?} fin_acked={} ackq={} ack_on={:?} final={:?} closed={} reset={:?}] ", f.id, f.route, f.ownership, f.open, f.fin, f.fin_acked, f.ack_queued, f.ack_on, f.recv.final_size, f.closed, f.reset);
+        }
+        for c in self.conns.values() {
+            s += &format!("<{:?} owner={:?} {:?}> ", c.id, c.owner, c.phase);
+        }
+        s + &format!("ctrl={:?}", self.ctrl)
     }
 }
