@@ -249,7 +249,7 @@ fn run(input: Input) {
     let mut meter = Meter {
         base: LIVE.load(Ordering::Relaxed),
     };
-    let mut s = Session::new(Role::Acceptor, config.clone()).expect("valid");
+    let mut s = Session::new(Role::Acceptor, config).expect("valid");
     let _ = s.add_connection(ConnId(1), Some(FlowId(1)));
     let mut closes = 0;
     for op in input.ops {
