@@ -579,7 +579,20 @@ mod script {
                 p.handle_events();
                 p.pump(4 * PUMP_ROUNDS, 64 * 1024 + 64);
                 if let Err(e) = p.check_end() {
-                    panic!("not settled: {e}");
+                    // The target's one leftover by design (fuzz/fuzz_targets/session_input.rs):
+                    // acceptor flows holding no byte, with no connection left, after resets,
+                    // stay until the acceptor's session expires.
+                    let a = p.session(PairSide::Acceptor);
+                    let expiring = p.session(PairSide::Opener).is_idle()
+                        && a.connections().count() == 0
+                        && a.recv_buffered_bytes() == 0
+                        && a.counters().send_buffered_bytes == 0
+                        && a.counters().flows_reset > 0;
+                    let rest = p.check_transfers().and_then(|()| match p.errors.first() {
+                        Some(e) => Err(format!("protocol error {e:?}")),
+                        None => p.violations.first().map_or(Ok(()), |v| Err(v.clone())),
+                    });
+                    assert!(expiring && rest.is_ok(), "not settled: {e} ({rest:?})");
                 }
                 return;
             }
@@ -710,7 +723,29 @@ fn settle_opener_never_transmits() {
 #[test]
 fn an_end_that_overtook_a_lost_opening_is_acknowledged_in_the_end() {
     use script::{Op::*, Side::*, *};
-    settle(replay(include!("fuzz_scripts/fin_before_open_never_acked.rs")));
+    settle(replay(include!(
+        "fuzz_scripts/fin_before_open_never_acked.rs"
+    )));
+}
+
+/// The fuzz round of session 6 (fuzz/corpus-seeds/session_input/liveness_opener_not_idle_with_data):
+/// the opener kept a flow and its connection after settling, as above but with data flowing.
+#[test]
+fn the_opener_settles_with_data_flowing() {
+    use script::{Op::*, Side::*, *};
+    settle(replay(include!(
+        "fuzz_scripts/liveness_opener_not_idle_with_data.rs"
+    )));
+}
+
+/// The fuzz round of session 6 (fuzz/corpus-seeds/session_input/liveness_still_talking_after_settling):
+/// thousands of connections lost, then the sides still talked after 32 settling rounds.
+#[test]
+fn the_sides_stop_talking_after_thousands_of_lost_connections() {
+    use script::{Op::*, Side::*, *};
+    settle(replay(include!(
+        "fuzz_scripts/liveness_still_talking_after_settling.rs"
+    )));
 }
 
 /// Found while fixing the ledger inputs above, by reading `on_open` (session/input.rs): an
@@ -731,9 +766,15 @@ fn an_opening_on_a_spare_takes_the_bytes_handed_over_before_it() {
     }));
     s.handle_input(T0, ConnId(2), &mut b)
         .expect("data before the opening");
-    assert_eq!(s.write(FlowId(1), &[7; 100]), Ok(100));
+    // Since session 6 the application cannot write a flow before its opening arrived (it
+    // cannot know it: `FlowOpened` has not come); the bytes go after the opening, on it.
+    assert_eq!(
+        s.write(FlowId(1), &[7; 100]),
+        Err(gtcp::SessionError::UnknownFlow(FlowId(1)))
+    );
     let mut b = frame(open(1));
     s.handle_input(T0, ConnId(1), &mut b).expect("the opening");
+    assert_eq!(s.write(FlowId(1), &[7; 100]), Ok(100));
     let mut out = BytesMut::new();
     while s.poll_transmit(T0, ConnId(1), &mut out, 64 * 1024) > 0 {}
     let decoder = FrameDecoder::new(gtcp::wire::MAX_PAYLOAD_CAP);
