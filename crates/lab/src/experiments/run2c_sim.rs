@@ -244,6 +244,36 @@ fn collect(
     }
 }
 
+/// Short flows of 1 to `max_packets` packets: a row per size with flows (mean and maximum
+/// delay) into `rows`, and the two curves of Figs. 5/6 (D1) and 12/13 (D2) for `discipline`.
+fn short_delay_by_size(
+    setting: &'static str,
+    discipline: &'static str,
+    flows: &[&FlowRow],
+    max_packets: u64,
+    rows: &mut Vec<ShortRow>,
+) -> (Series, Series) {
+    let (mut means, mut maxes) = (Vec::new(), Vec::new());
+    for n in 1..=max_packets {
+        if let Some((mean, max, count)) = by_size(flows, n) {
+            rows.push(ShortRow {
+                setting,
+                discipline,
+                size_packets: n,
+                flows: count,
+                mean_delay_s: mean,
+                max_delay_s: max,
+            });
+            means.push((n as f64, mean));
+            maxes.push((n as f64, max));
+        }
+    }
+    (
+        Series::line(discipline, means),
+        Series::line(discipline, maxes),
+    )
+}
+
 /// Mean, maximum and count of completed delays of flows of exactly `n` packets.
 pub(crate) fn by_size(flows: &[&FlowRow], n: u64) -> Option<(f64, f64, usize)> {
     let d: Vec<f64> = flows
@@ -458,24 +488,15 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         let mut max_series = Vec::new();
         for d in ds {
             let flows = pooled(label(d));
-            let mut means = Vec::new();
-            let mut maxes = Vec::new();
-            for n in 1..=p.short_max_packets {
-                if let Some((mean, max, count)) = by_size(&flows, n) {
-                    short_rows.push(ShortRow {
-                        setting: s.name,
-                        discipline: label(d),
-                        size_packets: n,
-                        flows: count,
-                        mean_delay_s: mean,
-                        max_delay_s: max,
-                    });
-                    means.push((n as f64, mean));
-                    maxes.push((n as f64, max));
-                }
-            }
-            mean_series.push(Series::line(label(d), means));
-            max_series.push(Series::line(label(d), maxes));
+            let (means, maxes) = short_delay_by_size(
+                s.name,
+                label(d),
+                &flows,
+                p.short_max_packets,
+                &mut short_rows,
+            );
+            mean_series.push(means);
+            max_series.push(maxes);
         }
         let short_plot = |title: &str, series: Vec<Series>, file: &str| {
             render_svg(
@@ -972,23 +993,15 @@ fn d2_report(
                 .iter()
                 .flat_map(|o| o.flows.iter())
                 .collect();
-            let (mut means, mut maxes) = (Vec::new(), Vec::new());
-            for n in 1..=p.short_max_packets {
-                if let Some((mean, max, count)) = by_size(&flows, n) {
-                    short_rows.push(ShortRow {
-                        setting: s.name,
-                        discipline: label(d),
-                        size_packets: n,
-                        flows: count,
-                        mean_delay_s: mean,
-                        max_delay_s: max,
-                    });
-                    means.push((n as f64, mean));
-                    maxes.push((n as f64, max));
-                }
-            }
-            mean_series.push(Series::line(label(d), means));
-            max_series.push(Series::line(label(d), maxes));
+            let (means, maxes) = short_delay_by_size(
+                s.name,
+                label(d),
+                &flows,
+                p.short_max_packets,
+                &mut short_rows,
+            );
+            mean_series.push(means);
+            max_series.push(maxes);
         }
         for (title, series, file) in [
             ("Mean delay of short flows", mean_series, "d2_mean_delay"),
