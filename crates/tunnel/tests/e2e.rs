@@ -178,10 +178,12 @@ async fn a_wrong_key_gets_nothing_through() {
 async fn refused_target_and_unknown_route_reset_only_their_flow() {
     let (target, _t) = target().await;
     // The server's "t" route points at a port nobody listens on; "nowhere" is not configured.
-    let dead = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap()
-    };
+    // The port stays bound (without `listen`, so connections to it are refused) for the whole
+    // test: a port merely freed could be taken by a listener of a test running alongside,
+    // which then accepted the connection and never answered (the route hung, seen once in CI).
+    let hold = tokio::net::TcpSocket::new_v4().unwrap();
+    hold.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let dead = hold.local_addr().unwrap();
     let (srv, cli) = pair("srpt", dead, 0).await;
     for (name, addr) in &cli.routes {
         let r = tokio::time::timeout(
