@@ -347,6 +347,14 @@ impl Session {
         if f.reset_code.is_some() {
             return Ok(());
         }
+        // A flow not opened here that the peer acknowledges beyond what we sent is one it had
+        // with another instance of this side (a restarted server): reset it, as a connection
+        // whose first frame is not its owner's opening does; the connection is not at fault
+        // (seen in the testbed's fault run: each new connection died on it).
+        if a.received > f.send.next && self.role == Role::Acceptor && f.route.is_none() {
+            let _ = self.reset(now, a.flow, super::RESET_UNKNOWN_FLOW);
+            return Ok(());
+        }
         // A stale-flow reply from the peer may acknowledge up to what we sent, never beyond.
         if a.received > f.send.next {
             return Err(ProtocolError::AckBeyondSent {
