@@ -148,14 +148,9 @@ impl Session {
             .get_mut(&o.flow)
             .ok_or(ProtocolError::ImpossibleFlow(o.flow))?;
         if !f.owner().is_some_and(|c| self.conns.contains_key(&c)) {
-            // The connection takes the flow's queue as `add_connection` would: what the flow
-            // handed over before it existed and, for a replacement, what it still has to send.
-            let replacement = f.ownership == crate::flow::Ownership::Lost;
-            f.ownership = crate::flow::Ownership::Live(conn);
-            let waiting = std::mem::take(&mut f.awaiting_owner);
-            let inherited = if replacement { f.send.unsent() } else { 0 };
+            // The connection takes the flow's queue as `add_connection` would.
             if let Some(c) = self.conns.get_mut(&conn) {
-                self.ledger.attach(&mut c.counters, waiting, inherited);
+                super::take_ownership(&mut self.ledger, f, conn, &mut c.counters);
             }
         }
         if f.reset_code.is_some() {

@@ -262,17 +262,10 @@ impl Session {
         }
         let mut c = Conn::new(conn, owner);
         if let Some(flow) = owner.and_then(|f| self.flows.get_mut(&f)) {
-            let replacement = flow.ownership == Ownership::Lost;
-            flow.ownership = Ownership::Live(conn);
             if flow.open == Delivery::Queued {
                 c.open_queue.push(flow.id);
             }
-            // What the flow handed over before its connection existed is this connection's;
-            // a replacement takes over what its flow still has to send, as a new TCP
-            // connection for the flow would (that debt was orphaned when the old one died).
-            let waiting = std::mem::take(&mut flow.awaiting_owner);
-            let inherited = if replacement { flow.send.unsent() } else { 0 };
-            self.ledger.attach(&mut c.counters, waiting, inherited);
+            take_ownership(&mut self.ledger, flow, conn, &mut c.counters);
         }
         self.conns.insert(conn, c);
         self.counters.active_conns = self.conns.len() as u64;
@@ -1218,4 +1211,22 @@ impl Session {
 /// (`AckBeyondSent`) for good (found by `session_input`).
 fn app_knows(role: Role, f: &Flow) -> bool {
     role == Role::Opener || f.route.is_some()
+}
+
+/// Connection `conn` (its `counters`) becomes `flow`'s own: what the flow handed over before
+/// its connection existed is this connection's, and a replacement takes over what its flow
+/// still has to send, as a new TCP connection for the flow would (that debt was orphaned when
+/// the old one died). The one place for both ways a connection gets its flow: established for
+/// it (`add_connection`) or claimed by its opening (`on_open`).
+pub(crate) fn take_ownership(
+    ledger: &mut Ledger,
+    flow: &mut Flow,
+    conn: ConnId,
+    counters: &mut ConnCounters,
+) {
+    let replacement = flow.ownership == Ownership::Lost;
+    flow.ownership = Ownership::Live(conn);
+    let waiting = std::mem::take(&mut flow.awaiting_owner);
+    let inherited = if replacement { flow.send.unsent() } else { 0 };
+    ledger.attach(counters, waiting, inherited);
 }
