@@ -1,5 +1,8 @@
 //! Regressions found by the fuzz targets in `fuzz/` (see fuzz/README.md), as plain API calls so
 //! they survive changes to the fuzz input format. Each names the fuzz input that found it.
+//! Inputs of `session_input` are kept as its script (`cargo fuzz fmt` output, in
+//! `fuzz_scripts/`) and run through [`gtcp::pair::script::run`], exactly as the target runs
+//! them: every op, the checks after each, and the liveness check at the end.
 
 use std::path::Path;
 use std::time::Duration;
@@ -292,315 +295,6 @@ fn a_reset_whose_confirmation_was_lost_is_sent_again_at_the_peers_done() {
     );
 }
 
-/// The `session_input` fuzz target's script (fuzz/fuzz_targets/session_input.rs), as plain
-/// values: a failing input's `cargo fuzz fmt` output pastes in as it is printed, and
-/// [`replay`] drives a [`Pair`] exactly as the target does, checking the ledger identity of
-/// every live connection after each step and after the final pump.
-mod script {
-    use gtcp::pair::{EndState, Pair, Side as PairSide, Source};
-    use gtcp::{Config, ConnId, FlowId, Policy};
-
-    const CONN_IDS: u64 = 6;
-    const PUMP_ROUNDS: usize = 64;
-    const CHUNKS: [u32; 5] = [37, 1000, 4096, 16 * 1024, 64 * 1024];
-    const POLICIES: [&str; 9] = [
-        "tcp",
-        "srpt",
-        "las",
-        "fair",
-        "psps",
-        "psps:3000",
-        "priority:srpt",
-        "priority:fair",
-        "priority:psps:100",
-    ];
-
-    #[derive(Debug, Clone, Copy)]
-    pub enum Side {
-        Opener,
-        Acceptor,
-    }
-
-    impl From<Side> for PairSide {
-        fn from(s: Side) -> Self {
-            match s {
-                Side::Opener => PairSide::Opener,
-                Side::Acceptor => PairSide::Acceptor,
-            }
-        }
-    }
-
-    #[derive(Debug)]
-    #[allow(dead_code)] // every op the target knows, whether a pinned input uses it or not
-    pub enum Op {
-        Inject {
-            side: Side,
-            conn: u8,
-            bytes: Vec<u8>,
-        },
-        Transmit {
-            side: Side,
-            conn: u8,
-            max: u16,
-        },
-        Deliver {
-            from: Side,
-            conn: u8,
-            max: u16,
-        },
-        Pump {
-            rounds: u8,
-            chunk: u16,
-        },
-        OpenFlow {
-            conn: Option<u8>,
-            class: u8,
-            hint: Option<u32>,
-        },
-        Write {
-            side: Side,
-            flow: u8,
-            len: u16,
-        },
-        Read {
-            side: Side,
-            flow: u8,
-            max: u16,
-        },
-        Finish {
-            side: Side,
-            flow: u8,
-        },
-        Reset {
-            side: Side,
-            flow: u8,
-            code: u32,
-        },
-        KnownEnd {
-            flow: u8,
-            end: Option<u32>,
-        },
-        AddConn {
-            owner: Option<u8>,
-        },
-        AcceptConn {
-            conn: u8,
-            owner: Option<u64>,
-        },
-        Kill {
-            conn: u8,
-            only: Option<Side>,
-        },
-        GoAway {
-            side: Side,
-        },
-    }
-
-    #[derive(Debug)]
-    pub struct Input {
-        pub setup: u8,
-        pub policy: u8,
-        pub chunk: u8,
-        pub window_extra: u16,
-        pub max_flows: u8,
-        pub ops: Vec<Op>,
-    }
-
-    fn conn(c: u8) -> ConnId {
-        ConnId(u64::from(c) % CONN_IDS + 1)
-    }
-
-    fn flow(p: &Pair, side: Side, f: u8) -> FlowId {
-        let ids: Vec<FlowId> = p.session(side.into()).flow_ids().collect();
-        ids.get(usize::from(f) % (ids.len() + 1))
-            .copied()
-            .unwrap_or(FlowId(u64::from(f % 8) + 1))
-    }
-
-    fn check(p: &Pair, step: &str) {
-        if let Err(e) = p.check_invariant() {
-            panic!("after {step}: {e}");
-        }
-        for side in [PairSide::Opener, PairSide::Acceptor] {
-            let c = p.session(side).counters();
-            assert!(c.unsent_bytes <= c.unsent_bound, "{side:?}: {c:?}");
-        }
-    }
-
-    /// Runs `input` as the target does up to and including its final pump (the settling is
-    /// left to the target). Returns the pair.
-    pub fn replay(input: Input) -> Pair {
-        let policy: Policy = POLICIES[usize::from(input.policy) % POLICIES.len()]
-            .parse()
-            .expect("known policy");
-        let config = Config {
-            policy,
-            chunk: CHUNKS[usize::from(input.chunk) % CHUNKS.len()],
-            flow_window: gtcp::INITIAL_CREDIT + u64::from(input.window_extra) * 16,
-            send_buffer: 256 * 1024,
-            max_flows: usize::from(input.max_flows % 16) + 1,
-        };
-        let mut p = Pair::new(config).expect("valid config");
-        p.strict = false;
-        p.auto_apps = false;
-        p.acceptor_source = Source::Pattern;
-        p.conn_limit = CONN_IDS;
-        for _ in 0..input.setup % 3 {
-            if let Ok(f) = p.open_flow(None, "web", 0, None, Source::Pattern) {
-                p.add_connection(Some(f));
-            }
-        }
-        p.add_connection(None);
-        p.handle_events();
-        for op in input.ops {
-            p.now += 1;
-            let step = format!("{op:?}");
-            match op {
-                Op::Inject {
-                    side,
-                    conn: c,
-                    bytes,
-                } => p.inject(side.into(), conn(c), &bytes),
-                Op::Transmit { side, conn: c, max } => {
-                    p.transmit(side.into(), conn(c), usize::from(max));
-                }
-                Op::Deliver { from, conn: c, max } => {
-                    p.deliver(from.into(), conn(c), usize::from(max));
-                }
-                Op::Pump { rounds, chunk } => {
-                    p.pump(
-                        usize::from(rounds) % PUMP_ROUNDS + 1,
-                        usize::from(chunk) + 1,
-                    );
-                }
-                Op::OpenFlow {
-                    conn: c,
-                    class,
-                    hint,
-                } => {
-                    let _ = p.open_flow(
-                        c.map(conn),
-                        "web",
-                        class % 4,
-                        hint.map(u64::from),
-                        Source::Pattern,
-                    );
-                }
-                Op::Write { side, flow: f, len } => {
-                    let f = flow(&p, side, f);
-                    p.app_write(side.into(), f, usize::from(len));
-                }
-                Op::Read { side, flow: f, max } => {
-                    let f = flow(&p, side, f);
-                    p.app_read(side.into(), f, usize::from(max));
-                }
-                Op::Finish { side, flow: f } => {
-                    let f = flow(&p, side, f);
-                    let _ = p.app_finish(side.into(), f);
-                }
-                Op::Reset {
-                    side,
-                    flow: f,
-                    code,
-                } => {
-                    let f = flow(&p, side, f);
-                    let _ = p.app_reset(side.into(), f, code);
-                }
-                Op::KnownEnd { flow: f, end } => {
-                    let f = flow(&p, Side::Opener, f);
-                    let _ = p
-                        .session_mut(PairSide::Opener)
-                        .set_known_end(f, end.map(u64::from));
-                }
-                Op::AddConn { owner } => {
-                    let owner = owner.map(|o| flow(&p, Side::Opener, o));
-                    p.add_connection(owner);
-                }
-                Op::AcceptConn { conn: c, owner } => {
-                    let _ = p.add_connection_on(PairSide::Acceptor, conn(c), owner.map(FlowId));
-                }
-                Op::Kill { conn: c, only } => p.kill(conn(c), only.map(Into::into)),
-                Op::GoAway { side } => p.session_mut(side.into()).go_away(),
-            }
-            p.handle_events();
-            check(&p, &step);
-        }
-        p.pump(PUMP_ROUNDS, 16 * 1024 + 64);
-        check(&p, "the final pump");
-        p
-    }
-
-    /// The target's liveness check at the end (its `settle`): from the state [`replay`] left,
-    /// honest ends that finish and read every flow, with a connection for every flow that has
-    /// none, end with nothing left and every transfer complete (`Pair::check_end`).
-    pub fn settle(mut p: Pair) {
-        p.conn_limit = u64::MAX;
-        for c in p.conn_ids() {
-            let dead_on_one = [PairSide::Opener, PairSide::Acceptor]
-                .iter()
-                .any(|side| p.end_state(*side, c) == Some(EndState::Closed));
-            if dead_on_one {
-                p.kill(c, None);
-            }
-        }
-        p.handle_events();
-        for _ in 0..32 {
-            let mut finished = 0;
-            for side in [PairSide::Opener, PairSide::Acceptor] {
-                let flows: Vec<FlowId> = p.session(side).flow_ids().collect();
-                for f in flows {
-                    let done = p.apps[side as usize]
-                        .get(&f)
-                        .is_some_and(|a| a.finished || a.reset);
-                    if !done && p.app_finish(side, f).is_ok() {
-                        finished += 1;
-                    }
-                }
-            }
-            let opener = p.session(PairSide::Opener);
-            let owned: Vec<FlowId> = opener.connections().filter_map(|(_, o)| o).collect();
-            let orphans: Vec<FlowId> = opener.flow_ids().filter(|f| !owned.contains(f)).collect();
-            for f in orphans {
-                p.add_connection(Some(f));
-            }
-            p.handle_events();
-            let quiet = p.pump(4 * PUMP_ROUNDS, 64 * 1024 + 64);
-            check(&p, "a settling round");
-            if quiet && finished == 0 {
-                let spares: Vec<ConnId> = p
-                    .session(PairSide::Opener)
-                    .connections()
-                    .filter(|(_, owner)| owner.is_none())
-                    .map(|(c, _)| c)
-                    .collect();
-                for c in spares {
-                    p.kill(c, None);
-                }
-                p.handle_events();
-                p.pump(4 * PUMP_ROUNDS, 64 * 1024 + 64);
-                if let Err(e) = p.check_end() {
-                    // The target's one leftover by design (fuzz/fuzz_targets/session_input.rs):
-                    // acceptor flows holding no byte, with no connection left, after resets,
-                    // stay until the acceptor's session expires.
-                    let a = p.session(PairSide::Acceptor);
-                    let expiring = p.session(PairSide::Opener).is_idle()
-                        && a.connections().count() == 0
-                        && a.recv_buffered_bytes() == 0
-                        && a.counters().send_buffered_bytes == 0
-                        && a.counters().flows_reset > 0;
-                    let rest = p.check_transfers().and_then(|()| match p.errors.first() {
-                        Some(e) => Err(format!("protocol error {e:?}")),
-                        None => p.violations.first().map_or(Ok(()), |v| Err(v.clone())),
-                    });
-                    assert!(expiring && rest.is_ok(), "not settled: {e} ({rest:?})");
-                }
-                return;
-            }
-        }
-        panic!("still talking after 32 settling rounds");
-    }
-}
-
 /// Was an accounting error in the ledger's owner (`clamp_virtual_queues`, session/mod.rs):
 /// bytes a flow hands over before its first connection exists wait in `unowned` (the virtual
 /// queue of that connection to be), but the policy may send them on other connections, which
@@ -614,36 +308,41 @@ mod script {
 /// flow, a flow opened without a connection writes, the final pump.
 #[test]
 fn unowned_bytes_carried_by_others_are_forgiven_after_a_reset() {
-    use script::{Op::*, Side::*, *};
-    replay(include!("fuzz_scripts/ledger_unowned_above_unsent.rs"));
+    use gtcp::pair::script::{run, Input, Op::*};
+    use gtcp::pair::Side::*;
+    run(include!("fuzz_scripts/ledger_unowned_above_unsent.rs"));
 }
 
 /// The same accounting error, second input of the round.
 #[test]
 fn unowned_bytes_carried_by_others_are_forgiven_after_a_reset_2() {
-    use script::{Op::*, Side::*, *};
-    replay(include!("fuzz_scripts/ledger_unowned_above_unsent_2.rs"));
+    use gtcp::pair::script::{run, Input, Op::*};
+    use gtcp::pair::Side::*;
+    run(include!("fuzz_scripts/ledger_unowned_above_unsent_2.rs"));
 }
 
 /// The same accounting error, third input of the round.
 #[test]
 fn unowned_bytes_carried_by_others_are_forgiven_after_a_reset_3() {
-    use script::{Op::*, Side::*, *};
-    replay(include!("fuzz_scripts/ledger_unowned_above_unsent_3.rs"));
+    use gtcp::pair::script::{run, Input, Op::*};
+    use gtcp::pair::Side::*;
+    run(include!("fuzz_scripts/ledger_unowned_above_unsent_3.rs"));
 }
 
 /// The same accounting error, fourth input of the round.
 #[test]
 fn unowned_bytes_carried_by_others_are_forgiven_after_a_reset_4() {
-    use script::{Op::*, Side::*, *};
-    replay(include!("fuzz_scripts/ledger_unowned_above_unsent_4.rs"));
+    use gtcp::pair::script::{run, Input, Op::*};
+    use gtcp::pair::Side::*;
+    run(include!("fuzz_scripts/ledger_unowned_above_unsent_4.rs"));
 }
 
 /// The same accounting error, fifth input of the round.
 #[test]
 fn unowned_bytes_carried_by_others_are_forgiven_after_a_reset_5() {
-    use script::{Op::*, Side::*, *};
-    replay(include!("fuzz_scripts/ledger_unowned_above_unsent_5.rs"));
+    use gtcp::pair::script::{run, Input, Op::*};
+    use gtcp::pair::Side::*;
+    run(include!("fuzz_scripts/ledger_unowned_above_unsent_5.rs"));
 }
 
 /// Was a gap in the driver contract (`poll_transmit`, session/transmit.rs): a poll whose budget
@@ -711,10 +410,9 @@ fn a_zero_poll_for_lack_of_room_is_not_a_drained_connection() {
 /// two connections that never sent a byte again.
 #[test]
 fn settle_opener_never_transmits() {
-    use script::{Op::*, Side::*, *};
-    settle(replay(include!(
-        "fuzz_scripts/settle_opener_never_transmits.rs"
-    )));
+    use gtcp::pair::script::{run, Input, Op::*};
+    use gtcp::pair::Side::*;
+    run(include!("fuzz_scripts/settle_opener_never_transmits.rs"));
 }
 
 /// Found by `session_input` replaying its committed corpus on the core of session 6
@@ -722,30 +420,31 @@ fn settle_opener_never_transmits() {
 /// whose end overtook its opening on another connection, the opening lost with its connection.
 #[test]
 fn an_end_that_overtook_a_lost_opening_is_acknowledged_in_the_end() {
-    use script::{Op::*, Side::*, *};
-    settle(replay(include!(
-        "fuzz_scripts/fin_before_open_never_acked.rs"
-    )));
+    use gtcp::pair::script::{run, Input, Op::*};
+    use gtcp::pair::Side::*;
+    run(include!("fuzz_scripts/fin_before_open_never_acked.rs"));
 }
 
 /// The fuzz round of session 6 (fuzz/corpus-seeds/session_input/liveness_opener_not_idle_with_data):
 /// the opener kept a flow and its connection after settling, as above but with data flowing.
 #[test]
 fn the_opener_settles_with_data_flowing() {
-    use script::{Op::*, Side::*, *};
-    settle(replay(include!(
+    use gtcp::pair::script::{run, Input, Op::*};
+    use gtcp::pair::Side::*;
+    run(include!(
         "fuzz_scripts/liveness_opener_not_idle_with_data.rs"
-    )));
+    ));
 }
 
 /// The fuzz round of session 6 (fuzz/corpus-seeds/session_input/liveness_still_talking_after_settling):
 /// thousands of connections lost, then the sides still talked after 32 settling rounds.
 #[test]
 fn the_sides_stop_talking_after_thousands_of_lost_connections() {
-    use script::{Op::*, Side::*, *};
-    settle(replay(include!(
+    use gtcp::pair::script::{run, Input, Op::*};
+    use gtcp::pair::Side::*;
+    run(include!(
         "fuzz_scripts/liveness_still_talking_after_settling.rs"
-    )));
+    ));
 }
 
 /// Found while fixing the ledger inputs above, by reading `on_open` (session/input.rs): an
@@ -789,4 +488,13 @@ fn an_opening_on_a_spare_takes_the_bytes_handed_over_before_it() {
         sent, 100,
         "the flow's connection carries what it handed over"
     );
+}
+
+/// Found by replaying `session_input`'s committed corpus on the core of session 7
+/// (fuzz/corpus-seeds/session_input/opener_flow_stuck_after_goaway).
+#[test]
+fn opener_flow_stuck_after_goaway() {
+    use gtcp::pair::script::{run, Input, Op::*};
+    use gtcp::pair::Side::*;
+    run(include!("fuzz_scripts/opener_flow_stuck_after_goaway.rs"));
 }

@@ -29,6 +29,8 @@
 //! ([`Pair::with_flows`], [`Pair::step`], [`Pair::run`]) over [`FlowSpec`]s for property and
 //! scheduling tests, with optional liveness checks ([`Pair::check_liveness`]).
 
+pub mod script;
+
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -49,6 +51,7 @@ const PERIOD: u64 = 251;
 
 /// One end of the pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum Side {
     Opener,
     Acceptor,
