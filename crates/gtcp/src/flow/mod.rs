@@ -131,6 +131,16 @@ impl Flow {
         }
     }
 
+    /// Whether the flow is open on this side: always on the opener (its application opened
+    /// it); on the acceptor once the frame that opens it arrived (its route is then known).
+    /// Until then an acceptor flow exists only because frames about it overtook its opening
+    /// (or its connection was announced first): its application does not know it, nothing of
+    /// it is acknowledged, and evidence that the peer had it with another instance of this
+    /// side resets it (`Session::reset_flow_of_another_instance`).
+    pub fn opened(&self) -> bool {
+        self.route.is_some()
+    }
+
     /// The live connection that owns the flow.
     pub fn owner(&self) -> Option<ConnId> {
         match self.ownership {

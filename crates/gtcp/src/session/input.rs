@@ -166,7 +166,7 @@ impl Session {
             f.ack_queued = true;
             self.ctrl.push_back(o.flow);
         }
-        if f.route.is_none() {
+        if !f.opened() {
             self.first_frames.gone(f);
             // The flow opens here now (it may have been created earlier, by its connection or
             // by a frame that overtook its opening, when `now` was not known).
@@ -228,7 +228,7 @@ impl Session {
                     flow: d.flow,
                     source,
                 })?;
-        let readable = advanced && f.route.is_some();
+        let readable = advanced && f.opened();
         let background = f.background;
         if readable {
             self.notify_readable(d.flow);
@@ -241,7 +241,7 @@ impl Session {
         };
         // Acknowledge even a duplicate: its sender believes it lost, and waits for word. Not
         // before the flow's opening arrived (see `on_fin`).
-        if !f.ack_queued && f.route.is_some() {
+        if !f.ack_queued && f.opened() {
             f.ack_queued = true;
             self.ctrl.push_back(d.flow);
         }
@@ -272,7 +272,7 @@ impl Session {
         // sends it again: none goes before the opening arrived, or an opening lost with its
         // connection while its overtaking FIN (or data) was acknowledged would leave the flow
         // never opened here (`on_open` acknowledges everything received so far).
-        let readable = f.route.is_some();
+        let readable = f.opened();
         if !f.ack_queued && readable {
             f.ack_queued = true;
             self.ctrl.push_back(id);
@@ -342,14 +342,12 @@ impl Session {
         if f.reset_code.is_some() {
             return Ok(());
         }
-        // A flow not opened here that the peer acknowledges beyond what we sent is one it had
-        // with another instance of this side (a restarted server): reset it, as a connection
-        // whose first frame is not its owner's opening does; the connection is not at fault
-        // (seen in the testbed's fault run: each new connection died on it).
-        if a.received > f.send.next && self.role == Role::Acceptor && f.route.is_none() {
-            let _ = self.reset(now, a.flow, super::RESET_UNKNOWN_FLOW);
+        if a.received > f.send.next && self.reset_flow_of_another_instance(now, a.flow) {
             return Ok(());
         }
+        let Some(f) = self.flows.get_mut(&a.flow) else {
+            return Ok(());
+        };
         // A stale-flow reply from the peer may acknowledge up to what we sent, never beyond.
         if a.received > f.send.next {
             return Err(ProtocolError::AckBeyondSent {

@@ -1093,7 +1093,7 @@ impl Session {
         // good (found by `session_input`). It waits for its opening, or for the expiry of
         // flows named but never opened. A reset flow needs no acknowledgement: its reset
         // answers everything.
-        if self.role == Role::Acceptor && f.route.is_none() && f.reset_code.is_none() {
+        if self.role == Role::Acceptor && !f.opened() && f.reset_code.is_none() {
             return;
         }
         // While a connection lives, what the peer still needs from us goes first. With none
@@ -1210,7 +1210,7 @@ impl Session {
 /// an end the opener had long forgotten, whose reply then broke every new connection
 /// (`AckBeyondSent`) for good (found by `session_input`).
 fn app_knows(role: Role, f: &Flow) -> bool {
-    role == Role::Opener || f.route.is_some()
+    role == Role::Opener || f.opened()
 }
 
 /// Connection `conn` (its `counters`) becomes `flow`'s own: what the flow handed over before
