@@ -497,3 +497,63 @@ fn an_ecn_threshold_of_zero_is_refused() {
     s.topology.ecn_mark_packets = Some(0);
     assert!(s.run().is_err());
 }
+
+/// Proposition 2 (paper 000) for FAIR, under its conditions: no loss (a buffer nothing
+/// overflows) and no reordering. FAIR as the proof defines it serves the flow plain TCP
+/// finishes first; told tcp's finish instants from the tcp run of the same sample path
+/// (`IdealDriver::fair_oracle`), `gtcp-ideal` delivers every flow no later than tcp does.
+/// FAIR as implemented predicts that flow as the least virtual remaining, exact only when
+/// every connection sends at the same rate; TCP's do not (slow start against a grown
+/// window), and some flows then finish later than under tcp (26-33 of about 210 here,
+/// printed beside): the yardstick for a predictor that closes the gap.
+#[test]
+fn fair_with_tcps_finish_order_delays_no_flow_without_losses() {
+    for seed in [1, 2, 3] {
+        let mut s = scenario(seed, DriverKind::Tcp, "tcp");
+        s.topology.bottleneck_queue = QueueConfig::DropTailPackets { limit: 1_000_000 };
+        let tcp = run(&s);
+        assert_eq!(tcp.bottleneck.drops, 0, "no loss");
+        let finish: Vec<u64> = tcp
+            .flows
+            .iter()
+            .map(|f| f.delivered.expect("tcp delivers every flow"))
+            .collect();
+        let later = |policy_run: &Report| {
+            policy_run
+                .flows
+                .iter()
+                .zip(&tcp.flows)
+                .filter(|(g, t)| {
+                    let g = g.delivered.expect("gtcp delivers every flow");
+                    // One microsecond of slack: both runs see the same instants.
+                    g > t.delivered.unwrap_or(0) + 1_000
+                })
+                .count()
+        };
+        s.driver = DriverKind::GtcpIdeal;
+        s.gtcp.policy = "fair".into();
+        let predicted = run(&s);
+        s.gtcp.fair_oracle = Some(finish);
+        let oracle = run(&s);
+        for r in [&predicted, &oracle] {
+            clean(&r.gtcp.expect("gtcp stats"));
+            assert_eq!(
+                r.bottleneck, tcp.bottleneck,
+                "the same packets at the same times"
+            );
+        }
+        assert_eq!(later(&oracle), 0, "seed {seed}: FAIR with tcp's order");
+        let faster = oracle
+            .flows
+            .iter()
+            .zip(&tcp.flows)
+            .filter(|(g, t)| g.delivered < t.delivered)
+            .count();
+        assert!(faster * 2 > tcp.flows.len(), "seed {seed}: most flows gain");
+        eprintln!(
+            "seed {seed}: {} flows; later than tcp: predicted FAIR {}, tcp's order 0",
+            tcp.flows.len(),
+            later(&predicted)
+        );
+    }
+}

@@ -62,6 +62,7 @@ impl Params {
             nonintrusive: false,
             equal_ms: 0.0,
             fluid: false,
+            fair_oracle: false,
             size_bins: 0,
             sensitivity_runs: 0,
             sensitivity_policy: String::new(),
@@ -85,6 +86,7 @@ impl Params {
             kind,
             policy: policy.into(),
             core_buffers: false,
+            oracle: false,
         };
         let mut v = vec![cfg(DriverKind::Schedtcp, "tcp")];
         v.extend(

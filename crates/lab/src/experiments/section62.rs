@@ -105,6 +105,11 @@ pub(crate) struct Params {
     /// Also compute the fluid ideal of each policy on the same sample paths.
     #[serde(default)]
     pub fluid: bool,
+    /// A diagnostic of Proposition 2: also run `gtcp-ideal` with FAIR serving the flow that
+    /// `tcp` finished first on the same sample path and perturbation (read from that run, not
+    /// predicted; `sim::driver::IdealDriver::fair_oracle`).
+    #[serde(default)]
+    pub fair_oracle: bool,
     /// Size bins for per-size summaries.
     #[serde(default)]
     pub size_bins: usize,
@@ -260,6 +265,9 @@ impl Params {
             for p in &self.policies {
                 v.push(Cfg::new(kind, p, false));
             }
+            if kind == DriverKind::GtcpIdeal && self.fair_oracle {
+                v.push(Cfg::fair_oracle());
+            }
             if kind == DriverKind::Schedtcp {
                 for p in &self.core_buffer_policies {
                     v.push(Cfg::new(kind, p, true));
@@ -374,6 +382,8 @@ pub(crate) struct Cfg {
     pub policy: String,
     /// `schedtcp` with the core's default per-flow window and send buffer.
     pub core_buffers: bool,
+    /// `gtcp-ideal/fair` told tcp's finish order (a diagnostic, [`Params::fair_oracle`]).
+    pub oracle: bool,
 }
 
 impl Cfg {
@@ -389,6 +399,16 @@ impl Cfg {
             kind,
             policy: policy.to_string(),
             core_buffers,
+            oracle: false,
+        }
+    }
+
+    /// `gtcp-ideal/fair` serving the flow tcp finished first ([`Params::fair_oracle`]).
+    pub fn fair_oracle() -> Self {
+        Cfg {
+            label: format!("{}/fair (tcp's finish order)", DriverKind::GtcpIdeal.name()),
+            oracle: true,
+            ..Self::new(DriverKind::GtcpIdeal, "fair", false)
         }
     }
 
@@ -480,8 +500,14 @@ fn run_one(
 ) -> anyhow::Result<Vec<RunOut>> {
     let mut outs = Vec::with_capacity(cfgs.len());
     let mut reference: Option<Vec<sim::world::Injection>> = None;
+    // When each flow finished under the reference tcp run (ns; u64::MAX: not finished).
+    let mut tcp_finish: Option<Vec<u64>> = None;
     for cfg in cfgs {
-        let sc = p.scenario_rep(r, rep, cfg);
+        let mut sc = p.scenario_rep(r, rep, cfg);
+        if cfg.oracle {
+            sc.gtcp.fair_oracle = tcp_finish.clone();
+            anyhow::ensure!(sc.gtcp.fair_oracle.is_some(), "the oracle runs after tcp");
+        }
         let mut rep_out = sc
             .run()
             .with_context(|| format!("run {r}, repeat {rep}, {}", cfg.label))?;
@@ -490,8 +516,15 @@ fn run_one(
             (Some(a), Some(b)) => Some(injection_distance(a.as_slice(), b.as_slice())),
             _ => None,
         };
-        if cfg.kind == DriverKind::Tcp && reference.is_none() {
+        if cfg.kind == DriverKind::Tcp && tcp_finish.is_none() {
             reference = log;
+            tcp_finish = Some(
+                rep_out
+                    .flows
+                    .iter()
+                    .map(|f| f.delivered.unwrap_or(u64::MAX))
+                    .collect(),
+            );
         }
         let rep = &rep_out;
         outs.push(RunOut {

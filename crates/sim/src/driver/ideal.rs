@@ -156,6 +156,8 @@ pub struct IdealDriver<S> {
     drop_cursor: usize,
     /// Flows whose source index had no endpoint (skipped).
     pub skipped: u64,
+    /// See [`IdealDriver::fair_oracle`].
+    tcp_finish: Option<Vec<u64>>,
 }
 
 impl<S: FlowSource> IdealDriver<S> {
@@ -184,7 +186,19 @@ impl<S: FlowSource> IdealDriver<S> {
             live: Vec::new(),
             drop_cursor: 0,
             skipped: 0,
+            tcp_finish: None,
         }
+    }
+
+    /// A diagnostic, not a policy anyone can run: FAIR exactly as the proof of Proposition 2
+    /// (paper 000, Appendix A) uses it, serving the flow that plain TCP *finishes* first, read
+    /// from the `tcp` run of the same sample path (`finish_ns[j]`: the instant flow `j`, in
+    /// arrival order, completed there; `u64::MAX` if it did not) instead of predicted as the
+    /// least virtual remaining `size − virtual_sent`, which is that flow only when every
+    /// connection sends at the same rate. Set with the `fair` policy; other policies ignore it.
+    pub fn fair_oracle(mut self, finish_ns: Vec<u64>) -> Self {
+        self.tcp_finish = Some(finish_ns);
+        self
     }
 
     /// Hides flow sizes from the policy (`known_end = None`).
@@ -210,13 +224,22 @@ impl<S: FlowSource> IdealDriver<S> {
     fn refresh(&mut self, j: u64) {
         let f = &mut self.flows[j as usize];
         let ready = !f.plain && f.unbound() > 0;
+        let oracle = self
+            .tcp_finish
+            .as_ref()
+            .filter(|_| self.policy.uses_virtual());
         let key = ready.then(|| {
+            // The oracle's key: tcp's finish instant as the "remaining" FAIR orders by.
+            let (known_end, virtual_sent) = match oracle {
+                Some(fin) => (Some(fin.get(j as usize).copied().unwrap_or(u64::MAX)), 0),
+                None => (self.size_aware.then_some(f.size), f.virtual_sent),
+            };
             self.policy.key(&FlowState {
                 arrival: j + 1,
                 class: 0,
                 sent: f.size - f.unbound(),
-                known_end: self.size_aware.then_some(f.size),
-                virtual_sent: f.virtual_sent,
+                known_end,
+                virtual_sent,
                 turn: f.turn,
             })
         });

@@ -104,6 +104,11 @@ pub struct GtcpConfig {
     pub verify_payload: bool,
     /// Sources whose flows bypass the scheduler (plain TCP sharing the path).
     pub plain_sources: Vec<u32>,
+    /// `gtcp-ideal` with `fair` only, a diagnostic: the instant each flow (arrival order)
+    /// finished under `tcp` on the same sample path, so FAIR serves the flow tcp finishes
+    /// first ([`IdealDriver::fair_oracle`]). Set by an experiment, never from a file.
+    #[serde(skip)]
+    pub fair_oracle: Option<Vec<u64>>,
 }
 
 impl Default for GtcpConfig {
@@ -121,6 +126,7 @@ impl Default for GtcpConfig {
             size_hint: true,
             verify_payload: true,
             plain_sources: Vec::new(),
+            fair_oracle: None,
         }
     }
 }
@@ -570,6 +576,9 @@ impl Scenario {
         );
         if !self.gtcp.size_hint {
             driver = driver.size_unaware();
+        }
+        if let Some(fin) = &self.gtcp.fair_oracle {
+            driver = driver.fair_oracle(fin.clone());
         }
         Ok((Sim::new(world, driver), fwd, rev))
     }
