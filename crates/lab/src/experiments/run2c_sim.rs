@@ -628,6 +628,10 @@ load {load} (our assumption: the paper gives only the 20%/80% split of the load)
 for {dur} s, then {drain} s of drain; {runs} seed(s) per setting and discipline, the same \
 flows under each discipline. RuN2C threshold {th} packets. Running number = sequence offset \
 in the flow (ns-2 sequence numbers start at 0, as the paper notes).\n\n\
+The drop-tail baseline's simulator is cross-checked against ns-3.44 on the same flows in \
+both settings (`results/ns3-crosscheck/`: S2 with this experiment's topology, TCP as ns-3 \
+can be set; S1 with 1 ms links); its speed on S1/D1 with each discipline, beside ns-3's on \
+the same flows, is in `crates/sim/BENCH.md` (`ns3/speed.sh`).\n\n\
 # Workload D1 (Section IV-A, Figures 4–11)\n\n{sections}\
 ## Files\n\n`short_delay.csv` (Figs. 5/6, 9/10), `throughput.csv` \
 (Figs. 7/11, mean and standard deviation), `runs.csv` (per run), SVG plots per setting.\n\n\
