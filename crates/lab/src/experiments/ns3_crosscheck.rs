@@ -555,16 +555,15 @@ Flow 897 (6.5 MB) takes 31.6 s here and 50.4 s in ns-3. ns-3's traces (`dumbbell
 states and the segments at both ends): 3 of its packets are lost, yet from its first fast \
 recovery at 39.73 s to its last segment at 78.2 s the sender passes 95 times through fast \
 recovery and 33 times through its loss state and sends 2854 retransmissions, 2813 of them to \
-a receiver that already has the segment. One turn of the cycle: a retransmission timeout at \
-40.184 s (108 ms after the partial-ACK retransmission of 40.076 s; the timer was last \
-restarted at the first partial ACK, 39.927 s, RFC 6582's impatient variant) goes back to \
-SND.UNA; the next cumulative ACK (40.234 s) covers the hole and ns-3 sends again segments \
-that it had sent before the timeout and that are still in flight; their second copies make \
-duplicate ACKs (40.319 s), which ns-3 takes for a new loss (Disorder, then Recovery), and the \
-cycle repeats. Our sender enters fast retransmit only for duplicate ACKs once SND.UNA has \
-reached `recover` (RFC 6582 §3.2 step 1; `recover` = highest sequence sent, also set at a \
-timeout) and on these flows had 1 fast recovery and 1 timeout in the whole run. We have not \
-pinned which of ns-3's rules differs. With SACK, ns-3 does not cycle (2 fast recoveries, 1 \
+a receiver that already has the segment. The cycle, as the trace shows it: a timeout fires \
+while the flow's own segments still wait in its sender's 2 Mbit/s access-link queue (at \
+40.751 s; the segments sent at 40.428–40.434 s reach the receiver at 40.700–40.712 s and \
+their ACK arrives at 40.760 s, 9 ms after the timeout); ns-3 goes back to SND.UNA and sends \
+again segments still in flight; their copies make duplicate ACKs that start a fast recovery \
+(40.903 s) whose retransmission is a copy as well; and the copies keep the access queue, \
+hence the round trip, long enough for the next spurious timeout. Ours, on the same flows, \
+has 1 fast recovery and 1 timeout in the whole run; we have not found why ns-3's timer \
+fires where ours does not (both have a 200 ms minimum RTO). With SACK, ns-3 does not cycle (2 fast recoveries, 1 \
 loss state in the run). Over all flows: 2967 of ns-3's 2971 retransmissions at load 0.6 \
 arrive twice (683 of 745 at 0.8), against 0 of 5 with SACK.\n\
 * **Not explained:** at load 0.5 ns-3 retransmits 9 segments with no drop (2 loss-state \
