@@ -3,29 +3,47 @@
 #   python3 -m venv /work/ns3venv && /work/ns3venv/bin/pip install ns3
 #   ns3/run.sh [VENV]
 # For each load and TCP (NewReno without SACK, then with SACK) it generates one flow list
-# with the simulator's workload generator, replays it in ns-3 (ns3/s1_dumbbell.cc) and in
-# the simulator (crates/sim/examples/ns3_replay.rs), and leaves the per-flow outputs in
-# results/ns3-crosscheck/runs/. Then `cargo run --release -p lab --example run_experiment --
-# ns3-crosscheck --out results/ns3-crosscheck` writes the comparison.
+# with the simulator's workload generator, replays it in ns-3 (ns3/dumbbell.cc) and in the
+# simulator (crates/sim/examples/ns3_replay.rs), and leaves the per-flow outputs in
+# results/ns3-crosscheck/runs/ (SETTING=S1, the default) or results/ns3-crosscheck/runs-s2/
+# (SETTING=S2). Then `cargo run --release -p lab --example run_experiment -- ns3-crosscheck
+# --out results/ns3-crosscheck` writes the comparison.
+# SETTING=S1 is the cross-check's S1: every link 1 ms (--bottleneckDelayMs=1), as
+# Scenario::ns3 builds it; S2 is run2c-sim's (2 Mbit/s access, 10 + 40 + 10 ms).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VENV=${1:-/work/ns3venv}
+SETTING=${SETTING:-S1}
 LOADS=${LOADS:-"0.5 0.6 0.7 0.8 0.9"}
 SECS=${SECS:-60}
 SEED=${SEED:-1}
-OUT="$ROOT/results/ns3-crosscheck/runs"
+TCPS=${TCPS:-"newreno sack"}
+case "$SETTING" in
+S1) OUT=${OUT:-"$ROOT/results/ns3-crosscheck/runs"}; EXTRA="--bottleneckDelayMs=1" ;;
+S2) OUT=${OUT:-"$ROOT/results/ns3-crosscheck/runs-s2"}; EXTRA="" ;;
+*) echo "SETTING must be S1 or S2" >&2; exit 2 ;;
+esac
 mkdir -p "$OUT"
 NS3=$("$ROOT/ns3/build.sh" "$VENV")
 cargo build --release -q -p sim --example ns3_replay
 REPLAY="$ROOT/target/release/examples/ns3_replay"
 for load in $LOADS; do
     flows="$OUT/flows_$load.csv"
-    "$REPLAY" gen "$load" "$SECS" "$SEED" "$flows"
-    for tcp in newreno sack; do
+    "$REPLAY" gen "$SETTING" "$load" "$SECS" "$SEED" "$flows"
+    for tcp in $TCPS; do
         sack=0
         [ "$tcp" = sack ] && sack=1
-        "$NS3" --flows="$flows" --out="$OUT/ns3_${tcp}_$load.csv" --sack=$sack 2>/dev/null
-        "$REPLAY" run "$flows" "$tcp" "$OUT/sim_${tcp}_$load.csv"
-        echo "load $load $tcp done"
+        ns3out="$OUT/ns3_${tcp}_$load.csv"
+        rm -f "$ns3out" "$ns3out.stats" "$ns3out.crash"
+        # An ns-3 abort leaves its message in .crash instead of outputs (the experiment
+        # reports it).
+        if ! "$NS3" --setting="$SETTING" $EXTRA --flows="$flows" --out="$ns3out" --sack=$sack \
+            2>"$ns3out.err"; then
+            grep -E "NS_ASSERT|NS_FATAL|terminate" "$ns3out.err" >"$ns3out.crash" || true
+            rm -f "$ns3out" "$ns3out.stats"
+        fi
+        rm -f "$ns3out.err"
+        "$REPLAY" run "$SETTING" "$flows" "$tcp" "$OUT/sim_${tcp}_$load.csv"
+        echo "$SETTING load $load $tcp done"
     done
 done

@@ -1,16 +1,20 @@
 //! The simulator's half of the ns-3 cross-check (`ns3/run.sh`, `results/ns3-crosscheck/`):
 //!
 //! ```text
-//! cargo run --release -p sim --example ns3_replay -- gen LOAD SECONDS SEED FLOWS.csv
-//! cargo run --release -p sim --example ns3_replay -- run FLOWS.csv newreno|sack OUT.csv
+//! cargo run --release -p sim --example ns3_replay -- gen S1|S2 LOAD SECONDS SEED FLOWS.csv
+//! cargo run --release -p sim --example ns3_replay -- run S1|S2 FLOWS.csv newreno|sack OUT.csv
+//! cargo run --release -p sim --example ns3_replay -- speed-flows SECONDS SEED FLOWS.csv
 //! ```
 //!
-//! `gen` writes the flows of paper 003's S1/D1 workload (`Scenario::ns3_s1`) as a trace
-//! (`arrival_seconds,size_bytes,source`); `run` replays a trace in the simulator and writes
-//! what `ns3/s1_dumbbell.cc` writes: one line per flow (`transfer_s` = delivery of the last
-//! byte − arrival) and `OUT.csv.stats` with the bottleneck's counters.
+//! `gen` writes the flows of paper 003's workload D1 (`Scenario::ns3`, setting S1 or S2) as
+//! a trace (`arrival_seconds,size_bytes,source`); `run` replays a trace in the simulator and
+//! writes what `ns3/dumbbell.cc` writes: one line per flow (`transfer_s` = delivery of the
+//! last byte − arrival) and `OUT.csv.stats` with the bottleneck's counters. `speed-flows`
+//! writes the flows `dumbbell_speed SECONDS SEED` runs (`Scenario::speed_benchmark`), for
+//! timing ns-3 on the same flows.
 
 use sim::scenario::{DriverKind, Scenario};
+use sim::topology::PaperSetting;
 use sim::workload::WorkloadConfig;
 use std::io::Write;
 
@@ -22,42 +26,60 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect::<Vec<_>>()
         .as_slice()
     {
-        ["gen", load, secs, seed, out] => {
-            let mut sc = Scenario::ns3_s1(load.parse()?, secs.parse()?, false);
+        ["gen", setting, load, secs, seed, out] => {
+            let mut sc = Scenario::ns3(setting.parse()?, load.parse()?, secs.parse()?, false);
             sc.seed = seed.parse()?;
-            let mut src = sc.flow_source()?;
-            let mut f = std::io::BufWriter::new(std::fs::File::create(out)?);
-            writeln!(f, "arrival_seconds,size_bytes,source")?;
-            let end = sim::time::secs(sc.duration_s);
-            while let Some(fl) = src.next_flow() {
-                if fl.arrival >= end {
-                    break;
-                }
-                writeln!(
-                    f,
-                    "{:.9},{},{}",
-                    sim::time::as_secs(fl.arrival),
-                    fl.size,
-                    fl.source
-                )?;
-            }
+            write_flows(&sc, out)?;
         }
-        ["run", trace, tcp, out] => {
-            let report = replay(trace, *tcp == "sack")?;
+        ["speed-flows", secs, seed, out] => {
+            let mut sc = Scenario::speed_benchmark(secs.parse()?);
+            sc.seed = seed.parse()?;
+            write_flows(&sc, out)?;
+        }
+        ["run", setting, trace, tcp, out] => {
+            let report = replay(setting.parse()?, trace, *tcp == "sack")?;
             write_outputs(&report, out)?;
         }
         _ => {
-            eprintln!("usage: ns3_replay gen LOAD SECONDS SEED FLOWS.csv | run FLOWS.csv newreno|sack OUT.csv");
+            eprintln!(
+                "usage: ns3_replay gen S1|S2 LOAD SECONDS SEED FLOWS.csv \
+                 | run S1|S2 FLOWS.csv newreno|sack OUT.csv | speed-flows SECONDS SEED FLOWS.csv"
+            );
             std::process::exit(2);
         }
     }
     Ok(())
 }
 
-fn replay(trace: &str, sack: bool) -> Result<sim::stats::Report, Box<dyn std::error::Error>> {
+/// Writes the flows of `sc` arriving before its `duration_s` as a trace.
+fn write_flows(sc: &Scenario, out: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let mut src = sc.flow_source()?;
+    let mut f = std::io::BufWriter::new(std::fs::File::create(out)?);
+    writeln!(f, "arrival_seconds,size_bytes,source")?;
+    let end = sim::time::secs(sc.duration_s);
+    while let Some(fl) = src.next_flow() {
+        if fl.arrival >= end {
+            break;
+        }
+        writeln!(
+            f,
+            "{:.9},{},{}",
+            sim::time::as_secs(fl.arrival),
+            fl.size,
+            fl.source
+        )?;
+    }
+    Ok(())
+}
+
+fn replay(
+    setting: PaperSetting,
+    trace: &str,
+    sack: bool,
+) -> Result<sim::stats::Report, Box<dyn std::error::Error>> {
     let flows = sim::workload::load_trace(std::path::Path::new(trace))?;
     let last = flows.last().map_or(0.0, |f| sim::time::as_secs(f.arrival));
-    let mut sc = Scenario::ns3_s1(0.5, last + 1e-6, sack);
+    let mut sc = Scenario::ns3(setting, 0.5, last + 1e-6, sack);
     sc.driver = DriverKind::Tcp;
     sc.workload = WorkloadConfig::Trace {
         path: trace.to_string(),

@@ -13,7 +13,7 @@ use sim::queue::{DisciplineSpec, QueueConfig, QueueName};
 use sim::scenario::{RecordConfig, Scenario};
 use sim::stats::Report;
 use sim::time::{as_secs, secs};
-use sim::topology::DumbbellConfig;
+use sim::topology::{DumbbellConfig, PaperSetting};
 use sim::workload::{is_persistent, SizeDist, SizeUnit, SourcePick, WorkloadConfig};
 use std::sync::Mutex;
 
@@ -70,25 +70,29 @@ fn workload(name: &str) -> anyhow::Result<Workload> {
     }
 }
 
-/// A network setting of Section IV.
+/// A network setting of Section IV (its dumbbell: `sim::topology::PaperSetting`, which the
+/// ns-3 cross-check's S2 shares).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Setting {
     name: &'static str,
-    access_bps: u64,
-    /// One-way propagation: access, bottleneck, receiver access (ms). The paper gives only
-    /// the total; we put 2/3 of it on the bottleneck.
-    delays_ms: (f64, f64, f64),
+    paper: PaperSetting,
+}
+
+impl Setting {
+    /// Total one-way propagation delay (ms).
+    fn one_way_ms(&self) -> f64 {
+        let t = self.paper.topology();
+        t.access_delay_ms + t.bottleneck_delay_ms + t.receiver_delay_ms
+    }
 }
 
 const S1: Setting = Setting {
     name: "S1",
-    access_bps: 10_000_000,
-    delays_ms: (1.0, 4.0, 1.0),
+    paper: PaperSetting::S1,
 };
 const S2: Setting = Setting {
     name: "S2",
-    access_bps: 2_000_000,
-    delays_ms: (10.0, 40.0, 10.0),
+    paper: PaperSetting::S2,
 };
 
 fn setting(name: &str) -> anyhow::Result<Setting> {
@@ -126,17 +130,12 @@ impl Params {
         sc.seed = self.seed.wrapping_add(run as u64);
         sc.drain_s = drain_s;
         sc.topology = DumbbellConfig {
-            access_rate_bps: s.access_bps,
-            receiver_rate_bps: s.access_bps,
-            access_delay_ms: s.delays_ms.0,
-            bottleneck_delay_ms: s.delays_ms.1,
-            receiver_delay_ms: s.delays_ms.2,
             bottleneck_queue: QueueConfig::Discipline {
                 queue: QueueName(d),
                 limit: self.buffer_packets,
                 segment_bytes: sc.tcp.mss,
             },
-            ..DumbbellConfig::default()
+            ..s.paper.topology()
         };
         sc.tcp.initial_window = self.initial_window;
         sc.tcp.min_rto_ms = self.min_rto_ms;
@@ -629,6 +628,10 @@ load {load} (our assumption: the paper gives only the 20%/80% split of the load)
 for {dur} s, then {drain} s of drain; {runs} seed(s) per setting and discipline, the same \
 flows under each discipline. RuN2C threshold {th} packets. Running number = sequence offset \
 in the flow (ns-2 sequence numbers start at 0, as the paper notes).\n\n\
+The drop-tail baseline's simulator is cross-checked against ns-3.44 on the same flows in \
+both settings (`results/ns3-crosscheck/`: S2 with this experiment's topology, TCP as ns-3 \
+can be set; S1 with 1 ms links); its speed on S1/D1 with each discipline, beside ns-3's on \
+the same flows, is in `crates/sim/BENCH.md` (`ns3/speed.sh`).\n\n\
 # Workload D1 (Section IV-A, Figures 4–11)\n\n{sections}\
 ## Files\n\n`short_delay.csv` (Figs. 5/6, 9/10), `throughput.csv` \
 (Figs. 7/11, mean and standard deviation), `runs.csv` (per run), SVG plots per setting.\n\n\
@@ -829,8 +832,8 @@ connections DropTail {adt}, RuN {ar}, RuN2C {a2}: {fewer} |\n\
 | {tput_claim} ({name}/D1, Fig. {fig_tput}) | flows of 100+ packets, all seeds pooled: \
 {tput_cmp} |\n\n",
         name = s.name,
-        acc = s.access_bps / 1_000_000,
-        ow = s.delays_ms.0 + s.delays_ms.1 + s.delays_ms.2,
+        acc = s.paper.topology().access_rate_bps / 1_000_000,
+        ow = s.one_way_ms(),
         runs = p.runs,
         thm = p.threshold_packets - 1,
         rr = fmt_range(rr, "×", 1),
@@ -1350,8 +1353,8 @@ DropTail\" (Fig. 14) | DropTail / RuN2C variance across the persistent flows: {v
 the variance\" (Fig. 14) | RuN2C mean against DropTail's: {up} — {up_word}; variance \
 {reduce_word} |\n\n",
         name = s.name,
-        acc = s.access_bps / 1_000_000,
-        ow = s.delays_ms.0 + s.delays_ms.1 + s.delays_ms.2,
+        acc = s.paper.topology().access_rate_bps / 1_000_000,
+        ow = s.one_way_ms(),
         runs = p.d2_runs,
         nr = fmt_range(n_run, "×", 1),
         nrv = versus(n_run, 100.0, "reduction"),

@@ -56,6 +56,66 @@ impl Default for DumbbellConfig {
     }
 }
 
+/// The two network settings of paper 003's Section IV: a 10 Mbit/s bottleneck with a
+/// 100-packet drop-tail buffer behind 10 access links, and
+///
+/// * S1: 10 Mbit/s access links, "a total network propagation delay of 6 ms";
+/// * S2: 2 Mbit/s access links, "a total propagation delay of 60 ms".
+///
+/// The paper gives only the totals; we read them as one-way and put 2/3 on the bottleneck
+/// (S1: 1 + 4 + 1 ms, S2: 10 + 40 + 10 ms). Receiver access links are as the senders'.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PaperSetting {
+    /// 10 Mbit/s access, 6 ms one way.
+    S1,
+    /// 2 Mbit/s access, 60 ms one way.
+    S2,
+}
+
+impl PaperSetting {
+    /// The dumbbell of this setting (drop-tail bottleneck of 100 packets).
+    pub fn topology(self) -> DumbbellConfig {
+        match self {
+            PaperSetting::S1 => DumbbellConfig::default(),
+            PaperSetting::S2 => DumbbellConfig {
+                access_rate_bps: 2_000_000,
+                access_delay_ms: 10.0,
+                receiver_rate_bps: 2_000_000,
+                receiver_delay_ms: 10.0,
+                bottleneck_delay_ms: 40.0,
+                ..DumbbellConfig::default()
+            },
+        }
+    }
+
+    /// "S1" or "S2".
+    pub fn name(self) -> &'static str {
+        match self {
+            PaperSetting::S1 => "S1",
+            PaperSetting::S2 => "S2",
+        }
+    }
+}
+
+impl std::str::FromStr for PaperSetting {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "S1" | "s1" => Ok(PaperSetting::S1),
+            "S2" | "s2" => Ok(PaperSetting::S2),
+            other => Err(format!(
+                "unknown setting {other:?}: expected \"S1\" or \"S2\""
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for PaperSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A built dumbbell and the ids a driver or a test needs.
 pub struct Dumbbell {
     /// The network.

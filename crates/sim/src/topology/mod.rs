@@ -6,7 +6,7 @@
 
 mod dumbbell;
 
-pub use dumbbell::{Dumbbell, DumbbellConfig};
+pub use dumbbell::{Dumbbell, DumbbellConfig, PaperSetting};
 
 use crate::link::Link;
 use crate::packet::{LinkId, NodeId};

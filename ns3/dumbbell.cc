@@ -1,9 +1,14 @@
-// Paper 003's S1 dumbbell in ns-3, for the cross-check of schedtcp's packet simulator
-// (crates/sim). Replays a flow list (CSV `arrival_seconds,size_bytes,source`, the format
-// of sim::workload::load_trace) and writes one line per flow plus bottleneck statistics.
+// Paper 003's dumbbell (settings S1 and S2) in ns-3, for the cross-check of schedtcp's
+// packet simulator (crates/sim). Replays a flow list (CSV `arrival_seconds,size_bytes,source`,
+// the format of sim::workload::load_trace) and writes one line per flow plus bottleneck
+// statistics, and the wall-clock time of the simulation with the packets the bottleneck
+// forwarded (the speed comparison with `dumbbell_speed`).
 //
-// Topology: 10 senders -- r1 == r2 -- 10 receivers, every link 10 Mbit/s and 1 ms; the
-// only finite buffer is a 100-packet drop-tail queue at r1's bottleneck device (the
+// Topology: 10 senders -- r1 == r2 -- 10 receivers, a 10 Mbit/s bottleneck; --setting=S1:
+// access links 10 Mbit/s, delays 1 ms (access) + 4 ms (bottleneck) + 1 ms (receiver access);
+// --setting=S2: access links 2 Mbit/s, 10 + 40 + 10 ms (sim::topology::PaperSetting, as
+// run2c-sim runs them); --bottleneckDelayMs overrides the bottleneck's delay (the S1
+// cross-check uses 1 ms, ns3/run.sh). The only finite buffer is a 100-packet drop-tail queue at r1's bottleneck device (the
 // traffic-control layer is removed so the device queue is the qdisc). Its drops are
 // counted where ns-3 makes them: with no qdisc, the traffic-control layer discards a packet
 // when the device has stopped its full queue (trace `TcDrop`); the device queue's own
@@ -13,6 +18,8 @@
 // SACK on or off (--sack).
 //
 // Build and run: ns3/run.sh (outside CI).
+
+#include <chrono>
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -24,6 +31,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -48,6 +56,20 @@ std::map<std::pair<uint32_t, uint16_t>, size_t> g_by_port; // (receiver, sender 
 NodeContainer g_senders, g_receivers;
 std::vector<Ipv4Address> g_rx_addr;
 const uint16_t kPort = 5000;
+
+// --traces=0 (the speed comparison): none of the trace sinks below is connected; only the
+// bottleneck queue's own counters and the flows' completions are kept.
+bool g_traces = true;
+
+// --closeReceivers=1 (the speed comparison): a receiver closes its socket once the flow is
+// delivered. Otherwise (the cross-check, as committed) receiver sockets stay in CLOSE_WAIT
+// and their endpoints in the node's demultiplexer, a list ns-3 searches for every packet.
+bool g_close_receivers = false;
+
+// --debugFlow: the TCP segments of one flow, as its sender's and receiver's devices
+// see them, what its sender hands to IP and its congestion states.
+int64_t g_debug_flow = -1;
+uint16_t g_debug_port = 0;
 
 // Bottleneck statistics.
 uint64_t g_enqueued = 0, g_dropped = 0, g_data_sent = 0;
@@ -113,8 +135,13 @@ PhyRxDrop(Ptr<const Packet>)
 uint64_t g_recoveries = 0, g_rtos = 0;
 
 void
-CongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+CongState(size_t flow, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
 {
+    if ((int64_t)flow == g_debug_flow)
+    {
+        std::cerr << Simulator::Now().GetSeconds() << " state "
+                  << TcpSocketState::TcpCongStateName[now] << "\n";
+    }
     if (now == TcpSocketState::CA_RECOVERY)
     {
         g_recoveries++;
@@ -125,9 +152,28 @@ CongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
     }
 }
 
-// --debugFlow: the TCP segments of one flow, as its sender's device sees them.
-int64_t g_debug_flow = -1;
-uint16_t g_debug_port = 0;
+// Data segments a sender transmits although its receiver has already acknowledged them
+// cumulatively (the whole segment is below the sender's SND.UNA when it leaves): the
+// traces of the S2 cross-check show ns-3's NewReno without SACK doing this for tens of
+// seconds after a retransmission timeout.
+uint64_t g_below_una = 0;
+
+void
+TcpTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> s)
+{
+    if (p->GetSize() > 0 && h.GetSequenceNumber() + p->GetSize() <= s->GetTxBuffer()->HeadSequence())
+    {
+        g_below_una++;
+    }
+    if (g_debug_port != 0 && h.GetSourcePort() == g_debug_port &&
+        g_flows[g_debug_flow].socket == s)
+    {
+        std::cerr << Simulator::Now().GetSeconds() << " tcp-tx seq=" << h.GetSequenceNumber()
+                  << " len=" << p->GetSize() << " una=" << s->GetTxBuffer()->HeadSequence()
+                  << "\n";
+    }
+}
+
 
 void
 Sniff(std::string dir, uint32_t pair, Ptr<const Packet> p)
@@ -151,6 +197,32 @@ Sniff(std::string dir, uint32_t pair, Ptr<const Packet> p)
               << TcpHeader::FlagsToString(tcp.GetFlags()) << " seq=" << tcp.GetSequenceNumber()
               << " ack=" << tcp.GetAckNumber() << " len=" << c->GetSize()
               << " win=" << tcp.GetWindowSize() << "\n";
+}
+
+// Data segments reaching a receiver that it had already received (a retransmission that
+// was not needed, or a copy sent after the original arrived): per (receiver, sender port),
+// the sequence numbers seen.
+std::map<std::pair<uint32_t, uint16_t>, std::set<uint32_t>> g_rx_seen;
+uint64_t g_dup_arrivals = 0;
+
+void
+ReceiverMacRx(uint32_t pair, Ptr<const Packet> p)
+{
+    Ptr<Packet> c = p->Copy();
+    PppHeader ppp;
+    Ipv4Header ip;
+    TcpHeader tcp;
+    c->RemoveHeader(ppp);
+    c->RemoveHeader(ip);
+    c->RemoveHeader(tcp);
+    if (c->GetSize() == 0)
+    {
+        return;
+    }
+    if (!g_rx_seen[{pair, tcp.GetSourcePort()}].insert(tcp.GetSequenceNumber().GetValue()).second)
+    {
+        g_dup_arrivals++;
+    }
 }
 
 void
@@ -211,7 +283,11 @@ StartFlow(size_t i)
     }
     s->SetConnectCallback(MakeBoundCallback(&Connected, i), MakeNullCallback<void, Ptr<Socket>>());
     s->SetSendCallback(MakeBoundCallback(&Fill, i));
-    s->TraceConnectWithoutContext("CongState", MakeCallback(&CongState));
+    if (g_traces)
+    {
+        s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongState, i));
+        s->TraceConnectWithoutContext("Tx", MakeCallback(&TcpTx));
+    }
     s->Connect(InetSocketAddress(g_rx_addr[f.source], kPort));
     f.socket = s;
 }
@@ -234,6 +310,10 @@ Recv(uint32_t rx, Ptr<Socket> s)
         if (f.received >= f.size && f.delivered < 0)
         {
             f.delivered = Simulator::Now().GetSeconds();
+            if (g_close_receivers)
+            {
+                s->Close();
+            }
         }
     }
 }
@@ -264,7 +344,19 @@ main(int argc, char* argv[])
     // RFC 6298 §2.1's initial RTO, which crates/sim uses for SYNs too; ns-3's default
     // ConnTimeout is RFC 1122's 3 s.
     double syn_rto_ms = 1000;
+    std::string setting = "S1";
+    double bottleneck_delay_ms = -1;
+    double stop_s = -1;
+    double msl_s = 120; // ns-3's default
     CommandLine cmd;
+    cmd.AddValue("setting", "paper 003's setting: S1 or S2", setting);
+    cmd.AddValue("bottleneckDelayMs", "bottleneck delay, ms (default: the setting's)",
+                 bottleneck_delay_ms);
+    cmd.AddValue("closeReceivers", "receivers close their socket after the last byte",
+                 g_close_receivers);
+    cmd.AddValue("msl", "TCP maximum segment lifetime (TIME_WAIT lasts 2 MSL), s", msl_s);
+    cmd.AddValue("traces", "connect the counting and debugging trace sinks", g_traces);
+    cmd.AddValue("stop", "stop at this time, s (default: last arrival + drain)", stop_s);
     cmd.AddValue("flows", "flow list CSV (arrival_seconds,size_bytes,source)", flows_path);
     cmd.AddValue("out", "per-flow output CSV", out_path);
     cmd.AddValue("sack", "SACK on", sack);
@@ -297,6 +389,35 @@ main(int argc, char* argv[])
         g_flows.push_back(Flow{std::stod(a), std::stoull(b), c.empty() ? 0u : (uint32_t)std::stoul(c)});
     }
 
+    std::string access_rate;
+    double access_delay_ms, receiver_delay_ms;
+    if (setting == "S1")
+    {
+        access_rate = "10Mbps";
+        access_delay_ms = 1;
+        receiver_delay_ms = 1;
+        if (bottleneck_delay_ms < 0)
+        {
+            bottleneck_delay_ms = 4;
+        }
+    }
+    else if (setting == "S2")
+    {
+        access_rate = "2Mbps";
+        access_delay_ms = 10;
+        receiver_delay_ms = 10;
+        if (bottleneck_delay_ms < 0)
+        {
+            bottleneck_delay_ms = 40;
+        }
+    }
+    else
+    {
+        std::cerr << "unknown setting " << setting << ": S1 or S2\n";
+        return 1;
+    }
+    auto ms = [](double x) { return StringValue(std::to_string(x) + "ms"); };
+
     const uint32_t mss = 1460;
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
@@ -312,6 +433,7 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(min_rto_ms)));
     Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(MilliSeconds(syn_rto_ms)));
+    Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime", DoubleValue(msl_s));
 
     NodeContainer routers;
     routers.Create(2);
@@ -321,10 +443,14 @@ main(int argc, char* argv[])
     stack.InstallAll();
 
     PointToPointHelper link;
-    link.SetDeviceAttribute("DataRate", StringValue("10Mbps"));
-    link.SetChannelAttribute("Delay", StringValue("1ms"));
+    link.SetDeviceAttribute("DataRate", StringValue(access_rate));
+    link.SetChannelAttribute("Delay", ms(access_delay_ms));
     link.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("10000p"));
+    PointToPointHelper rlink = link;
+    rlink.SetChannelAttribute("Delay", ms(receiver_delay_ms));
     PointToPointHelper bottleneck = link;
+    bottleneck.SetDeviceAttribute("DataRate", StringValue("10Mbps"));
+    bottleneck.SetChannelAttribute("Delay", ms(bottleneck_delay_ms));
     bottleneck.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("100p"));
 
     TrafficControlHelper tch;
@@ -342,10 +468,15 @@ main(int argc, char* argv[])
         std::string sn = "10.1." + std::to_string(i) + ".0";
         std::string rn = "10.2." + std::to_string(i) + ".0";
         auto s = wire(link, g_senders.Get(i), routers.Get(0), sn.c_str());
-        auto r = wire(link, routers.Get(1), g_receivers.Get(i), rn.c_str());
+        auto r = wire(rlink, routers.Get(1), g_receivers.Get(i), rn.c_str());
         g_rx_addr.push_back(r.second.GetAddress(1));
+        if (!g_traces)
+        {
+            continue;
+        }
         r.first.Get(1)->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&Sniff, std::string("RX-tx"), i));
         r.first.Get(1)->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&Sniff, std::string("RX-rx"), i));
+        r.first.Get(1)->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&ReceiverMacRx, i));
         s.first.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&SenderTx));
         s.first.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeBoundCallback(&Sniff, std::string("tx"), i));
         s.first.Get(0)->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&Sniff, std::string("rx"), i));
@@ -354,19 +485,22 @@ main(int argc, char* argv[])
 
     Ptr<PointToPointNetDevice> bdev = DynamicCast<PointToPointNetDevice>(core.first.Get(0));
     Ptr<Queue<Packet>> q = bdev->GetQueue();
-    q->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&QueueLen));
-    q->TraceConnectWithoutContext("Enqueue", MakeCallback(&Enq));
-    q->TraceConnectWithoutContext("Drop", MakeCallback(&Drop));
+    if (g_traces)
+    {
+        q->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&QueueLen));
+        q->TraceConnectWithoutContext("Enqueue", MakeCallback(&Enq));
+        q->TraceConnectWithoutContext("Drop", MakeCallback(&Drop));
 
-    Config::ConnectWithoutContext(
-        "/NodeList/*/DeviceList/*/$ns3::PointToPointNetDevice/TxQueue/Drop",
-        MakeCallback(&AnyQueueDrop));
-    Config::ConnectWithoutContext("/NodeList/*/$ns3::Ipv4L3Protocol/Drop", MakeCallback(&IpDrop));
-    routers.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
-        "TcDrop",
-        MakeCallback(&TcDrop));
-    Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::PointToPointNetDevice/PhyRxDrop",
-                                  MakeCallback(&PhyRxDrop));
+        Config::ConnectWithoutContext(
+            "/NodeList/*/DeviceList/*/$ns3::PointToPointNetDevice/TxQueue/Drop",
+            MakeCallback(&AnyQueueDrop));
+        Config::ConnectWithoutContext("/NodeList/*/$ns3::Ipv4L3Protocol/Drop", MakeCallback(&IpDrop));
+        routers.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+            "TcDrop",
+            MakeCallback(&TcDrop));
+        Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::PointToPointNetDevice/PhyRxDrop",
+                                      MakeCallback(&PhyRxDrop));
+    }
     for (uint32_t i = 0; i < 10; i++)
     {
         Ptr<Socket> l = Socket::CreateSocket(g_receivers.Get(i), TcpSocketFactory::GetTypeId());
@@ -380,10 +514,23 @@ main(int argc, char* argv[])
         Simulator::Schedule(Seconds(g_flows[i].arrival), &StartFlow, i);
         last = std::max(last, g_flows[i].arrival);
     }
-    double end = last + drain;
+    double end = stop_s > 0 ? stop_s : last + drain;
     Simulator::Stop(Seconds(end));
+    auto wall0 = std::chrono::steady_clock::now();
     Simulator::Run();
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     QueueLen(0, g_q_len);
+    // Packets the bottleneck forwarded (ns-3's queue counters: accepted, less those still
+    // queued; the device queue's own drop count is 0, see TcDrop), each direction.
+    Ptr<Queue<Packet>> rq =
+        DynamicCast<PointToPointNetDevice>(core.first.Get(1))->GetQueue();
+    uint64_t fwd = q->GetTotalReceivedPackets() - q->GetTotalDroppedPackets() - q->GetNPackets();
+    uint64_t rev =
+        rq->GetTotalReceivedPackets() - rq->GetTotalDroppedPackets() - rq->GetNPackets();
+    std::cout << "setting " << setting << ": simulated " << end << " s in " << wall
+              << " s wall; bottleneck packets forwarded " << fwd << " (data), " << fwd + rev
+              << " both directions; per wall second " << fwd / wall << " forward, "
+              << (fwd + rev) / wall << " both\n";
     std::cerr << "bottleneck queue " << q->GetMaxSize() << ": received "
               << q->GetTotalReceivedPackets() << ", dropped " << q->GetTotalDroppedPackets()
               << "\n";
@@ -404,10 +551,12 @@ main(int argc, char* argv[])
     }
     std::ofstream st(out_path + ".stats");
     st << "enqueued,dropped,data_packets_sent,unique_segments,mean_queue_packets,horizon_s,"
-          "all_queue_drops,ip_drops,phy_rx_drops,fast_recoveries,timeouts,tc_drops\n"
+          "all_queue_drops,ip_drops,phy_rx_drops,fast_recoveries,timeouts,tc_drops,"
+          "forwarded,forwarded_both,wall_s,sent_below_una,duplicate_arrivals\n"
        << g_enqueued << "," << g_dropped + g_tc_drops << "," << g_data_sent << "," << unique << ","
        << g_q_area / end << "," << end << "," << g_other_queue_drops << "," << g_ip_drops
-       << "," << g_phy_rx_drops << "," << g_recoveries << "," << g_rtos << "," << g_tc_drops << "\n";
+       << "," << g_phy_rx_drops << "," << g_recoveries << "," << g_rtos << "," << g_tc_drops << "," << fwd << ","
+       << fwd + rev << "," << wall << "," << g_below_una << "," << g_dup_arrivals << "\n";
     Simulator::Destroy();
     return 0;
 }
