@@ -498,3 +498,36 @@ fn opener_flow_stuck_after_goaway() {
     use gtcp::pair::Side::*;
     run(include!("fuzz_scripts/opener_flow_stuck_after_goaway.rs"));
 }
+
+/// Was a flow the acceptor never forgot (session/transmit.rs): the opener reset a flow that
+/// never had a connection; the reset reached the acceptor, which created the flow only to
+/// confirm that reset, sent the confirmation, and then never retired it (retiring followed an
+/// acknowledgement, not a confirmation). The flow counted against `max_flows` for good: the
+/// next opening was refused (`TooManyFlows`), and a connection for it too, forever.
+/// Found by `session_input` in session 7 (fuzz/corpus-seeds/session_input/
+/// hang_settle_acceptor_refuses_replacement, minimised; not_settled_too_many_flows).
+#[test]
+fn a_flow_named_only_by_the_peers_reset_is_forgotten_once_confirmed() {
+    use gtcp::pair::script::{run, Input, Op::*};
+    use gtcp::pair::Side::*;
+    run(include!(
+        "fuzz_scripts/hang_settle_acceptor_refuses_replacement.rs"
+    ));
+}
+
+/// The same fault, reached as a refused opening (the fuzzer's input before minimising).
+#[test]
+fn a_confirmed_reset_does_not_hold_the_acceptors_flow_limit() {
+    use gtcp::pair::script::{run, Input, Op::*};
+    use gtcp::pair::Side::*;
+    run(include!("fuzz_scripts/not_settled_too_many_flows.rs"));
+}
+
+/// Found by `session_input` in session 7 (fuzz/corpus-seeds/session_input/
+/// not_settled_opener_not_idle).
+#[test]
+fn not_settled_opener_not_idle() {
+    use gtcp::pair::script::{run, Input, Op::*};
+    use gtcp::pair::Side::*;
+    run(include!("fuzz_scripts/not_settled_opener_not_idle.rs"));
+}
