@@ -88,6 +88,12 @@ impl RecvStream {
     /// Stores (copies of) only the parts of `[offset, ..)` not already held: the next in-order
     /// bytes go straight to `ready`, the rest to `ooo`.
     fn insert_gaps(&mut self, mut offset: u64, mut data: &[u8]) -> Result<(), RecvError> {
+        if offset == self.received && self.ooo.is_empty() {
+            // In order with nothing held above: what the loop below does, without its lookups.
+            self.ready.extend_from_slice(data);
+            self.received += data.len() as u64;
+            return Ok(());
+        }
         if offset < self.received {
             let skip = (self.received - offset).min(data.len() as u64);
             data = &data[skip as usize..];

@@ -1,7 +1,7 @@
 //! The sending half of a flow: the bytes its application handed over, which of them went out on
 //! which connection, and which the receiver holds.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 
@@ -116,8 +116,14 @@ pub(crate) struct SendStream {
     /// Where the current transfer is known to end (hint, end of stream, Content-Length).
     pub known_end: Option<u64>,
     resend: VecDeque<(u64, u64)>,
-    /// Unacknowledged segments: start -> (end, connection that carried it).
-    in_flight: BTreeMap<u64, (u64, ConnId)>,
+    /// Bytes in `resend` (the sum of its ranges' lengths, kept as they change: `unsent` is
+    /// asked after every chunk sent, and a connection lost with thousands of small segments in
+    /// flight leaves thousands of ranges).
+    resend_bytes: u64,
+    /// Unacknowledged segments (start, end, connection that carried it), in order of start
+    /// (they never overlap). A segment of new bytes goes at the back; a re-sent one, below
+    /// `next`, is put in its place.
+    in_flight: VecDeque<(u64, u64, ConnId)>,
 }
 
 /// A range chosen to go out next.
@@ -140,7 +146,8 @@ impl SendStream {
             finished: false,
             known_end: None,
             resend: VecDeque::new(),
-            in_flight: BTreeMap::new(),
+            resend_bytes: 0,
+            in_flight: VecDeque::new(),
         }
     }
 
@@ -165,13 +172,12 @@ impl SendStream {
 
     /// Bytes not sent yet, new or to be sent again: this flow's share of the virtual queues.
     pub fn unsent(&self) -> u64 {
-        (self.written - self.next) + self.resend.iter().map(|(s, e)| e - s).sum::<u64>()
+        (self.written - self.next) + self.resend_bytes
     }
 
     /// Bytes that may go out now: lost ranges, and new bytes within the peer's credit.
     pub fn sendable(&self) -> u64 {
-        self.resend.iter().map(|(s, e)| e - s).sum::<u64>()
-            + self.written.min(self.credit).saturating_sub(self.next)
+        self.resend_bytes + self.written.min(self.credit).saturating_sub(self.next)
     }
 
     /// Whether some byte may go out now (within the peer's credit).
@@ -189,6 +195,7 @@ impl SendStream {
             let start = *s;
             let len = (*e - *s).min(max);
             *s += len;
+            self.resend_bytes -= len;
             if *s == *e {
                 self.resend.pop_front();
             }
@@ -211,8 +218,18 @@ impl SendStream {
                 is_resend: false,
             }
         };
-        self.in_flight
-            .insert(seg.start, (seg.start + seg.len, conn));
+        let entry = (seg.start, seg.start + seg.len, conn);
+        match self.in_flight.back() {
+            Some(&(last, _, _)) if last >= seg.start => {
+                let at = self.in_flight.partition_point(|&(s, _, _)| s < seg.start);
+                match self.in_flight.get_mut(at) {
+                    // (Segments never overlap; as a map keyed by start would, the later wins.)
+                    Some(e) if e.0 == seg.start => *e = entry,
+                    _ => self.in_flight.insert(at, entry),
+                }
+            }
+            _ => self.in_flight.push_back(entry),
+        }
         Some(seg)
     }
 
@@ -237,13 +254,11 @@ impl SendStream {
             return 0;
         }
         self.acked = received;
-        while let Some(entry) = self.in_flight.first_entry() {
-            let (end, conn) = *entry.get();
+        while let Some(&(start, end, conn)) = self.in_flight.front() {
             if end > received {
                 break;
             }
-            let start = *entry.key();
-            entry.remove();
+            self.in_flight.pop_front();
             freed_on(conn, end - start);
         }
         // Lost ranges the receiver turned out to hold need not go again.
@@ -258,6 +273,7 @@ impl SendStream {
                 break;
             }
         }
+        self.resend_bytes -= skipped;
         let drop = (received.min(self.written) - self.base) as usize;
         self.buf.drain(drop);
         self.base += drop as u64;
@@ -267,33 +283,39 @@ impl SendStream {
     /// The connection `conn` died: every segment it carried that is not acknowledged must go
     /// again. Returns the bytes re-queued.
     pub fn requeue_lost(&mut self, conn: ConnId) -> u64 {
-        if !self.in_flight.values().any(|&(_, c)| c == conn) {
+        if !self.in_flight.iter().any(|&(_, _, c)| c == conn) {
             return 0;
         }
-        let lost: Vec<u64> = self
-            .in_flight
-            .iter()
-            .filter(|(_, &(_, c))| c == conn)
-            .map(|(&s, _)| s)
-            .collect();
         let mut bytes = 0;
-        for s in lost {
-            if let Some((e, _)) = self.in_flight.remove(&s) {
-                let s = s.max(self.acked);
-                if e > s {
-                    self.resend.push_back((s, e));
-                    bytes += e - s;
-                }
+        let acked = self.acked;
+        let resend = &mut self.resend;
+        self.in_flight.retain(|&(s, e, c)| {
+            if c != conn {
+                return true;
             }
-        }
+            let s = s.max(acked);
+            if e > s {
+                resend.push_back((s, e));
+                bytes += e - s;
+            }
+            false
+        });
         self.resend.make_contiguous().sort_unstable();
+        self.resend_bytes += bytes;
+        // Debug builds: the count is the ranges' sum (checked here, where a pass over them
+        // costs no more than the pass over `in_flight` above, not in `unsent`).
+        debug_assert_eq!(
+            self.resend_bytes,
+            self.resend.iter().map(|(s, e)| e - s).sum::<u64>(),
+            "resend_bytes"
+        );
         bytes
     }
 
     /// Forgets the unacknowledged segments (the flow was reset: the receiver discards them and
     /// acknowledges nothing more), telling `freed_on` how many bytes each connection carried.
     pub fn release_in_flight(&mut self, mut freed_on: impl FnMut(ConnId, u64)) {
-        for (start, (end, conn)) in std::mem::take(&mut self.in_flight) {
+        for (start, end, conn) in std::mem::take(&mut self.in_flight) {
             freed_on(conn, end - start);
         }
     }
@@ -302,6 +324,7 @@ impl SendStream {
     pub fn abandon(&mut self) -> u64 {
         let dropped = self.unsent();
         self.resend.clear();
+        self.resend_bytes = 0;
         self.next = self.written;
         self.in_flight.clear();
         self.buf.clear();
@@ -348,6 +371,48 @@ mod tests {
         assert_eq!(freed, vec![(ConnId(2), 4), (ConnId(2), 6)]);
         assert_eq!(s.buffered(), 20);
         assert_eq!(s.take(100, ConnId(2)).unwrap().len, 10);
+    }
+
+    /// `unsent` and `sendable` count the lost ranges from `resend_bytes`: it must stay their
+    /// sum through losses, re-sends cut short by `max`, acknowledgements that land inside a
+    /// range and past several, and an abandon.
+    #[test]
+    fn resend_bytes_stays_the_sum_of_the_lost_ranges() {
+        fn sum(s: &SendStream) -> u64 {
+            s.resend.iter().map(|(a, b)| b - a).sum()
+        }
+        let mut s = SendStream::new();
+        s.credit = u64::MAX;
+        s.push(&[1; 1000]);
+        for i in 0..40 {
+            s.take(10, ConnId(1 + i % 2)).unwrap();
+        }
+        assert_eq!(s.requeue_lost(ConnId(1)), 200);
+        assert_eq!(s.resend_bytes, 200);
+        assert_eq!(s.unsent(), 600 + 200);
+        assert_eq!(s.sendable(), 600 + 200);
+        // A re-send cut short by `max`: part of the first range stays.
+        let seg = s.take(4, ConnId(3)).unwrap();
+        assert!(seg.is_resend && seg.len == 4);
+        assert_eq!((s.resend_bytes, sum(&s)), (196, 196));
+        // An acknowledgement inside a range and past several.
+        s.on_ack(55, 1 << 20, |_, _| {});
+        assert_eq!(s.resend_bytes, sum(&s));
+        s.on_ack(201, 1 << 20, |_, _| {});
+        assert_eq!(s.resend_bytes, sum(&s));
+        assert_eq!(s.unsent(), 600 + s.resend_bytes);
+        // The other connection dies too; its ranges join, sorted.
+        s.requeue_lost(ConnId(2));
+        assert_eq!(s.resend_bytes, sum(&s));
+        while s.take(7, ConnId(4)).is_some_and(|seg| seg.is_resend) {
+            assert_eq!(s.resend_bytes, sum(&s));
+        }
+        assert_eq!(s.resend_bytes, 0);
+        s.requeue_lost(ConnId(4));
+        assert!(s.resend_bytes > 0);
+        let unsent = s.written - s.next + sum(&s);
+        assert_eq!(s.abandon(), unsent);
+        assert_eq!((s.resend_bytes, s.unsent()), (0, 0));
     }
 
     #[test]

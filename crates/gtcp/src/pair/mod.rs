@@ -35,9 +35,10 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 
 use crate::driver::DriverProfile;
+use crate::wire::frame::T_DONE;
 use crate::wire::{Frame, FrameDecoder, MAX_PAYLOAD_CAP};
 use crate::{
     Config, ConnCounters, ConnId, Event, FlowId, ProtocolError, ReadOutcome, Role, Session,
@@ -558,20 +559,34 @@ impl Pair {
         if n == 0 {
             return 0;
         }
-        // Which frames went: `Done`, and anything after both `Done`s.
+        // Which frames went: `Done`, and anything after both `Done`s. Once this end's `Done`
+        // went and the peer's did not arrive, neither can be in what it wrote: no scan. The
+        // scan walks the frames' headers (their lengths, as the decoder takes them) and decodes
+        // only a frame it reports.
         let mut closing = end.sent_done() && end.got_done;
-        let mut scan = out.clone();
-        let decoder = FrameDecoder::new(MAX_PAYLOAD_CAP);
-        while let Ok(Some(f)) = decoder.decode(&mut scan) {
-            if closing && !self.tainted {
-                self.violations
-                    .push(format!("{side:?} wrote {f:?} on {conn} after both Done"));
-                self.after_done.push((side, conn, f.clone()));
-            }
-            if f == Frame::Done && end.done_at.is_none() {
-                end.done_at = Some(end.sent + (n - scan.len()) as u64);
-                // The peer's Done arrived already: `Done` is this end's last frame.
-                closing = end.got_done;
+        if closing || end.done_at.is_none() {
+            let decoder = FrameDecoder::new(MAX_PAYLOAD_CAP);
+            let mut at = 0;
+            while let Ok(Some(len)) = decoder.frame_len(&out[at..]) {
+                if closing && !self.tainted {
+                    let mut one = BytesMut::from(&out[at..at + len]);
+                    match decoder.decode(&mut one) {
+                        Ok(Some(f)) => {
+                            self.violations
+                                .push(format!("{side:?} wrote {f:?} on {conn} after both Done"));
+                            self.after_done.push((side, conn, f));
+                        }
+                        e => self.violations.push(format!(
+                            "{side:?} wrote a frame on {conn} after both Done ({e:?})"
+                        )),
+                    }
+                }
+                at += len;
+                if out[at - len] == T_DONE && end.done_at.is_none() {
+                    end.done_at = Some(end.sent + at as u64);
+                    // The peer's Done arrived already: `Done` is this end's last frame.
+                    closing = end.got_done;
+                }
             }
         }
         end.sent += n as u64;
@@ -604,35 +619,45 @@ impl Pair {
         let Some(link) = self.links.get_mut(&conn) else {
             return 0;
         };
-        let mut bytes = BytesMut::new();
-        let end = &mut link.ends[from.idx()];
-        while bytes.len() < max {
+        let [opener, acceptor] = &mut link.ends;
+        let (end, to) = match from {
+            Side::Opener => (opener, acceptor),
+            Side::Acceptor => (acceptor, opener),
+        };
+        // Straight into the receiving end's inbox (what `input` hands to `handle_input`), or
+        // nowhere if that end closed.
+        let refuse = to.state == EndState::Closed;
+        let mut moved = 0;
+        while moved < max {
             let Some((at, front)) = end.pipe.front_mut() else {
                 break;
             };
             if *at > now {
                 break;
             }
-            let take = front.len().min(max - bytes.len());
-            bytes.extend_from_slice(&front.split_to(take));
+            let take = front.len().min(max - moved);
+            if !refuse {
+                to.inbox.extend_from_slice(&front[..take]);
+            }
+            front.advance(take);
+            moved += take;
             if front.is_empty() {
                 end.pipe.pop_front();
             }
         }
-        if bytes.is_empty() {
+        if moved == 0 {
             return 0;
         }
-        end.delivered += bytes.len() as u64;
+        end.delivered += moved as u64;
         let got_done = end.done_at.is_some_and(|d| d <= end.delivered);
-        let to = &mut link.ends[from.peer().idx()];
-        if to.state == EndState::Closed {
+        if refuse {
             self.refused += 1;
             self.kill(conn, None);
-            return bytes.len();
+            return moved;
         }
         to.got_done |= got_done;
-        self.input(from.peer(), conn, &bytes);
-        bytes.len()
+        self.input(from.peer(), conn, &[]);
+        moved
     }
 
     /// Everything due in every pipe reaches its side (the acceptor's input first, per

@@ -87,10 +87,12 @@ impl Session {
 
     /// Background bytes of flow `id` went out or came in.
     pub(crate) fn background_bytes(&mut self, now: Duration, id: FlowId, n: u64) {
+        // (Called per chunk sent: no flow lookup without admission control.)
+        let Some(a) = self.admission.as_mut() else {
+            return;
+        };
         if self.flows.get(&id).is_some_and(|f| f.background) {
-            if let Some(a) = self.admission.as_mut() {
-                a.sent(now, n);
-            }
+            a.sent(now, n);
         }
     }
 

@@ -278,7 +278,9 @@ impl Session {
             self.background_bytes(now, id, seg.len);
             // Room to hand over: the owner's (its connection owes less) or, for a flow with
             // no live connection, this flow's own (it has fewer bytes unsent).
-            if let Some(o) = owner.filter(|_| from_own > 0) {
+            // (Once when the owner is this flow: a second look at the same room changes
+            // nothing.)
+            if let Some(o) = owner.filter(|&o| from_own > 0 && o != id) {
                 self.check_writable(o);
             }
             self.check_writable(id);
