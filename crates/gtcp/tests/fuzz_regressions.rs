@@ -13,6 +13,16 @@ use gtcp::{Config, ConnId, Event, FlowId, ProtocolError, Role, Session};
 
 const T0: Duration = Duration::ZERO;
 
+/// Runs a pinned `session_input` script (`cargo fuzz fmt` output in `fuzz_scripts/`) through
+/// [`gtcp::pair::script::run`], exactly as the fuzz target runs its input.
+macro_rules! run_script {
+    ($file:literal) => {{
+        use gtcp::pair::script::{run, Input, Op::*};
+        use gtcp::pair::Side::*;
+        run(include!($file))
+    }};
+}
+
 fn acceptor() -> Session {
     Session::new(Role::Acceptor, Config::default()).expect("default config")
 }
@@ -308,41 +318,31 @@ fn a_reset_whose_confirmation_was_lost_is_sent_again_at_the_peers_done() {
 /// flow, a flow opened without a connection writes, the final pump.
 #[test]
 fn unowned_bytes_carried_by_others_are_forgiven_after_a_reset() {
-    use gtcp::pair::script::{run, Input, Op::*};
-    use gtcp::pair::Side::*;
-    run(include!("fuzz_scripts/ledger_unowned_above_unsent.rs"));
+    run_script!("fuzz_scripts/ledger_unowned_above_unsent.rs");
 }
 
 /// The same accounting error, second input of the round.
 #[test]
 fn unowned_bytes_carried_by_others_are_forgiven_after_a_reset_2() {
-    use gtcp::pair::script::{run, Input, Op::*};
-    use gtcp::pair::Side::*;
-    run(include!("fuzz_scripts/ledger_unowned_above_unsent_2.rs"));
+    run_script!("fuzz_scripts/ledger_unowned_above_unsent_2.rs");
 }
 
 /// The same accounting error, third input of the round.
 #[test]
 fn unowned_bytes_carried_by_others_are_forgiven_after_a_reset_3() {
-    use gtcp::pair::script::{run, Input, Op::*};
-    use gtcp::pair::Side::*;
-    run(include!("fuzz_scripts/ledger_unowned_above_unsent_3.rs"));
+    run_script!("fuzz_scripts/ledger_unowned_above_unsent_3.rs");
 }
 
 /// The same accounting error, fourth input of the round.
 #[test]
 fn unowned_bytes_carried_by_others_are_forgiven_after_a_reset_4() {
-    use gtcp::pair::script::{run, Input, Op::*};
-    use gtcp::pair::Side::*;
-    run(include!("fuzz_scripts/ledger_unowned_above_unsent_4.rs"));
+    run_script!("fuzz_scripts/ledger_unowned_above_unsent_4.rs");
 }
 
 /// The same accounting error, fifth input of the round.
 #[test]
 fn unowned_bytes_carried_by_others_are_forgiven_after_a_reset_5() {
-    use gtcp::pair::script::{run, Input, Op::*};
-    use gtcp::pair::Side::*;
-    run(include!("fuzz_scripts/ledger_unowned_above_unsent_5.rs"));
+    run_script!("fuzz_scripts/ledger_unowned_above_unsent_5.rs");
 }
 
 /// Was a gap in the driver contract (`poll_transmit`, session/transmit.rs): a poll whose budget
@@ -410,9 +410,7 @@ fn a_zero_poll_for_lack_of_room_is_not_a_drained_connection() {
 /// two connections that never sent a byte again.
 #[test]
 fn settle_opener_never_transmits() {
-    use gtcp::pair::script::{run, Input, Op::*};
-    use gtcp::pair::Side::*;
-    run(include!("fuzz_scripts/settle_opener_never_transmits.rs"));
+    run_script!("fuzz_scripts/settle_opener_never_transmits.rs");
 }
 
 /// Found by `session_input` replaying its committed corpus on the core of session 6
@@ -420,31 +418,21 @@ fn settle_opener_never_transmits() {
 /// whose end overtook its opening on another connection, the opening lost with its connection.
 #[test]
 fn an_end_that_overtook_a_lost_opening_is_acknowledged_in_the_end() {
-    use gtcp::pair::script::{run, Input, Op::*};
-    use gtcp::pair::Side::*;
-    run(include!("fuzz_scripts/fin_before_open_never_acked.rs"));
+    run_script!("fuzz_scripts/fin_before_open_never_acked.rs");
 }
 
 /// The fuzz round of session 6 (fuzz/corpus-seeds/session_input/liveness_opener_not_idle_with_data):
 /// the opener kept a flow and its connection after settling, as above but with data flowing.
 #[test]
 fn the_opener_settles_with_data_flowing() {
-    use gtcp::pair::script::{run, Input, Op::*};
-    use gtcp::pair::Side::*;
-    run(include!(
-        "fuzz_scripts/liveness_opener_not_idle_with_data.rs"
-    ));
+    run_script!("fuzz_scripts/liveness_opener_not_idle_with_data.rs");
 }
 
 /// The fuzz round of session 6 (fuzz/corpus-seeds/session_input/liveness_still_talking_after_settling):
 /// thousands of connections lost, then the sides still talked after 32 settling rounds.
 #[test]
 fn the_sides_stop_talking_after_thousands_of_lost_connections() {
-    use gtcp::pair::script::{run, Input, Op::*};
-    use gtcp::pair::Side::*;
-    run(include!(
-        "fuzz_scripts/liveness_still_talking_after_settling.rs"
-    ));
+    run_script!("fuzz_scripts/liveness_still_talking_after_settling.rs");
 }
 
 /// Found while fixing the ledger inputs above, by reading `on_open` (session/input.rs): an
@@ -494,9 +482,7 @@ fn an_opening_on_a_spare_takes_the_bytes_handed_over_before_it() {
 /// (fuzz/corpus-seeds/session_input/opener_flow_stuck_after_goaway).
 #[test]
 fn opener_flow_stuck_after_goaway() {
-    use gtcp::pair::script::{run, Input, Op::*};
-    use gtcp::pair::Side::*;
-    run(include!("fuzz_scripts/opener_flow_stuck_after_goaway.rs"));
+    run_script!("fuzz_scripts/opener_flow_stuck_after_goaway.rs");
 }
 
 /// Was a flow the acceptor never forgot (session/transmit.rs): the opener reset a flow that
@@ -508,26 +494,18 @@ fn opener_flow_stuck_after_goaway() {
 /// hang_settle_acceptor_refuses_replacement, minimised; not_settled_too_many_flows).
 #[test]
 fn a_flow_named_only_by_the_peers_reset_is_forgotten_once_confirmed() {
-    use gtcp::pair::script::{run, Input, Op::*};
-    use gtcp::pair::Side::*;
-    run(include!(
-        "fuzz_scripts/hang_settle_acceptor_refuses_replacement.rs"
-    ));
+    run_script!("fuzz_scripts/hang_settle_acceptor_refuses_replacement.rs");
 }
 
 /// The same fault, reached as a refused opening (the fuzzer's input before minimising).
 #[test]
 fn a_confirmed_reset_does_not_hold_the_acceptors_flow_limit() {
-    use gtcp::pair::script::{run, Input, Op::*};
-    use gtcp::pair::Side::*;
-    run(include!("fuzz_scripts/not_settled_too_many_flows.rs"));
+    run_script!("fuzz_scripts/not_settled_too_many_flows.rs");
 }
 
 /// Found by `session_input` in session 7 (fuzz/corpus-seeds/session_input/
 /// not_settled_opener_not_idle).
 #[test]
 fn not_settled_opener_not_idle() {
-    use gtcp::pair::script::{run, Input, Op::*};
-    use gtcp::pair::Side::*;
-    run(include!("fuzz_scripts/not_settled_opener_not_idle.rs"));
+    run_script!("fuzz_scripts/not_settled_opener_not_idle.rs");
 }

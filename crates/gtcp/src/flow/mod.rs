@@ -134,9 +134,11 @@ impl Flow {
     /// Whether the flow is open on this side: always on the opener (its application opened
     /// it); on the acceptor once the frame that opens it arrived (its route is then known).
     /// Until then an acceptor flow exists only because frames about it overtook its opening
-    /// (or its connection was announced first): its application does not know it, nothing of
-    /// it is acknowledged, and evidence that the peer had it with another instance of this
-    /// side resets it (`Session::reset_flow_of_another_instance`).
+    /// (or its connection was announced first): its application does not know it (the
+    /// session refuses the application's calls on it: a driver out of contract, as the fuzzer
+    /// is, once ended such a flow, and the opener's stale reply broke every new connection),
+    /// nothing of it is acknowledged, and evidence that the peer had it with another instance
+    /// of this side resets it (`Session::reset_flow_of_another_instance`).
     pub fn opened(&self) -> bool {
         self.route.is_some()
     }

@@ -342,18 +342,17 @@ impl Session {
         if f.reset_code.is_some() {
             return Ok(());
         }
-        if a.received > f.send.next && self.reset_flow_of_another_instance(now, a.flow) {
-            return Ok(());
-        }
-        let Some(f) = self.flows.get_mut(&a.flow) else {
-            return Ok(());
-        };
-        // A stale-flow reply from the peer may acknowledge up to what we sent, never beyond.
+        // A stale-flow reply from the peer may acknowledge up to what we sent, never beyond;
+        // beyond, the flow is another server instance's, or the peer is at fault.
         if a.received > f.send.next {
+            let sent = f.send.next;
+            if self.reset_flow_of_another_instance(now, a.flow) {
+                return Ok(());
+            }
             return Err(ProtocolError::AckBeyondSent {
                 flow: a.flow,
                 received: a.received,
-                sent: f.send.next,
+                sent,
             });
         }
         let (conns, settled) = (&mut self.conns, &mut self.settled);

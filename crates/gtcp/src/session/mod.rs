@@ -482,7 +482,7 @@ impl Session {
         let f = self
             .flows
             .get(&flow)
-            .filter(|f| app_knows(self.role, f))
+            .filter(|f| f.opened())
             .ok_or(SessionError::UnknownFlow(flow))?;
         if f.no_more_writes() {
             return Err(SessionError::Finished(flow));
@@ -590,7 +590,7 @@ impl Session {
             return Ok(0);
         }
         let role = self.role;
-        let Some(f) = self.flows.get_mut(&flow).filter(|f| app_knows(role, f)) else {
+        let Some(f) = self.flows.get_mut(&flow).filter(|f| f.opened()) else {
             return Err(SessionError::UnknownFlow(flow));
         };
         push(&mut f.send, n);
@@ -624,7 +624,7 @@ impl Session {
         let f = self
             .flows
             .get_mut(&flow)
-            .filter(|f| app_knows(role, f))
+            .filter(|f| f.opened())
             .ok_or(SessionError::UnknownFlow(flow))?;
         if !f.send.finished {
             f.send.known_end = end;
@@ -640,7 +640,7 @@ impl Session {
         let f = self
             .flows
             .get_mut(&flow)
-            .filter(|f| app_knows(role, f))
+            .filter(|f| f.opened())
             .ok_or(SessionError::UnknownFlow(flow))?;
         if f.no_more_writes() {
             return Ok(());
@@ -689,7 +689,7 @@ impl Session {
         let f = self
             .flows
             .get_mut(&flow)
-            .filter(|f| app_knows(role, f))
+            .filter(|f| f.opened())
             .ok_or(SessionError::UnknownFlow(flow))?;
         if let Some(code) = f.reset_code {
             f.end_reported = true;
@@ -1201,16 +1201,6 @@ impl Session {
         self.stale.push_back(frame);
         self.wake_ctrl();
     }
-}
-
-/// Whether the application of this end can know flow `f`: every flow of the opener (it
-/// opened them); an acceptor flow once its opening arrived ([`Event::FlowOpened`]). A flow the
-/// acceptor created for a frame that overtook its opening is the session's alone: its
-/// application writing, ending or reading it (a driver out of contract, as the fuzzer is) sent
-/// an end the opener had long forgotten, whose reply then broke every new connection
-/// (`AckBeyondSent`) for good (found by `session_input`).
-fn app_knows(role: Role, f: &Flow) -> bool {
-    role == Role::Opener || f.opened()
 }
 
 /// Connection `conn` (its `counters`) becomes `flow`'s own: what the flow handed over before

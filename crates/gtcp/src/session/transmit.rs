@@ -337,35 +337,28 @@ impl Session {
         if c.phase.done_sent() || c.vq() > 0 || c.unacked > 0 || self.orphan() > 0 {
             return 0;
         }
-        // A connection that carries no flow of its own (a warm spare here) says `Done` only
-        // in answer to the peer's: the peer took it for its flow's (an opening on a spare
-        // that this side forgot with the flow's reset) and is closing it, and would wait for
-        // that answer for good (found by `session_input`).
-        let Some(owner) = c.owner else {
-            if !c.phase.done_received() || !self.flows.values().all(|f| f.settled_on(conn)) {
-                return 0;
-            }
-            return self.say_done(conn, out);
-        };
-        match self.flows.get(&owner) {
-            // Both directions over and the last acknowledgement out: after Done this side
-            // writes nothing more here.
-            // A reset still to be sent goes on the flow's own connection first.
-            Some(f) if !f.closed || f.ack_queued || f.reset == Delivery::Queued => return 0,
-            Some(_) => {}
-            None if self.role == Role::Acceptor && !self.is_retired(owner) => return 0,
+        match c.owner {
+            // A connection that carries no flow of its own (a warm spare here) says `Done`
+            // only in answer to the peer's: the peer took it for its flow's (an opening on a
+            // spare that this side forgot with the flow's reset) and is closing it, and would
+            // wait for that answer for good (found by `session_input`).
+            None if !c.phase.done_received() => return 0,
             None => {}
+            Some(owner) => match self.flows.get(&owner) {
+                // Both directions over and the last acknowledgement out: after Done this side
+                // writes nothing more here.
+                // A reset still to be sent goes on the flow's own connection first.
+                Some(f) if !f.closed || f.ack_queued || f.reset == Delivery::Queued => return 0,
+                Some(_) => {}
+                None if self.role == Role::Acceptor && !self.is_retired(owner) => return 0,
+                None => {}
+            },
         }
         if !self.flows.values().all(|f| f.settled_on(conn)) {
             return 0;
         }
-        self.say_done(conn, out)
-    }
-
-    /// Writes `Done` on `conn` (known to exist); returns the frames written (1).
-    fn say_done(&mut self, conn: ConnId, out: &mut BytesMut) -> usize {
         Frame::Done.encode(out);
-        let c = self.conns.get_mut(&conn).expect("checked by the caller");
+        let c = self.conns.get_mut(&conn).expect("checked above");
         c.phase = c.phase.send_done();
         if c.phase == Phase::Closing {
             self.events.push_back(super::Event::ConnDone(conn));
