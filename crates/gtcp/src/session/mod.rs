@@ -589,7 +589,6 @@ impl Session {
         if n == 0 {
             return Ok(0);
         }
-        let role = self.role;
         let Some(f) = self.flows.get_mut(&flow).filter(|f| f.opened()) else {
             return Err(SessionError::UnknownFlow(flow));
         };
@@ -620,7 +619,6 @@ impl Session {
     /// The sender learned where the flow's current transfer ends (a stream offset): from a
     /// hint, or an HTTP `Content-Length`. `None` forgets it.
     pub fn set_known_end(&mut self, flow: FlowId, end: Option<u64>) -> Result<(), SessionError> {
-        let role = self.role;
         let f = self
             .flows
             .get_mut(&flow)
@@ -636,7 +634,6 @@ impl Session {
     /// The application closed its sending direction: the flow's size is now known, and its end
     /// goes to the peer.
     pub fn finish(&mut self, flow: FlowId) -> Result<(), SessionError> {
-        let role = self.role;
         let f = self
             .flows
             .get_mut(&flow)
@@ -685,7 +682,6 @@ impl Session {
         flow: FlowId,
         max: usize,
     ) -> Result<ReadOutcome, SessionError> {
-        let role = self.role;
         let f = self
             .flows
             .get_mut(&flow)
