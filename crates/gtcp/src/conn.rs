@@ -1,6 +1,7 @@
 //! Pool connections as the core sees them: a virtual queue and counters.
 
 use crate::ids::{ConnId, FlowId};
+use crate::wire::AckFrame;
 
 /// Per-connection counters: the invariant of the product, observable.
 ///
@@ -129,6 +130,10 @@ pub(crate) struct Conn {
     pub go_away_sent: bool,
     /// Frames that must go on this connection (the opening frame of its flow).
     pub open_queue: Vec<FlowId>,
+    /// (Acceptor) The last acknowledgement of this connection's flow, forgotten after that
+    /// acknowledgement went on another connection: it goes again here, before `Done`
+    /// (`Session::try_retire`).
+    pub final_ack: Option<AckFrame>,
 }
 
 impl Conn {
@@ -142,6 +147,7 @@ impl Conn {
             polled: false,
             go_away_sent: false,
             open_queue: Vec::new(),
+            final_ack: None,
         }
     }
 

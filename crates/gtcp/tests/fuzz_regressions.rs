@@ -509,3 +509,30 @@ fn a_confirmed_reset_does_not_hold_the_acceptors_flow_limit() {
 fn not_settled_opener_not_idle() {
     run_script!("fuzz_scripts/not_settled_opener_not_idle.rs");
 }
+
+/// Was a bound that did not count what died with connections (`SessionCounters::unsent_bound`,
+/// session/mod.rs). A flow still waiting for its first connection handed over up to a send
+/// buffer while other connections carried its bytes ahead of it; they died with part of them
+/// in flight, the lost bytes came back among its unsent (its share of the virtual queues had
+/// promised them all along, so they did not show as orphan debt), and once the last
+/// connection died the bound fell to one send buffer per flow without a connection: 276 426
+/// unsent bytes against a bound of 262 144, nothing handed over above it. The bound now counts
+/// the lost bytes (they were in flight, within the receiver's credit, and drain as they go
+/// again) and what is still lent beyond the budget of the connections left.
+/// Found by `session_input` (fuzz/findings/session_input/unsent_above_bound_after_last_conn_died).
+#[test]
+fn bytes_lost_with_the_last_connection_count_in_the_unsent_bound() {
+    run_script!("fuzz_scripts/unsent_above_bound_after_last_conn_died.rs");
+}
+
+/// Was an acknowledgement nobody sent again (session/transmit.rs, `maybe_done`): the acceptor
+/// acknowledged the end of a flow on a connection that had already died at the opener (killed
+/// there first; the acceptor wrote into its remains), then forgot the flow and said `Done` on
+/// the flow's own connection. The opener, whose end went out on that own connection, keeps
+/// the flow until its connection closes cleanly and waited for good. The acceptor now sends a
+/// forgotten flow's last acknowledgement again on the flow's own connection before `Done`.
+/// Found by `session_input` (fuzz/findings/session_input/not_settled_opener_not_idle_2).
+#[test]
+fn the_last_acknowledgement_goes_on_the_flows_own_connection_before_done() {
+    run_script!("fuzz_scripts/not_settled_opener_not_idle_2.rs");
+}

@@ -1,8 +1,9 @@
 //! Memory of the hand-over rule (issue 8): with many flows active at once, unsent bytes stay
 //! within the documented bound — ((1 + `LEND_PER_CONNECTION`) × live connections + flows
 //! without one) × `send_buffer`
-//! plus orphan debt, at every moment — and send buffers within `send_buffer + flow_window` per
-//! flow beyond that.
+//! plus orphan debt and lost bytes, at every moment, with what is lent within the budget (no
+//! connection dies here) — and send buffers within `send_buffer + flow_window` per flow beyond
+//! that.
 //!
 //! Receive credit granted beyond the flows' own windows stays within the receive budget
 //! (`RECEIVE_BUDGET_PER_CONNECTION` × live connections × `flow_window`).
@@ -74,6 +75,15 @@ fn peaks(policy: &str, n: usize, send_buffer: u64, size: usize) -> Peaks {
                 h.now,
                 c.unsent_bytes,
                 c.unsent_bound
+            );
+            // No connection dies here: what is lent stays within the budget (the bound counts
+            // a loan above it only after connections died).
+            let budget = gtcp::session::LEND_PER_CONNECTION * c.active_conns * send_buffer;
+            assert!(
+                c.lent_bytes <= budget,
+                "{policy}: tick {}: {} bytes lent, budget {budget}",
+                h.now,
+                c.lent_bytes
             );
             p.buffered = p.buffered.max(c.send_buffered_bytes);
             p.active = p.active.max(c.active_flows);

@@ -175,6 +175,12 @@ impl SendStream {
         (self.written - self.next) + self.resend_bytes
     }
 
+    /// Bytes of the lost ranges: sent on a connection that died unacknowledged, to be sent
+    /// again.
+    pub fn lost(&self) -> u64 {
+        self.resend_bytes
+    }
+
     /// Bytes that may go out now: lost ranges, and new bytes within the peer's credit.
     pub fn sendable(&self) -> u64 {
         self.resend_bytes + self.written.min(self.credit).saturating_sub(self.next)

@@ -31,7 +31,7 @@
 
 pub mod script;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -322,6 +322,9 @@ pub struct Pair {
     pub check_liveness: bool,
     /// Moments a connection was idle where plain TCP's would have been sending.
     pub idle_breaches: Vec<String>,
+    /// Flows whose replacement connection the acceptor refused: tried again at the next
+    /// round, not at once ([`Pair::retry_replacements`]).
+    pub backoff: BTreeSet<FlowId>,
 }
 
 /// Reset code of a flow whose replacement connection could not be established (the tunnel's
@@ -366,6 +369,7 @@ impl Pair {
             spec_of: BTreeMap::new(),
             check_liveness: false,
             idle_breaches: Vec::new(),
+            backoff: BTreeSet::new(),
         })
     }
 
@@ -713,10 +717,8 @@ impl Pair {
                 }
             }
             Event::ConnNeeded { owner } => {
-                if self.add_connection(Some(owner)).is_none() {
-                    // No replacement can be established (the ids ran out): the driver resets
-                    // the flow, as the tunnel's client does, so it does not wait forever.
-                    let _ = self.app_reset(side, owner, RESET_NO_CONNECTION);
+                if !self.backoff.contains(&owner) {
+                    self.replace(side, owner);
                 }
             }
             Event::FlowOpened { flow, .. } => {
@@ -746,6 +748,45 @@ impl Pair {
             }
             Event::FlowClosed(_) => {}
         }
+    }
+
+    /// The driver's answer to `ConnNeeded`: a replacement connection owned by `owner`. When the
+    /// ids ran out, none can be established: the driver resets the flow, as the tunnel's
+    /// client does, so it does not wait forever. When the acceptor refuses it (it dies on the
+    /// opener at once, which asks again), the flow waits in [`Pair::backoff`] and is tried
+    /// again at the next round ([`Pair::retry_replacements`]), as the tunnel's client waits
+    /// its reconnect backoff. Tried again at once, a refusal that lasts (the acceptor at
+    /// `max_flows` until a reset's confirmation arrives, which only a later round delivers)
+    /// was a loop with no end inside one [`Pair::handle_events`] (found by `session_input`,
+    /// fuzz/findings/session_input/timeout_over_20s).
+    fn replace(&mut self, side: Side, owner: FlowId) {
+        if self.next_conn > self.conn_limit {
+            let _ = self.app_reset(side, owner, RESET_NO_CONNECTION);
+            return;
+        }
+        if self.add_connection(Some(owner)).is_none() && self.needs_connection(owner) {
+            self.backoff.insert(owner);
+        }
+    }
+
+    /// Whether the opener still tracks `owner` and no live connection of its own carries it.
+    fn needs_connection(&self, owner: FlowId) -> bool {
+        let opener = &self.sessions[Side::Opener.idx()];
+        opener.flow_ids().any(|f| f == owner) && opener.connections().all(|(_, o)| o != Some(owner))
+    }
+
+    /// Replacements refused earlier are tried again, once each (those still needed).
+    /// Returns how many were tried.
+    pub fn retry_replacements(&mut self) -> usize {
+        let waiting = std::mem::take(&mut self.backoff);
+        let mut tried = 0;
+        for owner in waiting {
+            if self.needs_connection(owner) {
+                tried += 1;
+                self.replace(Side::Opener, owner);
+            }
+        }
+        tried
     }
 
     fn end_mut(&mut self, side: Side, conn: ConnId) -> Option<&mut End> {
@@ -957,12 +998,15 @@ impl Pair {
 
     // ----- driving --------------------------------------------------------------------------
 
-    /// Up to `rounds` rounds of: every ready end writes up to `max` bytes, everything due is
-    /// delivered, events are acted on (without [`Pair::auto_apps`], every application reads
-    /// what it can). Returns whether the pair went quiet.
+    /// Up to `rounds` rounds of: replacements refused earlier are tried again, every ready end
+    /// writes up to `max` bytes, everything due is delivered, events are acted on (without
+    /// [`Pair::auto_apps`], every application reads what it can). Returns whether the pair
+    /// went quiet (nothing moved, no event, no replacement tried).
     pub fn pump(&mut self, rounds: usize, max: usize) -> bool {
         for _ in 0..rounds {
-            let mut moved = 0;
+            // A refused replacement waiting to be tried again is not quiet.
+            let mut moved = self.retry_replacements();
+            self.handle_events();
             for conn in self.conn_ids() {
                 for side in Side::BOTH {
                     if self.is_ready(side, conn) {
@@ -1031,6 +1075,7 @@ impl Pair {
     /// One tick: flows whose start came open (each with its connection); applications write;
     /// every ready connection writes up to its rate; time advances; what is due arrives.
     pub fn step(&mut self) {
+        self.retry_replacements();
         while self.started < self.specs.len() && self.specs[self.started].start <= self.now {
             let i = self.started;
             let route = format!("r{}", i % 3);
@@ -1271,6 +1316,45 @@ mod tests {
         assert_eq!(sides.len(), 2, "{sides:?}");
         assert!(sides.contains(&(Side::Opener, c)) && sides.contains(&(Side::Acceptor, c)));
         assert_eq!(p.check_end(), Ok(()));
+    }
+
+    /// A replacement the acceptor refuses is tried again at the next round, not at once: an
+    /// immediate retry looped inside one `handle_events` for as long as the refusal lasted
+    /// (fuzz/findings/session_input/timeout_over_20s; with ids limited, as here, the flow was
+    /// reset once they ran out).
+    #[test]
+    fn a_refused_replacement_waits_for_the_next_round() {
+        let config = Config {
+            max_flows: 2,
+            ..Config::default()
+        };
+        let mut p = Pair::new(config).expect("config");
+        p.strict = false;
+        p.conn_limit = 20;
+        let f1 = p
+            .open_flow(None, "r", 0, None, Source::Pattern)
+            .expect("open");
+        p.add_connection(Some(f1)).expect("connection");
+        // A flow the opener does not know fills the acceptor's last slot.
+        p.add_connection_on(Side::Acceptor, ConnId(100), Some(FlowId(3)))
+            .expect("accepted");
+        let f2 = p
+            .open_flow(None, "r", 0, None, Source::Pattern)
+            .expect("open");
+        assert_eq!(
+            p.add_connection(Some(f2)),
+            None,
+            "refused: the acceptor is full"
+        );
+        p.handle_events();
+        // One more attempt at the replacement asked for, then it waits.
+        assert_eq!(p.next_conn, 4, "connections tried: f1's, f2's, one retry");
+        assert!(p.backoff.contains(&f2));
+        assert!(!p.apps[0].get(&f2).is_some_and(|a| a.reset), "not reset");
+        // Each round tries it once more (and is not quiet while it waits).
+        assert!(!p.pump(3, 1 << 16));
+        assert_eq!(p.next_conn, 7);
+        assert!(p.backoff.contains(&f2));
     }
 
     #[test]

@@ -80,7 +80,10 @@ const MAX_STALE_REPLIES: usize = 1024;
 /// FAIR 1.053 ± 0.030 × the unbounded variant's mean completion time; with 16, 1.007 ± 0.021
 /// and 1.000 ± 0.017 (a 4 MiB `send_buffer` with 4 gave the same: 1.007, 0.998). Unsent
 /// memory is at most `(1 + LEND_PER_CONNECTION) × live connections × send_buffer` (+ flows
-/// without a connection, + orphan debt); what is lent holds the bytes of flows the policy
+/// without a connection, + orphan debt and lost bytes, + what was lent beyond the budget of
+/// the connections left after some died, until it drains: the budget shrinks with the
+/// connections, the loan does not, and nothing is lent while it is above the budget; see
+/// [`Session::send_capacity`]); what is lent holds the bytes of flows the policy
 /// holds back, which plain TCP would hold in its connections' socket buffers (Linux autotunes
 /// those up to 4 MiB each).
 pub const LEND_PER_CONNECTION: u64 = 16;
@@ -467,8 +470,17 @@ impl Session {
     /// connection died) may have at most `send_buffer` of its own bytes unsent.
     ///
     /// Memory: unsent bytes are at most (1 + [`LEND_PER_CONNECTION`]) × live connections ×
-    /// `send_buffer`, plus `send_buffer` per flow without a live connection, plus orphan debt
-    /// (what died); sent and not yet acknowledged bytes stay within the receiver's credit.
+    /// `send_buffer`, plus `send_buffer` per flow without a live connection, plus what died
+    /// with connections until it drains: orphan debt (what they owed), the bytes they had in
+    /// flight (lost, back among the unsent), and what was lent beyond the budget of the
+    /// connections left; sent and not yet acknowledged bytes stay within the receiver's
+    /// credit ([`SessionCounters::unsent_bound`]). Each of those drains and none grows by a
+    /// hand-over: lost bytes were in flight (within the receiver's credit) and leave as they
+    /// go again, nothing is lent while the loan is above the budget, and a flow without a live
+    /// connection takes bytes only while it holds less than a send buffer (its lost bytes,
+    /// which are the ones a flow waiting for its first connection can hold beyond that when
+    /// others carried its bytes and died, count as lost; found by `session_input`, fuzz/
+    /// findings/session_input/unsent_above_bound_after_last_conn_died).
     pub fn send_capacity(&mut self, flow: FlowId) -> Result<usize, SessionError> {
         let room = self.room_of(flow)?;
         if room == 0 {
@@ -795,11 +807,16 @@ impl Session {
         c.recv_credit_extra = self.recv_extra;
         c.send_buffered_bytes = self.flows.values().map(|f| f.send.buffered()).sum();
         let ownerless = self.flows.values().filter(|f| f.owner().is_none()).count() as u64;
+        c.lent_bytes = self.ledger.lent();
+        c.lost_bytes = self.flows.values().map(|f| f.send.lost()).sum();
         // A live connection's queue takes hand-overs below one send buffer, plus what the
         // session lends flows sent ahead of their connections (`LEND_PER_CONNECTION` buffers
-        // per live connection); a flow with no live connection holds up to one send buffer of
-        // its own; what dead connections owed (orphan debt) comes on top until others carry it.
-        c.unsent_bound = self.unsent_bound_of_connections() + ownerless * self.config.send_buffer;
+        // per live connection, or what is still lent after connections died); a flow with no
+        // live connection takes hand-overs while it holds less than one send buffer; what dead
+        // connections owed (orphan debt) and what died in flight with them (lost bytes, back
+        // among the unsent) come on top until others carry them.
+        c.unsent_bound =
+            self.unsent_bound_of_connections() + ownerless * self.config.send_buffer + c.lost_bytes;
         c
     }
 
@@ -834,13 +851,15 @@ impl Session {
         self.ledger.unsent()
     }
 
-    /// The part of [`SessionCounters::unsent_bound`] that needs no pass over the flows:
-    /// (1 + [`LEND_PER_CONNECTION`]) × live connections × `send_buffer` + orphan debt. Unsent
-    /// bytes below it are within the bound; above it, the flows without a live connection
-    /// (in [`counters`](Self::counters)) decide.
+    /// The part of [`SessionCounters::unsent_bound`] that needs no pass over the flows: live
+    /// connections × `send_buffer`, + the lend budget ([`LEND_PER_CONNECTION`] × live
+    /// connections × `send_buffer`, or what is lent while above it), + orphan debt. Unsent
+    /// bytes below it are within the bound; above it, the flows without a live connection and
+    /// the lost bytes (in [`counters`](Self::counters)) decide.
     pub fn unsent_bound_of_connections(&self) -> u64 {
-        (1 + LEND_PER_CONNECTION) * self.conns.len() as u64 * self.config.send_buffer
-            + self.orphan()
+        let conns = self.conns.len() as u64;
+        let budget = LEND_PER_CONNECTION * conns * self.config.send_buffer;
+        conns * self.config.send_buffer + budget.max(self.ledger.lent()) + self.orphan()
     }
 
     /// Where flow `id`'s sending direction stands: bytes handed over and not sent, how many of
@@ -1110,6 +1129,9 @@ impl Session {
         if let Some(k) = f.key {
             self.sched.remove(k, id);
         }
+        if self.role == Role::Acceptor {
+            self.owe_final_ack(id);
+        }
         self.wants_room.remove(&id);
         if let Some(f) = self.flows.remove(&id) {
             // Bytes it handed over before a connection of its own existed, carried by others.
@@ -1123,6 +1145,32 @@ impl Session {
         self.counters.active_flows = self.flows.len() as u64;
         if self.role == Role::Acceptor {
             self.record_retired(id);
+        }
+    }
+
+    /// (Acceptor) Flow `id`, about to be forgotten, gets its last acknowledgement sent again on
+    /// its own connection before that connection's `Done`, if it went on another one
+    /// ([`Conn::final_ack`](crate::conn::Conn)). That other connection may have been dead at
+    /// the opener already (it died there first and the acknowledgement was written into its
+    /// remains here): nothing would then send it again, the flow being forgotten, while the
+    /// opener keeps the flow until its own connection closes cleanly and this side's `Done`
+    /// there would leave it waiting for good (found by `session_input`, fuzz/findings/
+    /// session_input/not_settled_opener_not_idle_2). On the flow's own connection the
+    /// acknowledgement precedes the `Done`, so a clean close proves the opener has it, and a
+    /// loss of that connection is one the opener sees (it sends its end again).
+    fn owe_final_ack(&mut self, id: FlowId) {
+        let Some(f) = self.flows.get(&id) else { return };
+        let (Some(own), Some(on)) = (f.owner(), f.ack_on) else {
+            return;
+        };
+        if on == own {
+            return;
+        }
+        let ack = transmit::ack_of(id, f);
+        if let Some(c) = self.conns.get_mut(&own) {
+            if !c.phase.done_sent() {
+                c.final_ack = Some(ack);
+            }
         }
     }
 

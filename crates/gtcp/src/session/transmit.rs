@@ -6,13 +6,23 @@ use bytes::BytesMut;
 
 use super::{Role, Session, RESET_CONFIRM};
 use crate::conn::Phase;
-use crate::flow::Delivery;
+use crate::flow::{Delivery, Flow};
 use crate::ids::{ConnId, FlowId};
 use crate::wire::{frame::encode_data_header, AckFrame, Frame, OpenFrame, DATA_HEADER_LEN};
 
 /// The most one flow's control frames take in one poll: an end (17 bytes) and an
 /// acknowledgement (26 bytes); a reset alone is 13.
 const MAX_CONTROL_PER_FLOW: usize = 17 + 26;
+
+/// The acknowledgement (with credit) of flow `id` as it stands.
+pub(crate) fn ack_of(id: FlowId, f: &Flow) -> AckFrame {
+    AckFrame {
+        flow: id,
+        received: f.recv.received,
+        credit: f.recv.credit,
+        fin: f.recv.final_size == Some(f.recv.received),
+    }
+}
 
 /// What a chunk's payload is charged to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,7 +123,9 @@ impl Session {
             header += data_header;
             payload += data;
             if out.len() < limit {
-                header += self.maybe_done(conn, out);
+                let (done, done_short) = self.maybe_done(conn, out, limit);
+                header += done;
+                short |= done_short;
             }
             short |= control_short || data_short;
         }
@@ -199,13 +211,7 @@ impl Session {
                 let Some(f) = self.flows.get_mut(&id) else {
                     continue;
                 };
-                let ack = AckFrame {
-                    flow: id,
-                    received: f.recv.received,
-                    credit: f.recv.credit,
-                    fin: f.recv.final_size == Some(f.recv.received),
-                };
-                Frame::Ack(ack).encode(out);
+                Frame::Ack(ack_of(id, f)).encode(out);
                 f.ack_on = Some(conn);
                 if f.closed {
                     sent_for_closed.push(id);
@@ -330,39 +336,63 @@ impl Session {
 
     /// Says `Done` once the connection owes nothing, its flow is over in both directions with
     /// its last acknowledgement sent, and nothing it carried waits for acknowledgement.
-    fn maybe_done(&mut self, conn: ConnId, out: &mut BytesMut) -> usize {
+    /// Returns the bytes written and whether they did not fit in `limit`.
+    fn maybe_done(&mut self, conn: ConnId, out: &mut BytesMut, limit: usize) -> (usize, bool) {
         let Some(c) = self.conns.get(&conn) else {
-            return 0;
+            return (0, false);
         };
         if c.phase.done_sent() || c.vq() > 0 || c.unacked > 0 || self.orphan() > 0 {
-            return 0;
+            return (0, false);
         }
+        // (Acceptor) The flow's last acknowledgement, if it went on another connection, goes
+        // again here first (`Session::owe_final_ack`).
+        let mut final_ack = None;
         match c.owner {
             // A connection that carries no flow of its own (a warm spare here) says `Done`
             // only in answer to the peer's: the peer took it for its flow's (an opening on a
             // spare that this side forgot with the flow's reset) and is closing it, and would
             // wait for that answer for good (found by `session_input`).
-            None if !c.phase.done_received() => return 0,
+            None if !c.phase.done_received() => return (0, false),
             None => {}
             Some(owner) => match self.flows.get(&owner) {
                 // Both directions over and the last acknowledgement out: after Done this side
                 // writes nothing more here.
                 // A reset still to be sent goes on the flow's own connection first.
-                Some(f) if !f.closed || f.ack_queued || f.reset == Delivery::Queued => return 0,
-                Some(_) => {}
-                None if self.role == Role::Acceptor && !self.is_retired(owner) => return 0,
-                None => {}
+                Some(f) if !f.closed || f.ack_queued || f.reset == Delivery::Queued => {
+                    return (0, false)
+                }
+                Some(f) => {
+                    if self.role == Role::Acceptor && f.ack_on.is_some_and(|on| on != conn) {
+                        final_ack = Some(ack_of(owner, f));
+                    }
+                }
+                None if self.role == Role::Acceptor && !self.is_retired(owner) => {
+                    return (0, false)
+                }
+                None => final_ack = c.final_ack,
             },
         }
         if !self.flows.values().all(|f| f.settled_on(conn)) {
-            return 0;
+            return (0, false);
+        }
+        let ack = final_ack.map(Frame::Ack);
+        let len = ack.as_ref().map_or(0, Frame::encoded_len) + 1;
+        if out.len() + len > limit {
+            return (0, true);
+        }
+        if let Some(ack) = ack {
+            ack.encode(out);
+            if let Some(f) = c.owner.and_then(|o| self.flows.get_mut(&o)) {
+                f.ack_on = Some(conn);
+            }
         }
         Frame::Done.encode(out);
         let c = self.conns.get_mut(&conn).expect("checked above");
+        c.final_ack = None;
         c.phase = c.phase.send_done();
         if c.phase == Phase::Closing {
             self.events.push_back(super::Event::ConnDone(conn));
         }
-        1
+        (len, false)
     }
 }

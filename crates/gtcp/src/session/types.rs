@@ -232,10 +232,19 @@ pub struct SessionCounters {
     pub orphan_bytes: u64,
     /// Bytes handed over and not yet sent (new, or to be sent again).
     pub unsent_bytes: u64,
-    /// The bound on `unsent_bytes` the hand-over rule keeps: ((1 + `LEND_PER_CONNECTION`) ×
-    /// live connections + flows without a live connection) × `send_buffer` + `orphan_bytes`
-    /// ([`Session::send_capacity`](super::Session::send_capacity)).
+    /// The bound on `unsent_bytes` the hand-over rule keeps: (live connections + flows
+    /// without a live connection) × `send_buffer`, + the lend budget (`LEND_PER_CONNECTION`
+    /// × live connections × `send_buffer`, or `lent_bytes` while above it), + `orphan_bytes`,
+    /// + `lost_bytes` ([`Session::send_capacity`](super::Session::send_capacity)).
     pub unsent_bound: u64,
+    /// Bytes lent: Σ over live connections of what their virtual queues hold beyond one
+    /// `send_buffer` (flows sent ahead of their own connections handed them over). Within the
+    /// lend budget, except after connections died (the budget shrinks with them, the rest of
+    /// the loan stays until the live connections carry it: nothing more is lent meanwhile).
+    pub lent_bytes: u64,
+    /// Bytes sent on connections that died unacknowledged, to be sent again (they were in
+    /// flight, so within the receiver's credit; they drain as they go again).
+    pub lost_bytes: u64,
     /// Bytes held in send buffers: unsent, plus sent and not yet acknowledged.
     pub send_buffered_bytes: u64,
     /// Receive credit granted beyond the flows' own `flow_window`s, from the session's
