@@ -5,7 +5,8 @@
 //! connections transmitting).
 //!
 //! After every step it checks what the caps promise, not only that nothing panicked:
-//! * flows ≤ `max_flows`, and flows named but never opened ≤ `MAX_UNOPENED_FLOWS`;
+//! * open flows ≤ `max_flows`, closed ones as many more, and flows named but never opened ≤
+//!   `MAX_UNOPENED_FLOWS`;
 //! * bytes held for the applications ≤ the credit the session may grant: `flow_window` per
 //!   flow plus the receive budget (`flow_window` per live connection);
 //! * the control backlog never grows with the frames received: at most 1024 stale replies plus
@@ -221,7 +222,12 @@ fn check(s: &Session, config: &Config, closes: usize, meter: &Meter, extra: i64)
         extra,
     );
     let flows: Vec<FlowId> = s.flow_ids().collect();
-    assert!(flows.len() <= config.max_flows, "{} flows", flows.len());
+    let open = s.open_flows();
+    assert!(
+        open <= config.max_flows && flows.len() <= 2 * config.max_flows,
+        "{open} open flows, {} in all",
+        flows.len()
+    );
     let unopened = flows.iter().filter(|f| s.route(**f).is_none()).count();
     assert!(unopened <= MAX_UNOPENED_FLOWS, "{unopened} unopened flows");
     let held = s.recv_buffered_bytes();

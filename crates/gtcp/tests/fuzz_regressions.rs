@@ -536,3 +536,16 @@ fn bytes_lost_with_the_last_connection_count_in_the_unsent_bound() {
 fn the_last_acknowledgement_goes_on_the_flows_own_connection_before_done() {
     run_script!("fuzz_scripts/not_settled_opener_not_idle_2.rs");
 }
+
+/// Was a livelock behind a harness loop. The resets of flow 1 crossed; the opener forgot the
+/// flow while the acceptor kept it, closed, until its own reset was confirmed, and counted it
+/// against `max_flows`. The opener's tenth flow was then one too many for the acceptor: its
+/// connection was refused (the pair retried that at once and forever, now once per round), and
+/// its end, sent on every other connection, was a protocol error (`TooManyFlows`) that closed
+/// each of them before the acceptor's reset could be confirmed. Closed flows now have an
+/// allowance of their own (session/mod.rs, `acceptor_flow`).
+/// Found by `session_input` (fuzz/findings/session_input/timeout_over_20s: over 20 s).
+#[test]
+fn a_closed_flow_waiting_for_its_confirmation_leaves_room_for_the_next() {
+    run_script!("fuzz_scripts/timeout_over_20s.rs");
+}

@@ -117,6 +117,8 @@ pub struct Session {
     role: Role,
     config: Config,
     flows: BTreeMap<FlowId, Flow>,
+    /// Of `flows`, those closed (both directions over, or reset) and not yet forgotten.
+    closed_flows: usize,
     conns: BTreeMap<ConnId, Conn>,
     sched: SchedQueue,
     events: VecDeque<Event>,
@@ -166,6 +168,7 @@ impl Session {
             role,
             config,
             flows: BTreeMap::new(),
+            closed_flows: 0,
             conns: BTreeMap::new(),
             sched: SchedQueue::default(),
             events: VecDeque::new(),
@@ -835,6 +838,12 @@ impl Session {
         self.flows.keys().copied()
     }
 
+    /// Flows this side tracks that are not closed (an acceptor admits a new flow while fewer
+    /// than `max_flows`, and while it tracks fewer than 2 × `max_flows` in all).
+    pub fn open_flows(&self) -> usize {
+        self.flows.len() - self.closed_flows
+    }
+
     /// Number of flows with bytes ready to send (the schedule's size).
     pub fn ready_flows(&self) -> usize {
         self.sched.len()
@@ -1069,6 +1078,7 @@ impl Session {
             return;
         }
         f.closed = true;
+        self.closed_flows += 1;
         self.counters.flows_closed += 1;
         let summary = FlowSummary {
             flow: id,
@@ -1134,6 +1144,9 @@ impl Session {
         }
         self.wants_room.remove(&id);
         if let Some(f) = self.flows.remove(&id) {
+            if f.closed {
+                self.closed_flows -= 1;
+            }
             // Bytes it handed over before a connection of its own existed, carried by others.
             self.ledger.release_unowned(f.awaiting_owner);
             if self.role == Role::Acceptor {
@@ -1212,8 +1225,17 @@ impl Session {
         if id.0 > horizon {
             return Err(ProtocolError::ImpossibleFlow(id));
         }
-        if self.flows.len() >= self.config.max_flows {
-            return Err(ProtocolError::TooManyFlows(self.config.max_flows));
+        // Flows the opener may still use count against `max_flows`; closed ones (both
+        // directions over, or reset) have their own allowance of as many. A closed flow can
+        // linger here after the opener forgot it (this side's reset crossed the opener's and
+        // waits for its confirmation, which only a later round trip brings): counted with the
+        // others, it made an honest opener's next flow a protocol error that closed every
+        // connection carrying the flow's frames, the confirmation with it, until the session
+        // expired (found by `session_input`, fuzz/findings/session_input/timeout_over_20s).
+        // A closed flow holds no bytes, only its bookkeeping.
+        let max = self.config.max_flows;
+        if self.open_flows() >= max || self.flows.len() >= 2 * max {
+            return Err(ProtocolError::TooManyFlows(max));
         }
         if self.unclaimed_unopened() >= caps::MAX_UNOPENED_FLOWS {
             return Err(ProtocolError::TooManyUnopened(caps::MAX_UNOPENED_FLOWS));

@@ -44,7 +44,9 @@ pub struct Config {
     pub send_buffer: u64,
     /// Flows tracked at once (default 4096). A session holds at most, per flow, `send_buffer`
     /// unsent, `flow_window` sent and not yet acknowledged, and `flow_window` received and not
-    /// yet read: `max_flows × (send_buffer + 2 × flow_window)` plus bookkeeping.
+    /// yet read: `max_flows × (send_buffer + 2 × flow_window)` plus bookkeeping. An acceptor
+    /// also keeps up to as many closed flows (no bytes, bookkeeping only) until the peer
+    /// confirms what it must (`Session::open_flows`).
     pub max_flows: usize,
 }
 
