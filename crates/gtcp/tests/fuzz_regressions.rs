@@ -283,13 +283,12 @@ fn a_reset_whose_confirmation_was_lost_is_sent_again_at_the_peers_done() {
     p.kill(spare, Some(Side::Acceptor));
     p.app_reset(Side::Acceptor, f2, 9).expect("reset flow 2");
     p.handle_events();
-    // The reset reaches the opener, whose confirmation goes out on the spare, and is lost
-    // there (the opener's end of the spare dies of it).
+    // The reset reaches the opener. Its confirmation went out on the spare and was lost there
+    // (the opener's end of the spare dies of it); since fuzz/findings/session_input/
+    // not_settled_opener_not_idle_3 it goes back on the connection the reset came on, so the
+    // spare may carry nothing: either way the ends must settle.
     p.pump(1, 64 * 1024);
-    assert!(
-        p.transmit(Side::Opener, spare, 64 * 1024) > 0,
-        "the confirmation"
-    );
+    p.transmit(Side::Opener, spare, 64 * 1024);
     p.deliver(Side::Opener, spare, 64 * 1024);
     p.handle_events();
     for side in [Side::Opener, Side::Acceptor] {
@@ -548,4 +547,17 @@ fn the_last_acknowledgement_goes_on_the_flows_own_connection_before_done() {
 #[test]
 fn a_closed_flow_waiting_for_its_confirmation_leaves_room_for_the_next() {
     run_script!("fuzz_scripts/timeout_over_20s.rs");
+}
+
+/// Was a confirmation nobody sent again (session/transmit.rs, `write_control`): the opener's
+/// end of connection 4 had died; it sent its resets of flows 2 and 4 again on connection 6
+/// (at the acceptor's `Done` there), the acceptor confirmed them on connection 4, still alive
+/// on its side, where they were lost, and forgot both flows. The opener waited for the
+/// confirmations for good, with flow 3 and connection 6. The confirmation of a peer's reset
+/// now goes back on the connection the reset came on while that one lives.
+/// Found by `session_input` on commit 5f15d1b (it fails on 264df42 too):
+/// fuzz/findings/session_input/not_settled_opener_not_idle_3.
+#[test]
+fn a_resets_confirmation_goes_back_on_the_connection_it_came_on() {
+    run_script!("fuzz_scripts/not_settled_opener_not_idle_3.rs");
 }

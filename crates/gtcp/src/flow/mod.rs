@@ -81,6 +81,9 @@ pub(crate) struct Flow {
     /// The connection the latest acknowledgement went on. Acknowledgements are cumulative, so
     /// only that connection's loss can leave the peer without the latest one.
     pub ack_on: Option<ConnId>,
+    /// The connection the peer's latest reset arrived on: its confirmation goes back there
+    /// while that connection lives (`Session::write_control`).
+    pub reset_from: Option<ConnId>,
     /// The application has been told the peer's direction ended (or reset).
     pub end_reported: bool,
     /// The flow counts as closed; it lingers until its connection is gone (opener side).
@@ -122,6 +125,7 @@ impl Flow {
             fin_acked: false,
             ack_queued: false,
             ack_on: None,
+            reset_from: None,
             end_reported: false,
             closed: false,
             readable_queued: false,

@@ -60,7 +60,7 @@ impl Session {
             Frame::Open(o) => self.on_open(now, conn, o),
             Frame::Data(d) => self.on_data(now, conn, d),
             Frame::Fin { flow, final_size } => self.on_fin(now, flow, final_size),
-            Frame::Reset { flow, code } => self.on_reset(now, flow, code),
+            Frame::Reset { flow, code } => self.on_reset(now, conn, flow, code),
             Frame::Ack(a) => self.on_ack(now, a),
             Frame::Keepalive => Ok(()),
             Frame::Done => {
@@ -284,7 +284,13 @@ impl Session {
         Ok(())
     }
 
-    fn on_reset(&mut self, now: Duration, id: FlowId, code: u32) -> Result<(), ProtocolError> {
+    fn on_reset(
+        &mut self,
+        now: Duration,
+        conn: ConnId,
+        id: FlowId,
+        code: u32,
+    ) -> Result<(), ProtocolError> {
         let confirm = code & RESET_CONFIRM != 0;
         if let Lookup::Stale = self.lookup(id)? {
             if !confirm {
@@ -299,6 +305,9 @@ impl Session {
         let Some(f) = self.flows.get_mut(&id) else {
             return Ok(());
         };
+        if !confirm {
+            f.reset_from = Some(conn);
+        }
         if confirm {
             if let Delivery::SentOn(c) = f.reset {
                 self.settled.push(c);

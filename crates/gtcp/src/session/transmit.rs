@@ -163,6 +163,7 @@ impl Session {
             self.stale.pop_front();
         }
         let mut sent_for_closed = Vec::new();
+        let mut elsewhere = Vec::new();
         while let Some(&id) = self.ctrl.front() {
             if out.len() + MAX_CONTROL_PER_FLOW > limit {
                 short = true;
@@ -172,6 +173,21 @@ impl Session {
             let Some(f) = self.flows.get_mut(&id) else {
                 continue;
             };
+            // The confirmation of the peer's reset goes back on the connection the reset came
+            // on while that one lives here: any other may have died at the peer already (this
+            // side learns it later), and once confirmed the flow is forgotten, so nothing would
+            // send the confirmation again, while the peer asked on a connection it saw alive
+            // and asks again if that one dies (found by `session_input`, fuzz/findings/
+            // session_input/not_settled_opener_not_idle_3).
+            if f.reset == Delivery::Queued && !f.reset_local {
+                let back = f.reset_from.filter(|&r| r != conn);
+                if let Some(r) =
+                    back.filter(|r| self.conns.get(r).is_some_and(|c| c.phase != Phase::Closing))
+                {
+                    elsewhere.push((id, r));
+                    continue;
+                }
+            }
             if f.reset == Delivery::Queued {
                 // Our own reset waits for confirmation; the confirmation of the peer's does not.
                 let code = f.reset_code.unwrap_or(0);
@@ -220,6 +236,10 @@ impl Session {
         }
         for id in sent_for_closed {
             self.try_retire(id);
+        }
+        for (id, r) in elsewhere {
+            self.ctrl.push_back(id);
+            self.wake(r);
         }
         (out.len() - before, short)
     }
