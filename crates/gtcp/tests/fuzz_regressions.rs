@@ -561,3 +561,15 @@ fn a_closed_flow_waiting_for_its_confirmation_leaves_room_for_the_next() {
 fn a_resets_confirmation_goes_back_on_the_connection_it_came_on() {
     run_script!("fuzz_scripts/not_settled_opener_not_idle_3.rs");
 }
+
+/// A regression of the change above, found by `session_input` on f2f80f3 at once (four inputs
+/// in 115 778 executions; this one is fuzz/findings/session_input/not_settled_opener_not_idle_4):
+/// the confirmation of the opener's reset of flow 2 now went on the connection the reset came
+/// on, not on flow 2's own connection, whose poll had used to forget the flow and then say
+/// `Done` at once. Forgotten by another connection's poll, the flow left its own connection
+/// asleep: nothing woke it to say `Done`, and the opener waited for it. Forgetting a flow
+/// now wakes its own connection (`try_retire`).
+#[test]
+fn forgetting_a_flow_wakes_its_own_connection() {
+    run_script!("fuzz_scripts/not_settled_opener_not_idle_4.rs");
+}

@@ -1147,6 +1147,12 @@ impl Session {
             if f.closed {
                 self.closed_flows -= 1;
             }
+            // Its own connection may now say `Done` (`maybe_done` waits for the flow to be
+            // forgotten), and that connection's poll may not be the one that forgot it: the
+            // confirmation that did may have gone on another (`write_control`).
+            if let Some(c) = f.owner() {
+                self.wake(c);
+            }
             // Bytes it handed over before a connection of its own existed, carried by others.
             self.ledger.release_unowned(f.awaiting_owner);
             if self.role == Role::Acceptor {
