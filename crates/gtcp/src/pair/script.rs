@@ -13,9 +13,9 @@
 //!
 //! After every op ([`check`]): every live connection keeps the ledger identity; state stays
 //! bounded whatever the input (issue 16: open flows within `max_flows` and closed ones within
-//! as many more, bytes held for the
-//! applications within the credit either side may grant, unsent bytes within their bound);
-//! while no raw bytes were injected, the pair saw no violation of the contract.
+//! as many more, bytes held for the applications within the credit either side may grant,
+//! unsent bytes within their bound); while no raw bytes were injected, the pair saw no
+//! violation of the contract.
 //!
 //! Liveness at the end ([`settle`]), while nothing was injected: from whatever state the ops
 //! left, a connection dead on one side only dies on the other too (its TCP notices), the
