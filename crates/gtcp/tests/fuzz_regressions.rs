@@ -573,3 +573,17 @@ fn a_resets_confirmation_goes_back_on_the_connection_it_came_on() {
 fn forgetting_a_flow_wakes_its_own_connection() {
     run_script!("fuzz_scripts/not_settled_opener_not_idle_4.rs");
 }
+
+/// Was an accounting fault under `tcp` (session/transmit.rs, `pick`): a connection carried the
+/// bytes of a flow still waiting for its first connection against orphan debt, which was
+/// another flow's (its connection had died). That flow's replacement then had no debt left to
+/// inherit, so its own connection owed nothing for its bytes, and the waiting flow's first
+/// connection owed the carried bytes a second time: under `tcp` each connection carries only
+/// its own flow or orphan debt, so the bytes were never sent. Reached since the pair retries a
+/// refused replacement at the next round (before, the retries used up the script's ids and the
+/// flow was reset). Found by `session_input` on 57ea552
+/// (fuzz/findings/session_input/not_settled_tcp_replacement_inherits_other_flows_debt).
+#[test]
+fn under_tcp_orphan_debt_pays_only_for_flows_whose_connection_died() {
+    run_script!("fuzz_scripts/not_settled_tcp_replacement_inherits_other_flows_debt.rs");
+}

@@ -6,7 +6,7 @@ use bytes::BytesMut;
 
 use super::{Role, Session, RESET_CONFIRM};
 use crate::conn::Phase;
-use crate::flow::{Delivery, Flow};
+use crate::flow::{Delivery, Flow, Ownership};
 use crate::ids::{ConnId, FlowId};
 use crate::wire::{frame::encode_data_header, AckFrame, Frame, OpenFrame, DATA_HEADER_LEN};
 
@@ -328,8 +328,13 @@ impl Session {
     /// The flow whose bytes go next on `conn`, and what they are charged to: the policy's
     /// first ready flow, charged to the connection's virtual queue then to orphan debt. Under
     /// `tcp` a connection's virtual queue pays only for its own flow, and orphan debt only for
-    /// flows that have no live connection of their own (anything else would leave another
-    /// connection owing bytes its flow no longer has).
+    /// flows whose connection died (anything else would leave another connection owing bytes
+    /// its flow no longer has). A flow still waiting for its first connection is not one: its
+    /// bytes are not orphan debt but that connection's queue to be (`unowned`), so carried
+    /// against orphan debt they used up another flow's share of it, and the first connection
+    /// then owed the carried bytes twice while the flow whose debt they used had none left to
+    /// inherit: under `tcp` nobody would send its bytes (found by `session_input`, fuzz/
+    /// findings/session_input/not_settled_tcp_replacement_inherits_other_flows_debt).
     fn pick(&self, conn: ConnId, own: u64, orphan: u64) -> Option<(FlowId, Charge)> {
         if !self.config.policy.is_tcp() {
             return self.sched.first().map(|f| (f, Charge::OwnThenOrphan));
@@ -344,9 +349,10 @@ impl Session {
             return None;
         }
         let orphaned = |f: &FlowId| {
-            self.flows
-                .get(f)
-                .is_some_and(|f| !f.owner().is_some_and(|c| self.conns.contains_key(&c)))
+            self.flows.get(f).is_some_and(|f| {
+                f.ownership != Ownership::Awaiting
+                    && !f.owner().is_some_and(|c| self.conns.contains_key(&c))
+            })
         };
         self.sched
             .iter()
