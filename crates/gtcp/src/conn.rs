@@ -129,6 +129,10 @@ pub(crate) struct Conn {
     pub go_away_sent: bool,
     /// Frames that must go on this connection (the opening frame of its flow).
     pub open_queue: Vec<FlowId>,
+    /// Since when the connection owes bytes (q_v > 0) and the policy found no flow it could
+    /// send, and whether bytes were waiting for receive credit then
+    /// ([`SessionCounters::starved_micros`](crate::SessionCounters::starved_micros)).
+    pub starved_since: Option<(std::time::Duration, bool)>,
 }
 
 impl Conn {
@@ -142,6 +146,7 @@ impl Conn {
             polled: false,
             go_away_sent: false,
             open_queue: Vec::new(),
+            starved_since: None,
         }
     }
 

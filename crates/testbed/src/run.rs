@@ -48,7 +48,7 @@ pub fn find_binary() -> Result<PathBuf> {
 
 /// The per-connection invariant as a `schedtcp server`/`client` process reported it when it
 /// stopped (the tally of `tunnel::engine::InvariantTally`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Invariant {
     /// Pool connections checked (closed cleanly).
     pub checked: u64,
@@ -60,6 +60,11 @@ pub struct Invariant {
     pub header_bytes: u64,
     /// Payload adopted from dead connections.
     pub adopted_bytes: u64,
+    /// Connection-seconds connections owed bytes and had none to send (0 from a build that
+    /// did not report it).
+    pub starved_s: f64,
+    /// Of those, periods that began with bytes held back by the receiver's credit.
+    pub starved_by_credit_s: f64,
 }
 
 impl Invariant {
@@ -70,10 +75,13 @@ impl Invariant {
         self.payload_bytes += o.payload_bytes;
         self.header_bytes += o.header_bytes;
         self.adopted_bytes += o.adopted_bytes;
+        self.starved_s += o.starved_s;
+        self.starved_by_credit_s += o.starved_by_credit_s;
     }
 
     /// Parses the line `schedtcp server`/`client` log at shutdown
-    /// (`... invariant at shutdown: checked=N violated=N payload_bytes=N header_bytes=N adopted_bytes=N`).
+    /// (`... invariant at shutdown: checked=N violated=N payload_bytes=N header_bytes=N adopted_bytes=N
+    /// starved_us=N starved_by_credit_us=N`).
     pub fn from_log(text: &str) -> Option<Self> {
         let line = text
             .lines()
@@ -91,6 +99,8 @@ impl Invariant {
             payload_bytes: get("payload_bytes")?,
             header_bytes: get("header_bytes")?,
             adopted_bytes: get("adopted_bytes")?,
+            starved_s: get("starved_us").unwrap_or(0) as f64 / 1e6,
+            starved_by_credit_s: get("starved_by_credit_us").unwrap_or(0) as f64 / 1e6,
         })
     }
 }

@@ -72,6 +72,11 @@ struct RunRow {
     wall_s: f64,
     server_checked: u64,
     server_violated: u64,
+    /// Connection-seconds the server's pool connections owed bytes and had none to send
+    /// (the whole run).
+    server_starved_s: f64,
+    /// Of those, periods that began with bytes waiting for the client's credit.
+    server_starved_by_credit_s: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -86,6 +91,8 @@ struct SummaryRow {
     completion_ratio_mean: f64,
     completion_ratio_ci95: f64,
     drops_per_run: f64,
+    starved_s_per_run: f64,
+    starved_by_credit_s_per_run: f64,
     verdict: String,
 }
 
@@ -227,6 +234,8 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 wall_s: r.wall_s,
                 server_checked: r.server.map_or(0, |i| i.checked),
                 server_violated: r.server.map_or(0, |i| i.violated),
+                server_starved_s: r.server.map_or(0.0, |i| i.starved_s),
+                server_starved_by_credit_s: r.server.map_or(0.0, |i| i.starved_by_credit_s),
             }
         })
         .collect();
@@ -257,6 +266,8 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         let (pr, pci) = mean_ci(&col(&|i| rows[i].pair_ratio_to_tcp));
         let (tr, tci) = mean_ci(&col(&|i| completion_ratio[i]));
         let (dr, _) = mean_ci(&col(&|i| rows[i].bottleneck_drops as f64));
+        let (st, _) = mean_ci(&col(&|i| rows[i].server_starved_s));
+        let (stc, _) = mean_ci(&col(&|i| rows[i].server_starved_by_credit_s));
         summary.push(SummaryRow {
             variant: v.clone(),
             runs: idx.len(),
@@ -268,6 +279,8 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             completion_ratio_mean: tr,
             completion_ratio_ci95: tci,
             drops_per_run: dr,
+            starved_s_per_run: st,
+            starved_by_credit_s_per_run: stc,
             verdict: if v == "tcp" {
                 "reference".into()
             } else {
@@ -359,6 +372,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             "pair / under tcp (95% CI)",
             "pair E[T] / under tcp (95% CI)",
             "drops per run",
+            "starved conn·s per run (by credit)",
             "verdict (competitor)",
         ],
         &summary
@@ -377,6 +391,10 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                         s.completion_ratio_mean, s.completion_ratio_ci95
                     ),
                     format!("{:.0}", s.drops_per_run),
+                    format!(
+                        "{:.2} ({:.2})",
+                        s.starved_s_per_run, s.starved_by_credit_s_per_run
+                    ),
                     s.verdict.clone(),
                 ]
             })
@@ -398,7 +416,10 @@ Student-t interval.\n\n\
 ## Result\n\n{table}\n\
 Goal (issue 8): the competitor within ±{goal} of under `tcp` for every policy. `pair` is the \
 workload's own bytes over the same window; `pair E[T]` the mean completion time of the \
-workload's downloads (lower: the pair finishes sooner).\n\n\
+workload's downloads (lower: the pair finishes sooner). `starved`: connection-seconds per \
+run the server's pool connections owed bytes (q_v > 0) and the policy had none it could send, \
+when plain TCP would have been sending; in brackets, periods that began with bytes held back by \
+the client's receive credit.\n\n\
 Issue 8 measured (6 runs, tunnel at about 70% load, default 1 MiB buffers): the competitor \
 gained 35–80% under `srpt` and `fair`; paper 000 (Figure 6) shows the sample flow's throughput \
 \"similar\" under both policies (no number).\n\n\
