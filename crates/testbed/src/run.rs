@@ -131,6 +131,13 @@ impl VariantRun {
     }
 }
 
+/// Where a session of the testbed run by process `pid` with namespace prefix `prefix` keeps
+/// its configuration files and logs (removed when it ends, kept after a failure; a run that
+/// was killed leaves it, and the next run on the same prefix removes it with the namespaces).
+pub(crate) fn session_dir(prefix: &str, pid: u32) -> PathBuf {
+    std::env::temp_dir().join(format!("schedtcp-testbed-{prefix}-{pid}"))
+}
+
 /// A running testbed with its target.
 pub struct Session {
     // Field order is drop order: processes go before the namespaces.
@@ -159,11 +166,7 @@ impl Session {
             bail!("schedtcp binary {} not found", bin.display());
         }
         let mut bed = Testbed::create(cfg)?;
-        let dir = std::env::temp_dir().join(format!(
-            "schedtcp-testbed-{}-{}",
-            bed.config().prefix,
-            std::process::id()
-        ));
+        let dir = session_dir(&bed.config().prefix, std::process::id());
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         // A fresh key per run, owner-only (the tunnel refuses a key file others may read).
@@ -354,12 +357,17 @@ impl Session {
     }
 
     /// Stops the target, removes the namespaces and (when `keep_logs` is false) the files.
-    /// Ends the session after `outcome`: on error the logs are kept and the error says where.
+    /// Ends the session after `outcome`: on error the logs are kept and the error says where;
+    /// after Ctrl-C or SIGTERM (asked for, not a failure) nothing is kept.
     pub fn conclude(self, outcome: Result<()>) -> Result<()> {
         let dir = self.dir.clone();
-        let finished = self.finish(outcome.is_err());
+        let keep = outcome.is_err() && !interrupt::interrupted();
+        let finished = self.finish(keep);
         if let Err(e) = outcome {
-            anyhow::bail!("{e:#}\n(testbed logs kept in {})", dir.display());
+            if keep {
+                anyhow::bail!("{e:#}\n(testbed logs kept in {})", dir.display());
+            }
+            return Err(e);
         }
         finished
     }
