@@ -4,18 +4,16 @@
 
 mod common;
 
-use common::{csv_rows, num};
+use common::{csv_rows, num, Scratch};
 
 use lab::{default_scenario, run, RunOptions};
 use std::path::{Path, PathBuf};
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("lab-packet-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn tmp(name: &str) -> Scratch {
+    Scratch::new("packet", name)
 }
 
-fn quick_with(name: &str, tag: &str, scenario: Option<String>) -> (PathBuf, String) {
+fn quick_with(name: &str, tag: &str, scenario: Option<String>) -> (Scratch, String) {
     let dir = tmp(&format!("{name}-{tag}"));
     let file = scenario.map(|text| {
         let f = tmp(&format!("{name}-{tag}.toml"));
@@ -25,9 +23,9 @@ fn quick_with(name: &str, tag: &str, scenario: Option<String>) -> (PathBuf, Stri
     let r = run(
         name,
         &RunOptions {
-            out_dir: Some(dir.clone()),
+            out_dir: Some(dir.path()),
             quick: true,
-            scenario: file,
+            scenario: file.as_ref().map(Scratch::path),
             ..Default::default()
         },
     )
@@ -237,8 +235,9 @@ fn fig7_fig8_fig9_quick() {
 
 #[test]
 fn bad_packet_scenarios_are_errors() {
+    let out = tmp("bad-out");
     let opts = |f: PathBuf| RunOptions {
-        out_dir: Some(tmp("bad-out")),
+        out_dir: Some(out.path()),
         quick: true,
         scenario: Some(f),
         ..Default::default()
@@ -287,10 +286,9 @@ fn bad_packet_scenarios_are_errors() {
         let text = default_scenario(name).unwrap();
         assert!(text.contains(from), "{name}: `{from}` not in the scenario");
         std::fs::write(&f, text.replace(from, to)).unwrap();
-        let e = run(name, &opts(f.clone())).unwrap_err();
+        let e = run(name, &opts(f.path())).unwrap_err();
         assert!(format!("{e:#}").contains(needle), "{name}: {e:#}");
     }
-    std::fs::remove_file(&f).ok();
 }
 
 /// The simulator against committed ns-3.44 outputs of small cases (load 0.5, 20 s of D1
