@@ -15,7 +15,8 @@
 //! `run2c-sim`), the mean per flow of retransmission timeouts, fast recoveries and
 //! retransmitted packets, the share of flows with at least one timeout, the mean
 //! throughput of the flows without one, and the number and mean throughput of the flows
-//! that retransmitted nothing.
+//! that retransmitted nothing; then the bottleneck's drops and the retransmissions of flows
+//! within the threshold (1–20 packets) and above it.
 
 use queues::DisciplineSpec;
 use sim::queue::{QueueConfig, QueueName};
@@ -115,8 +116,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 lossless.iter().sum::<f64>() / lossless.len().max(1) as f64,
             );
         }
+        // Retransmissions of flows within the RuN2C threshold (1–20 packets) and above it.
+        let (mut short_retx, mut long_retx) = (0, 0);
+        for (i, f) in r.flows.iter().enumerate() {
+            if let Some(c) = conns.get(&(i as u64)) {
+                if f.size.div_ceil(mss) <= 20 {
+                    short_retx += c.retransmits;
+                } else {
+                    long_retx += c.retransmits;
+                }
+            }
+        }
         println!(
-            "{name} bottleneck: {} packets forwarded, {} dropped ({} data)",
+            "{name} bottleneck: {} packets forwarded, {} dropped ({} data); retransmissions by \
+             flows of 1-20 packets {short_retx}, of more {long_retx}",
             r.bottleneck.tx_packets, r.bottleneck.drops, r.bottleneck.data_drops
         );
     }
