@@ -292,7 +292,7 @@ fn bad_packet_scenarios_are_errors() {
 }
 
 /// The simulator against committed ns-3.44 outputs of small cases (load 0.5, 20 s of D1
-/// arrivals, S1 in `results/ns3-crosscheck/small/`, S2 in `small-s2/`, made by `ns3/run.sh`
+/// arrivals, S1 in `results/ns3-crosscheck/small/`, S1p in `small-s1p/`, S2 in `small-s2/`, made by `ns3/run.sh`
 /// runs of `ns3/dumbbell.cc`): CI re-runs the simulator on the same flows, without ns-3.
 #[test]
 fn ns3_crosscheck_small_case_agrees() {
@@ -301,6 +301,8 @@ fn ns3_crosscheck_small_case_agrees() {
     for (setting, tcp) in [
         ("S1", "newreno"),
         ("S1", "sack"),
+        ("S1p", "newreno"),
+        ("S1p", "sack"),
         ("S2", "newreno"),
         ("S2", "sack"),
     ] {
@@ -309,6 +311,16 @@ fn ns3_crosscheck_small_case_agrees() {
             .filter(|r| r["setting"] == setting && r["tcp"] == tcp)
             .collect();
         assert!(rs.len() >= 5, "{setting} {tcp}: {} buckets", rs.len());
+        if setting == "S1p" {
+            // run2c-sim's S1 (1 + 4 + 1 ms) on 20 s of load 0.5: no packet is lost in either
+            // simulator, and every bucket mean agrees to 1e-4 (ns-3 prints 6 digits). With
+            // SACK this needs the option bytes on the wire (`sack_option_bytes`): without
+            // them every handshake is 19.2 µs shorter here, 5.6e-4 of a one-segment flow.
+            for r in &rs {
+                assert!(num(r, "gap").abs() < 1e-4, "{setting} {tcp}: {r:?}");
+            }
+            continue;
+        }
         let (mut sim, mut ns3) = (0.0, 0.0);
         for r in &rs {
             let n = num(r, "flows");
