@@ -52,6 +52,15 @@ struct Params {
     /// TCP congestion control of the origin and destination (empty: the kernel's default).
     #[serde(default)]
     congestion_control: String,
+    /// Long plain-TCP downloads beside the workload (default 1, issue 8's design); their bytes
+    /// are summed into "the competitor". More of them take a larger share of the link, so the
+    /// same shift of bytes is a smaller, less noisy ratio.
+    #[serde(default = "one")]
+    competitors: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -130,6 +139,10 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     );
     check_param!(p.goal > 0.0 && p.goal < 1.0, "goal must be in (0, 1)");
     check_param!(p.flow_timeout_s >= 1.0, "flow_timeout_s must be >= 1");
+    check_param!(
+        (1..=64).contains(&p.competitors),
+        "competitors must be 1..=64"
+    );
     let seed = ctx.seed(p.seed);
     let goodput = p.rate_bytes_per_s as f64 * GOODPUT_SHARE;
     let mean_size = capped_mean(p.alpha, p.c, p.max_size as f64);
@@ -138,7 +151,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     if p.plain {
         variants.push("plain".into());
     }
-    // Sample path k: the arrivals of seed + k in [0, arrivals_s), then the competitor.
+    // Sample path k: the arrivals of seed + k in [0, arrivals_s), then the competitors.
     let plans: Vec<Vec<PlannedFlow>> = (0..p.runs)
         .map(|k| {
             let n = (lambda * p.arrivals_s * 3.0).ceil() as usize + 50;
@@ -154,15 +167,17 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             .filter(|(t, _)| *t < p.arrivals_s)
             .collect();
             let mut plan = plan_flows(&arr, FlowPath::Tunnel, 300);
-            plan.push(PlannedFlow {
-                id: plan.len(),
-                at_s: 0.0,
-                download: MAX_TRANSFER,
-                upload: 0,
-                path: FlowPath::Direct,
-                label: "competitor".into(),
-                stop_at_s: Some(p.stop_s),
-            });
+            for _ in 0..p.competitors {
+                plan.push(PlannedFlow {
+                    id: plan.len(),
+                    at_s: 0.0,
+                    download: MAX_TRANSFER,
+                    upload: 0,
+                    path: FlowPath::Direct,
+                    label: "competitor".into(),
+                    stop_at_s: Some(p.stop_s),
+                });
+            }
             Ok(plan)
         })
         .collect::<anyhow::Result<_>>()?;
@@ -189,12 +204,15 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 let policy = (v != "plain").then_some(v.as_str());
                 let mut r = session.run(policy, plan, p.bin_s, p.flow_timeout_s)?;
                 r.variant = v.clone();
-                let comp = r.results.last().map(|x| (x.stopped, x.error.clone()));
-                if !matches!(comp, Some((true, None))) {
-                    bail!(
-                        "run {} under {v}: the competitor did not run to its stop: {comp:?}",
-                        k + 1
-                    );
+                let first = r.results.len().saturating_sub(p.competitors);
+                for c in &r.results[first..] {
+                    if !c.stopped || c.error.is_some() {
+                        bail!(
+                            "run {} under {v}: a competitor did not run to its stop: {:?}",
+                            k + 1,
+                            c.error
+                        );
+                    }
                 }
                 runs.push((k, j, r));
                 pb.inc(1);
@@ -210,8 +228,11 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let mut rows: Vec<RunRow> = runs
         .iter()
         .map(|(k, j, r)| {
-            let (tunnel, comp) = r.results.split_at(r.results.len() - 1);
-            let cb = window(&comp[0].bins, p.bin_s, p.warmup_s, p.stop_s);
+            let (tunnel, comp) = r.results.split_at(r.results.len() - p.competitors);
+            let cb: u64 = comp
+                .iter()
+                .map(|x| window(&x.bins, p.bin_s, p.warmup_s, p.stop_s))
+                .sum();
             let pb: u64 = tunnel
                 .iter()
                 .map(|x| window(&x.bins, p.bin_s, p.warmup_s, p.stop_s))
@@ -316,7 +337,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 .map(|b| {
                     let sum: u64 = rs
                         .iter()
-                        .filter_map(|r| r.results.last())
+                        .flat_map(|r| &r.results[r.results.len() - p.competitors..])
                         .map(|c| c.bins.get(b).copied().unwrap_or(0))
                         .sum();
                     (
@@ -407,9 +428,8 @@ Issue 8 on the testbed. {path} Real `schedtcp server` \
 and `schedtcp client` processes with their default configuration (policy set per variant), \
 restarted for every run. The workload: Poisson arrivals over [0, {arr} s) of λ = {lam:.2} \
 downloads/s through the tunnel, sizes `P(S > x) = (1 + cx)^(−{alpha})`, c = {c:e}, cut at \
-{maxmb:.0} MB (mean {ms:.2} MB), offered load {load} of the goodput. Beside it, one plain-TCP \
-download (no tunnel) from the same target through the same bottleneck runs from 0 s to \
-{stop} s (stopped, not finished). Bytes are counted as the applications received them over \
+{maxmb:.0} MB (mean {ms:.2} MB), offered load {load} of the goodput. Beside it, {competing} (no tunnel) from the same target \
+through the same bottleneck from 0 s to {stop} s (stopped, not finished){summed}. Bytes are counted as the applications received them over \
 [{w0}, {stop}) s. {runs} runs: run k uses the arrivals of seed {seed} + k under every \
 variant (in rotated order), and the ratio is taken within run k, then averaged with a 95% \
 Student-t interval.\n\n\
@@ -429,6 +449,16 @@ connections, {vio} violated the invariant.\n\n\
 Files: `runs.csv`, `testbed_nonintrusive.csv`, `testbed_nonintrusive.json`. Reproduce (root): \
 `schedtcp experiment run {NAME}`.\n",
         path = bed.describe(&cc),
+        competing = if p.competitors == 1 {
+            "one plain-TCP download runs".to_string()
+        } else {
+            format!("{} plain-TCP downloads run", p.competitors)
+        },
+        summed = if p.competitors == 1 {
+            ""
+        } else {
+            "; \"the competitor\" below is their bytes summed"
+        },
         arr = p.arrivals_s,
         lam = lambda,
         alpha = p.alpha,
