@@ -7,8 +7,9 @@
 // Topology: 10 senders -- r1 == r2 -- 10 receivers, a 10 Mbit/s bottleneck; --setting=S1:
 // access links 10 Mbit/s, delays 1 ms (access) + 4 ms (bottleneck) + 1 ms (receiver access);
 // --setting=S2: access links 2 Mbit/s, 10 + 40 + 10 ms (sim::topology::PaperSetting, as
-// run2c-sim runs them); --bottleneckDelayMs overrides the bottleneck's delay (the S1
-// cross-check uses 1 ms, ns3/run.sh). The only finite buffer is a 100-packet drop-tail queue at r1's bottleneck device (the
+// run2c-sim runs them); --setting=S1p is S1 (the name sim::topology::Ns3Setting gives
+// run2c-sim's S1 in the cross-check); --bottleneckDelayMs overrides the bottleneck's delay
+// (the cross-check's first S1 uses 1 ms, ns3/run.sh). The only finite buffer is a 100-packet drop-tail queue at r1's bottleneck device (the
 // traffic-control layer is removed so the device queue is the qdisc). Its drops are
 // counted where ns-3 makes them: with no qdisc, the traffic-control layer discards a packet
 // when the device has stopped its full queue (trace `TcDrop`); the device queue's own
@@ -49,6 +50,12 @@ struct Flow
     uint64_t received = 0;
     double delivered = -1;
     Ptr<Socket> socket;
+    // What its sender did (the traces below): SYNs and data segments handed to IP, entries
+    // into fast recovery and into the loss state.
+    uint32_t syns = 0;
+    uint64_t data_packets = 0;
+    uint32_t recoveries = 0;
+    uint32_t loss_entries = 0;
 };
 
 std::vector<Flow> g_flows;
@@ -116,12 +123,18 @@ IpDrop(const Ipv4Header&, Ptr<const Packet>, Ipv4L3Protocol::DropReason, Ptr<Ipv
 // With no queue disc, the traffic-control layer drops a packet when the device has stopped
 // its transmit queue (flow control: the device queue is full). On the bottleneck these are
 // the buffer's drops, though the device queue's own counters never see them.
-uint64_t g_tc_drops = 0;
+// Of those, packets without payload (SYNs, the handshake's ACK; under 100 B with or
+// without their IP header, a data segment is over 1 kB).
+uint64_t g_tc_drops = 0, g_control_drops = 0;
 
 void
-TcDrop(Ptr<const Packet>)
+TcDrop(Ptr<const Packet> p)
 {
     g_tc_drops++;
+    if (p->GetSize() < 100)
+    {
+        g_control_drops++;
+    }
 }
 
 void
@@ -145,10 +158,12 @@ CongState(size_t flow, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongSt
     if (now == TcpSocketState::CA_RECOVERY)
     {
         g_recoveries++;
+        g_flows[flow].recoveries++;
     }
     if (now == TcpSocketState::CA_LOSS)
     {
         g_rtos++;
+        g_flows[flow].loss_entries++;
     }
 }
 
@@ -159,8 +174,16 @@ CongState(size_t flow, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongSt
 uint64_t g_below_una = 0;
 
 void
-TcpTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> s)
+TcpTx(size_t flow, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> s)
 {
+    if (p->GetSize() > 0)
+    {
+        g_flows[flow].data_packets++;
+    }
+    else if ((h.GetFlags() & TcpHeader::SYN) && !(h.GetFlags() & TcpHeader::ACK))
+    {
+        g_flows[flow].syns++;
+    }
     if (p->GetSize() > 0 && h.GetSequenceNumber() + p->GetSize() <= s->GetTxBuffer()->HeadSequence())
     {
         g_below_una++;
@@ -174,6 +197,19 @@ TcpTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> s)
     }
 }
 
+
+// The debugged flow's retransmission timeout and RTT samples (ns-3's own traces).
+void
+DebugRto(Time, Time now)
+{
+    std::cerr << Simulator::Now().GetSeconds() << " rto " << now.GetSeconds() << "\n";
+}
+
+void
+DebugRtt(Time, Time now)
+{
+    std::cerr << Simulator::Now().GetSeconds() << " rtt " << now.GetSeconds() << "\n";
+}
 
 void
 Sniff(std::string dir, uint32_t pair, Ptr<const Packet> p)
@@ -280,13 +316,15 @@ StartFlow(size_t i)
         g_debug_port = port;
         std::cerr << "flow " << i << " port " << port << " at " << Simulator::Now().GetSeconds()
                   << "\n";
+        s->TraceConnectWithoutContext("RTO", MakeCallback(&DebugRto));
+        s->TraceConnectWithoutContext("RTT", MakeCallback(&DebugRtt));
     }
     s->SetConnectCallback(MakeBoundCallback(&Connected, i), MakeNullCallback<void, Ptr<Socket>>());
     s->SetSendCallback(MakeBoundCallback(&Fill, i));
     if (g_traces)
     {
         s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongState, i));
-        s->TraceConnectWithoutContext("Tx", MakeCallback(&TcpTx));
+        s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TcpTx, i));
     }
     s->Connect(InetSocketAddress(g_rx_addr[f.source], kPort));
     f.socket = s;
@@ -349,7 +387,7 @@ main(int argc, char* argv[])
     double stop_s = -1;
     double msl_s = 120; // ns-3's default
     CommandLine cmd;
-    cmd.AddValue("setting", "paper 003's setting: S1 or S2", setting);
+    cmd.AddValue("setting", "paper 003's setting: S1 (= S1p) or S2", setting);
     cmd.AddValue("bottleneckDelayMs", "bottleneck delay, ms (default: the setting's)",
                  bottleneck_delay_ms);
     cmd.AddValue("closeReceivers", "receivers close their socket after the last byte",
@@ -391,7 +429,7 @@ main(int argc, char* argv[])
 
     std::string access_rate;
     double access_delay_ms, receiver_delay_ms;
-    if (setting == "S1")
+    if (setting == "S1" || setting == "S1p")
     {
         access_rate = "10Mbps";
         access_delay_ms = 1;
@@ -413,7 +451,7 @@ main(int argc, char* argv[])
     }
     else
     {
-        std::cerr << "unknown setting " << setting << ": S1 or S2\n";
+        std::cerr << "unknown setting " << setting << ": S1, S1p or S2\n";
         return 1;
     }
     auto ms = [](double x) { return StringValue(std::to_string(x) + "ms"); };
@@ -536,7 +574,10 @@ main(int argc, char* argv[])
               << "\n";
 
     std::ofstream out(out_path);
-    out << "flow,arrival_s,size_bytes,source,transfer_s\n";
+    // timeouts: entries into the loss state (CongState trace; a back-off while already in it
+    // is not an entry, and SYN timeouts are not counted).
+    out << "flow,arrival_s,size_bytes,source,transfer_s,syns,data_packets,fast_recoveries,"
+           "timeouts\n";
     uint64_t unique = 0;
     for (size_t i = 0; i < g_flows.size(); i++)
     {
@@ -546,17 +587,18 @@ main(int argc, char* argv[])
         {
             out << (f.delivered - f.arrival);
         }
-        out << "\n";
+        out << "," << f.syns << "," << f.data_packets << "," << f.recoveries << ","
+            << f.loss_entries << "\n";
         unique += (f.size + mss - 1) / mss;
     }
     std::ofstream st(out_path + ".stats");
     st << "enqueued,dropped,data_packets_sent,unique_segments,mean_queue_packets,horizon_s,"
           "all_queue_drops,ip_drops,phy_rx_drops,fast_recoveries,timeouts,tc_drops,"
-          "forwarded,forwarded_both,wall_s,sent_below_una,duplicate_arrivals\n"
+          "forwarded,forwarded_both,wall_s,sent_below_una,duplicate_arrivals,control_drops\n"
        << g_enqueued << "," << g_dropped + g_tc_drops << "," << g_data_sent << "," << unique << ","
        << g_q_area / end << "," << end << "," << g_other_queue_drops << "," << g_ip_drops
        << "," << g_phy_rx_drops << "," << g_recoveries << "," << g_rtos << "," << g_tc_drops << "," << fwd << ","
-       << fwd + rev << "," << wall << "," << g_below_una << "," << g_dup_arrivals << "\n";
+       << fwd + rev << "," << wall << "," << g_below_una << "," << g_dup_arrivals << "," << g_control_drops << "\n";
     Simulator::Destroy();
     return 0;
 }

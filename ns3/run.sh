@@ -8,8 +8,10 @@
 # results/ns3-crosscheck/runs/ (SETTING=S1, the default) or results/ns3-crosscheck/runs-s2/
 # (SETTING=S2). Then `cargo run --release -p lab --example run_experiment -- ns3-crosscheck
 # --out results/ns3-crosscheck` writes the comparison.
-# SETTING=S1 is the cross-check's S1: every link 1 ms (--bottleneckDelayMs=1), as
-# Scenario::ns3 builds it; S2 is run2c-sim's (2 Mbit/s access, 10 + 40 + 10 ms).
+# SETTING=S1 is the cross-check's first S1: every link 1 ms (--bottleneckDelayMs=1), as
+# Scenario::ns3 builds it (sim::topology::Ns3Setting::S1); SETTING=S1p is run2c-sim's S1
+# (1 + 4 + 1 ms, the paper's 6 ms one way; outputs in results/ns3-crosscheck/runs-s1p/);
+# S2 is run2c-sim's (2 Mbit/s access, 10 + 40 + 10 ms).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VENV=${1:-/work/ns3venv}
@@ -20,8 +22,9 @@ SEED=${SEED:-1}
 TCPS=${TCPS:-"newreno sack"}
 case "$SETTING" in
 S1) OUT=${OUT:-"$ROOT/results/ns3-crosscheck/runs"}; EXTRA="--bottleneckDelayMs=1" ;;
+S1p) OUT=${OUT:-"$ROOT/results/ns3-crosscheck/runs-s1p"}; EXTRA="" ;;
 S2) OUT=${OUT:-"$ROOT/results/ns3-crosscheck/runs-s2"}; EXTRA="" ;;
-*) echo "SETTING must be S1 or S2" >&2; exit 2 ;;
+*) echo "SETTING must be S1, S1p or S2" >&2; exit 2 ;;
 esac
 mkdir -p "$OUT"
 NS3=$("$ROOT/ns3/build.sh" "$VENV")

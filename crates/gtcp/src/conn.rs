@@ -134,6 +134,10 @@ pub(crate) struct Conn {
     /// acknowledgement went on another connection: it goes again here, before `Done`
     /// (`Session::try_retire`).
     pub final_ack: Option<AckFrame>,
+    /// Since when the connection owes bytes (q_v > 0) and the policy found no flow it could
+    /// send, and whether bytes were waiting for receive credit then
+    /// ([`SessionCounters::starved_micros`](crate::SessionCounters::starved_micros)).
+    pub starved_since: Option<(std::time::Duration, bool)>,
 }
 
 impl Conn {
@@ -148,6 +152,7 @@ impl Conn {
             go_away_sent: false,
             open_queue: Vec::new(),
             final_ack: None,
+            starved_since: None,
         }
     }
 

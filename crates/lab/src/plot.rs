@@ -241,8 +241,16 @@ fn draw(root: &DrawingArea<SVGBackend<'_>, Shift>, plot: &LinePlot) -> anyhow::R
 /// Render `plot` to an SVG file (900×560).
 pub fn render_svg(plot: &LinePlot, path: &Path) -> anyhow::Result<()> {
     ensure_font()?;
-    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
-    draw(&root, plot).with_context(|| format!("rendering plot {}", path.display()))
+    // Rendered in memory and written only once complete: a plot that cannot be drawn leaves
+    // no file (nor a half-written one over an older plot).
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 560)).into_drawing_area();
+        draw(&root, plot).with_context(|| format!("rendering plot {}", path.display()))?;
+        root.present()
+            .with_context(|| format!("rendering plot {}", path.display()))?;
+    }
+    std::fs::write(path, svg).with_context(|| format!("writing plot {}", path.display()))
 }
 
 #[cfg(test)]
@@ -285,7 +293,8 @@ mod tests {
             series: vec![Series::line("x", vec![(f64::NAN, 1.0)])],
             ..Default::default()
         };
-        let p = std::env::temp_dir().join("lab-plot-empty.svg");
+        let p = std::env::temp_dir().join(format!("lab-plot-empty-{}.svg", std::process::id()));
         assert!(render_svg(&plot, &p).is_err());
+        assert!(!p.exists(), "a plot that failed left a file");
     }
 }

@@ -3,16 +3,17 @@
 //! default with unbounded buffers, and bad scenarios are refused. (`testbed-nonintrusive`
 //! needs root: its planned-stop mechanism is tested in `testbed`.)
 
+mod common;
+
+use common::Scratch;
 use lab::{default_scenario, run, RunOptions};
 use std::path::PathBuf;
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("lab-ni-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn tmp(name: &str) -> Scratch {
+    Scratch::new("ni", name)
 }
 
-fn quick(name: &str, scenario: Option<String>) -> anyhow::Result<PathBuf> {
+fn quick(name: &str, scenario: Option<String>) -> anyhow::Result<Scratch> {
     let dir = tmp(name);
     let file = scenario.map(|text| {
         let f = tmp(&format!("{name}.toml"));
@@ -22,9 +23,9 @@ fn quick(name: &str, scenario: Option<String>) -> anyhow::Result<PathBuf> {
     run(
         name,
         &RunOptions {
-            out_dir: Some(dir.clone()),
+            out_dir: Some(dir.path()),
             quick: true,
-            scenario: file,
+            scenario: file.as_ref().map(Scratch::path),
             ..Default::default()
         },
     )?;

@@ -4,18 +4,16 @@
 
 mod common;
 
-use common::{csv_rows, num};
+use common::{csv_rows, num, Scratch};
 
 use lab::{default_scenario, run, RunOptions};
 use std::path::{Path, PathBuf};
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("lab-packet-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn tmp(name: &str) -> Scratch {
+    Scratch::new("packet", name)
 }
 
-fn quick_with(name: &str, tag: &str, scenario: Option<String>) -> (PathBuf, String) {
+fn quick_with(name: &str, tag: &str, scenario: Option<String>) -> (Scratch, String) {
     let dir = tmp(&format!("{name}-{tag}"));
     let file = scenario.map(|text| {
         let f = tmp(&format!("{name}-{tag}.toml"));
@@ -25,9 +23,9 @@ fn quick_with(name: &str, tag: &str, scenario: Option<String>) -> (PathBuf, Stri
     let r = run(
         name,
         &RunOptions {
-            out_dir: Some(dir.clone()),
+            out_dir: Some(dir.path()),
             quick: true,
-            scenario: file,
+            scenario: file.as_ref().map(Scratch::path),
             ..Default::default()
         },
     )
@@ -237,8 +235,9 @@ fn fig7_fig8_fig9_quick() {
 
 #[test]
 fn bad_packet_scenarios_are_errors() {
+    let out = tmp("bad-out");
     let opts = |f: PathBuf| RunOptions {
-        out_dir: Some(tmp("bad-out")),
+        out_dir: Some(out.path()),
         quick: true,
         scenario: Some(f),
         ..Default::default()
@@ -287,14 +286,13 @@ fn bad_packet_scenarios_are_errors() {
         let text = default_scenario(name).unwrap();
         assert!(text.contains(from), "{name}: `{from}` not in the scenario");
         std::fs::write(&f, text.replace(from, to)).unwrap();
-        let e = run(name, &opts(f.clone())).unwrap_err();
+        let e = run(name, &opts(f.path())).unwrap_err();
         assert!(format!("{e:#}").contains(needle), "{name}: {e:#}");
     }
-    std::fs::remove_file(&f).ok();
 }
 
 /// The simulator against committed ns-3.44 outputs of small cases (load 0.5, 20 s of D1
-/// arrivals, S1 in `results/ns3-crosscheck/small/`, S2 in `small-s2/`, made by `ns3/run.sh`
+/// arrivals, S1 in `results/ns3-crosscheck/small/`, S1p in `small-s1p/`, S2 in `small-s2/`, made by `ns3/run.sh`
 /// runs of `ns3/dumbbell.cc`): CI re-runs the simulator on the same flows, without ns-3.
 #[test]
 fn ns3_crosscheck_small_case_agrees() {
@@ -303,6 +301,8 @@ fn ns3_crosscheck_small_case_agrees() {
     for (setting, tcp) in [
         ("S1", "newreno"),
         ("S1", "sack"),
+        ("S1p", "newreno"),
+        ("S1p", "sack"),
         ("S2", "newreno"),
         ("S2", "sack"),
     ] {
@@ -311,6 +311,16 @@ fn ns3_crosscheck_small_case_agrees() {
             .filter(|r| r["setting"] == setting && r["tcp"] == tcp)
             .collect();
         assert!(rs.len() >= 5, "{setting} {tcp}: {} buckets", rs.len());
+        if setting == "S1p" {
+            // run2c-sim's S1 (1 + 4 + 1 ms) on 20 s of load 0.5: no packet is lost in either
+            // simulator, and every bucket mean agrees to 1e-4 (ns-3 prints 6 digits). With
+            // SACK this needs the option bytes on the wire (`sack_option_bytes`): without
+            // them every handshake is 19.2 µs shorter here, 5.6e-4 of a one-segment flow.
+            for r in &rs {
+                assert!(num(r, "gap").abs() < 1e-4, "{setting} {tcp}: {r:?}");
+            }
+            continue;
+        }
         let (mut sim, mut ns3) = (0.0, 0.0);
         for r in &rs {
             let n = num(r, "flows");

@@ -4,23 +4,20 @@
 
 mod common;
 
-use common::{csv_rows, num};
+use common::{csv_rows, num, Scratch};
 
 use lab::{default_scenario, experiments, run, RunOptions};
-use std::path::PathBuf;
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("lab-quick-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn tmp(name: &str) -> Scratch {
+    Scratch::new("quick", name)
 }
 
-fn quick(name: &str) -> (PathBuf, String) {
+fn quick(name: &str) -> (Scratch, String) {
     let dir = tmp(name);
     let r = run(
         name,
         &RunOptions {
-            out_dir: Some(dir.clone()),
+            out_dir: Some(dir.path()),
             quick: true,
             ..Default::default()
         },
@@ -256,8 +253,9 @@ fn fluid_table2_quick() {
 
 #[test]
 fn errors_are_clear_not_panics() {
+    let out = tmp("errors");
     let opts = RunOptions {
-        out_dir: Some(tmp("errors")),
+        out_dir: Some(out.path()),
         quick: true,
         ..Default::default()
     };
@@ -269,7 +267,7 @@ fn errors_are_clear_not_panics() {
     let e = run(
         "run2c-fig1",
         &RunOptions {
-            scenario: Some(bad.clone()),
+            scenario: Some(bad.path()),
             ..opts.clone()
         },
     )
@@ -281,7 +279,7 @@ fn errors_are_clear_not_panics() {
     let e = run(
         "run2c-fig1",
         &RunOptions {
-            scenario: Some(bad.clone()),
+            scenario: Some(bad.path()),
             ..opts.clone()
         },
     )
@@ -295,7 +293,7 @@ fn errors_are_clear_not_panics() {
     let e = run(
         "bg-fig3",
         &RunOptions {
-            scenario: Some(bad.clone()),
+            scenario: Some(bad.path()),
             ..opts.clone()
         },
     )
@@ -309,7 +307,7 @@ fn errors_are_clear_not_panics() {
     let e = run(
         "fluid-table2",
         &RunOptions {
-            scenario: Some(bad.clone()),
+            scenario: Some(bad.path()),
             ..opts
         },
     )

@@ -232,12 +232,14 @@ fn run(cli: Cli) -> Result<()> {
 /// process stops (the testbed reads this line).
 fn log_invariant(i: tunnel::engine::InvariantTally) {
     tracing::info!(
-        "invariant at shutdown: checked={} violated={} payload_bytes={} header_bytes={} adopted_bytes={}",
+        "invariant at shutdown: checked={} violated={} payload_bytes={} header_bytes={} adopted_bytes={} starved_us={} starved_by_credit_us={}",
         i.checked,
         i.violated,
         i.payload_bytes,
         i.header_bytes,
-        i.adopted_bytes
+        i.adopted_bytes,
+        i.starved_micros,
+        i.starved_by_credit_micros
     );
 }
 

@@ -91,6 +91,13 @@ struct Setup {
     target: SocketAddr,
 }
 
+/// The configuration files go with the test: nothing is left in the temporary directory.
+impl Drop for Setup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 impl Setup {
     async fn new(tag: &str) -> (Self, tokio::task::JoinHandle<()>) {
         let (target, t) = loadgen::start_target("127.0.0.1:0".parse().unwrap())

@@ -95,6 +95,8 @@ fn ctrl_c_cleans_up_and_a_killed_run_does_not_block_the_next() {
     let p = prefix("i");
     // Ctrl-C (SIGINT) half-way: the run stops, exits non-zero, and removes everything.
     let mut child = smoke_cmd(&p, 400).spawn().expect("spawn");
+    let files = |pid: u32| std::env::temp_dir().join(format!("schedtcp-testbed-{p}-{pid}"));
+    let first = files(child.id());
     wait_for_namespaces(&p);
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).expect("SIGINT");
@@ -110,9 +112,15 @@ fn ctrl_c_cleans_up_and_a_killed_run_does_not_block_the_next() {
     assert!(!status.success());
     assert!(err.contains("interrupted"), "{err}");
     assert!(ours(&p).is_empty(), "namespaces left after Ctrl-C");
+    assert!(
+        !first.exists(),
+        "files left after Ctrl-C: {}",
+        first.display()
+    );
 
     // SIGKILL: nothing can clean up; the next run removes the stale namespaces and works.
     let mut child = smoke_cmd(&p, 400).spawn().expect("spawn");
+    let killed = files(child.id());
     wait_for_namespaces(&p);
     child.kill().expect("SIGKILL");
     child.wait().expect("wait");
@@ -122,4 +130,9 @@ fn ctrl_c_cleans_up_and_a_killed_run_does_not_block_the_next() {
     assert!(out.status.success(), "{err}");
     assert!(err.contains("removed stale namespaces"), "{err}");
     assert!(ours(&p).is_empty());
+    assert!(
+        !killed.exists(),
+        "the killed run's files were not removed: {}",
+        killed.display()
+    );
 }

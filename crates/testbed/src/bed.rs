@@ -440,6 +440,8 @@ impl Testbed {
             match owner(&cfg.prefix) {
                 Owner::Dead(pid) => {
                     let r = cleanup(&cfg.prefix, true)?;
+                    // Its files too: nothing could remove them when it was killed.
+                    let _ = std::fs::remove_dir_all(crate::run::session_dir(&cfg.prefix, pid));
                     eprintln!(
                         "testbed: removed stale namespaces {} of a run that died (pid {pid}; {} processes killed)",
                         r.namespaces.join(", "),

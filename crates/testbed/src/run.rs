@@ -48,7 +48,7 @@ pub fn find_binary() -> Result<PathBuf> {
 
 /// The per-connection invariant as a `schedtcp server`/`client` process reported it when it
 /// stopped (the tally of `tunnel::engine::InvariantTally`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Invariant {
     /// Pool connections checked (closed cleanly).
     pub checked: u64,
@@ -60,6 +60,11 @@ pub struct Invariant {
     pub header_bytes: u64,
     /// Payload adopted from dead connections.
     pub adopted_bytes: u64,
+    /// Connection-seconds connections owed bytes and had none to send (0 from a build that
+    /// did not report it).
+    pub starved_s: f64,
+    /// Of those, periods that began with bytes held back by the receiver's credit.
+    pub starved_by_credit_s: f64,
 }
 
 impl Invariant {
@@ -70,10 +75,13 @@ impl Invariant {
         self.payload_bytes += o.payload_bytes;
         self.header_bytes += o.header_bytes;
         self.adopted_bytes += o.adopted_bytes;
+        self.starved_s += o.starved_s;
+        self.starved_by_credit_s += o.starved_by_credit_s;
     }
 
     /// Parses the line `schedtcp server`/`client` log at shutdown
-    /// (`... invariant at shutdown: checked=N violated=N payload_bytes=N header_bytes=N adopted_bytes=N`).
+    /// (`... invariant at shutdown: checked=N violated=N payload_bytes=N header_bytes=N adopted_bytes=N
+    /// starved_us=N starved_by_credit_us=N`).
     pub fn from_log(text: &str) -> Option<Self> {
         let line = text
             .lines()
@@ -91,6 +99,8 @@ impl Invariant {
             payload_bytes: get("payload_bytes")?,
             header_bytes: get("header_bytes")?,
             adopted_bytes: get("adopted_bytes")?,
+            starved_s: get("starved_us").unwrap_or(0) as f64 / 1e6,
+            starved_by_credit_s: get("starved_by_credit_us").unwrap_or(0) as f64 / 1e6,
         })
     }
 }
@@ -121,6 +131,13 @@ impl VariantRun {
     }
 }
 
+/// Where a session of the testbed run by process `pid` with namespace prefix `prefix` keeps
+/// its configuration files and logs (removed when it ends, kept after a failure; a run that
+/// was killed leaves it, and the next run on the same prefix removes it with the namespaces).
+pub(crate) fn session_dir(prefix: &str, pid: u32) -> PathBuf {
+    std::env::temp_dir().join(format!("schedtcp-testbed-{prefix}-{pid}"))
+}
+
 /// A running testbed with its target.
 pub struct Session {
     // Field order is drop order: processes go before the namespaces.
@@ -149,11 +166,7 @@ impl Session {
             bail!("schedtcp binary {} not found", bin.display());
         }
         let mut bed = Testbed::create(cfg)?;
-        let dir = std::env::temp_dir().join(format!(
-            "schedtcp-testbed-{}-{}",
-            bed.config().prefix,
-            std::process::id()
-        ));
+        let dir = session_dir(&bed.config().prefix, std::process::id());
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         // A fresh key per run, owner-only (the tunnel refuses a key file others may read).
@@ -344,12 +357,17 @@ impl Session {
     }
 
     /// Stops the target, removes the namespaces and (when `keep_logs` is false) the files.
-    /// Ends the session after `outcome`: on error the logs are kept and the error says where.
+    /// Ends the session after `outcome`: on error the logs are kept and the error says where;
+    /// after Ctrl-C or SIGTERM (asked for, not a failure) nothing is kept.
     pub fn conclude(self, outcome: Result<()>) -> Result<()> {
         let dir = self.dir.clone();
-        let finished = self.finish(outcome.is_err());
+        let keep = outcome.is_err() && !interrupt::interrupted();
+        let finished = self.finish(keep);
         if let Err(e) = outcome {
-            anyhow::bail!("{e:#}\n(testbed logs kept in {})", dir.display());
+            if keep {
+                anyhow::bail!("{e:#}\n(testbed logs kept in {})", dir.display());
+            }
+            return Err(e);
         }
         finished
     }

@@ -39,12 +39,7 @@ pub fn smoke(bin: &Path, prefix: &str, n: usize) -> Result<Smoke> {
         }
         anyhow::Ok(())
     })();
-    let dir = s.dir().to_path_buf();
-    let finished = s.finish(result.is_err());
-    if let Err(e) = result {
-        bail!("{e:#}\n(logs in {})", dir.display());
-    }
-    finished?;
+    s.conclude(result)?;
     let names = crate::bed::namespaces(prefix);
     let leftover = list_namespaces()?
         .into_iter()

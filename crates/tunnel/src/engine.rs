@@ -159,6 +159,12 @@ pub struct InvariantTally {
     pub header_bytes: u64,
     /// Payload adopted from dead connections.
     pub adopted_bytes: u64,
+    /// Connection-microseconds connections owed bytes and had none to send
+    /// ([`gtcp::SessionCounters::starved_micros`]): the invariant's other side, time plain
+    /// TCP would have been sending.
+    pub starved_micros: u64,
+    /// Of those, periods that began with bytes held back by the receiver's credit.
+    pub starved_by_credit_micros: u64,
 }
 
 impl InvariantTally {
@@ -169,6 +175,8 @@ impl InvariantTally {
         self.payload_bytes += o.payload_bytes;
         self.header_bytes += o.header_bytes;
         self.adopted_bytes += o.adopted_bytes;
+        self.starved_micros += o.starved_micros;
+        self.starved_by_credit_micros += o.starved_by_credit_micros;
     }
 }
 
@@ -304,9 +312,13 @@ impl Engine {
         }
     }
 
-    /// The invariant checks so far.
+    /// The invariant checks so far, with the session's starved time.
     pub fn invariant(&self) -> InvariantTally {
-        *lock(&self.invariant)
+        let mut t = *lock(&self.invariant);
+        let c = self.inspect(|s| s.counters());
+        t.starved_micros = c.starved_micros;
+        t.starved_by_credit_micros = c.starved_by_credit_micros;
+        t
     }
 
     /// Registers a flow's wake-ups before its tasks start.

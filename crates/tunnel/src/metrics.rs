@@ -166,6 +166,12 @@ impl Registry {
                 .map(|(l, c)| (format!("session=\"{l}\""), f(c) as f64))
                 .collect::<Vec<_>>()
         };
+        let seconds = |f: fn(&gtcp::SessionCounters) -> u64| {
+            sessions
+                .iter()
+                .map(|(l, c)| (format!("session=\"{l}\""), f(c) as f64 / 1e6))
+                .collect::<Vec<_>>()
+        };
         counter(
             "active_flows",
             "Flows tracked by the session.",
@@ -249,6 +255,18 @@ impl Registry {
             "The bound the hand-over rule keeps unsent bytes under: (live connections + flows without one) x send_buffer + orphan debt.",
             "gauge",
             per(|c| c.unsent_bound),
+        );
+        counter(
+            "starved_seconds_total",
+            "Connection-seconds a connection owed bytes (q_v > 0) and the policy had none it could send (plain TCP would have been sending).",
+            "counter",
+            seconds(|c| c.starved_micros),
+        );
+        counter(
+            "starved_by_credit_seconds_total",
+            "Of starved_seconds_total, periods that began with bytes waiting for the receiver's credit.",
+            "counter",
+            seconds(|c| c.starved_by_credit_micros),
         );
         counter(
             "send_buffered_bytes",

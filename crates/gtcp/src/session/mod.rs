@@ -288,7 +288,8 @@ impl Session {
     /// The connection is gone: closed after both sides said `Done`, or dead (reset, error,
     /// protocol violation). In the second case everything it carried that the peer did not
     /// acknowledge goes again on the other connections.
-    pub fn connection_closed(&mut self, _now: Duration, conn: ConnId) {
+    pub fn connection_closed(&mut self, now: Duration, conn: ConnId) {
+        self.end_starved(now, conn);
         let Some(c) = self.conns.remove(&conn) else {
             return;
         };

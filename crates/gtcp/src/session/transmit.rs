@@ -263,6 +263,7 @@ impl Session {
             let orphan = self.orphan();
             let room = limit.saturating_sub(out.len() + DATA_HEADER_LEN) as u64;
             if own + orphan == 0 {
+                self.end_starved(now, conn);
                 break;
             }
             if room == 0 {
@@ -271,6 +272,10 @@ impl Session {
             }
             let Some((id, charge)) = self.pick(conn, own, orphan) else {
                 self.starved.insert(conn);
+                let by_credit = self.ledger.unsent() > 0;
+                if let Some(c) = self.conns.get_mut(&conn) {
+                    c.starved_since.get_or_insert((now, by_credit));
+                }
                 break;
             };
             let (budget, own) = match charge {
@@ -298,6 +303,12 @@ impl Session {
             };
             let from_own = self.ledger.carry(&mut c.counters, seg.len, own);
             c.unacked += seg.len;
+            if c.starved_since.is_some() {
+                self.end_starved(now, conn);
+            }
+            let Some(c) = self.conns.get_mut(&conn) else {
+                break;
+            };
             let owner = c.owner;
             self.lend_budget_moved();
             self.refresh(id);
@@ -323,6 +334,24 @@ impl Session {
             }
         }
         (header, payload, short)
+    }
+
+    /// Ends `conn`'s starved period, if any, at `now`
+    /// ([`SessionCounters::starved_micros`](crate::SessionCounters::starved_micros)).
+    pub(crate) fn end_starved(&mut self, now: Duration, conn: ConnId) {
+        let Some((since, by_credit)) = self
+            .conns
+            .get_mut(&conn)
+            .and_then(|c| c.starved_since.take())
+        else {
+            return;
+        };
+        let us = u64::try_from(now.saturating_sub(since).as_micros()).unwrap_or(u64::MAX);
+        self.counters.starved_micros = self.counters.starved_micros.saturating_add(us);
+        if by_credit {
+            self.counters.starved_by_credit_micros =
+                self.counters.starved_by_credit_micros.saturating_add(us);
+        }
     }
 
     /// The flow whose bytes go next on `conn`, and what they are charged to: the policy's

@@ -253,6 +253,15 @@ pub struct SessionCounters {
     /// receive budget ([`RECEIVE_BUDGET_PER_CONNECTION`](super::RECEIVE_BUDGET_PER_CONNECTION)
     /// windows per live connection).
     pub recv_credit_extra: u64,
+    /// Connection-microseconds during which a connection owed bytes (its virtual queue, or
+    /// orphan debt, above zero) and the policy had no flow with bytes it could send: time
+    /// plain TCP's connection would have been sending. Zero under `tcp` unless receive
+    /// credit holds a flow back; the non-intrusiveness alarm (issue 8). Counted when the
+    /// connection sends again, drains or closes.
+    pub starved_micros: u64,
+    /// Of `starved_micros`, the periods that began while handed-over bytes were waiting for
+    /// the receiver's credit (nothing else kept them from going).
+    pub starved_by_credit_micros: u64,
 }
 
 /// One flow's sending direction ([`Session::flow_send_state`](super::Session::flow_send_state)).

@@ -162,6 +162,24 @@ pub(crate) struct RunOut {
     pub mean_m: Vec<f64>,
     /// Background flows refused by a full waiting queue.
     pub refused: u64,
+    /// Per background stream: its backlog, bytes arrived and not yet acknowledged (waiting
+    /// flows' whole size, active flows' rest), at the end of the warm-up and at the end of
+    /// the run. The goodput falls short of the arrivals by exactly their difference.
+    pub bg_backlog_warm: Vec<f64>,
+    pub bg_backlog_end: Vec<f64>,
+    /// Per background stream (access control): the controller's mean estimate of the
+    /// arrival load after the warm-up, bits per second (NaN if none).
+    pub load_estimate_bps: Vec<f64>,
+    /// After the warm-up, on the forward link that most payload arrived for (the same link
+    /// under every policy, the arrivals being the same): its wire utilisation (all bytes
+    /// sent, headers and retransmissions included, over its capacity).
+    pub link_busy: f64,
+    /// On that link after the warm-up: the payload load that arrived (short and background
+    /// flows crossing it) and the payload acknowledged, both over the link's rate.
+    pub link_offered: f64,
+    pub link_carried: f64,
+    /// On that link: data packets dropped over data packets offered to it.
+    pub link_loss: f64,
 }
 
 impl RunOut {
@@ -296,11 +314,82 @@ pub(crate) fn run_one(
     s.run_until(warm);
     s.driver.settle(warm);
     let at_warm = s.driver.bg_stats.clone();
+    // Bytes arrived per background stream by the warm-up (their acknowledged part is in
+    // `at_warm`).
+    let arrived_by_warm: Vec<u64> = (0..setup.streams.len())
+        .map(|i| {
+            s.driver
+                .background
+                .iter()
+                .filter(|r| r.stream as usize == i && !r.refused)
+                .map(|r| r.size)
+                .sum()
+        })
+        .collect();
+    let tx_warm: Vec<(u64, u64, u64)> = s
+        .world
+        .net
+        .links
+        .iter()
+        .map(|l| {
+            (
+                l.stats.tx_bytes,
+                l.stats.tx_data_packets,
+                l.stats.data_drops,
+            )
+        })
+        .collect();
     s.run_until(stop);
     s.driver.settle(stop);
     let span = p.duration_s - p.warmup_s;
     let measure_end = secs(p.duration_s - p.tail_s);
     let mut out = RunOut::default();
+    // Forward links are the even ones (each is followed by its ACK-only reverse); link
+    // `j` (from 0) joins nodes j and j + 1.
+    let most_loaded = (0..setup.links as usize)
+        .map(|j| {
+            let l = &s.world.net.links[2 * j];
+            let (tx, data, drops) = tx_warm[2 * j];
+            let busy = (l.stats.tx_bytes - tx) as f64 * 8.0 / (l.rate_bps as f64 * span);
+            let loss = (l.stats.data_drops - drops) as f64
+                / (l.stats.tx_data_packets - data + l.stats.data_drops - drops).max(1) as f64;
+            let crossing = |sd: &StreamDef| sd.from as usize <= j && j < sd.to as usize;
+            let mut offered = 0.0;
+            let mut carried = 0.0;
+            for (i, sd) in setup
+                .streams
+                .iter()
+                .enumerate()
+                .filter(|(_, sd)| crossing(sd))
+            {
+                carried += (s.driver.bg_stats[i].acked_bytes - at_warm[i].acked_bytes) as f64;
+                offered += match sd.kind {
+                    StreamKind::Short => s
+                        .driver
+                        .short
+                        .iter()
+                        .filter(|f| f.source as usize == i && f.arrival >= warm)
+                        .map(|f| f.size as f64)
+                        .sum::<f64>(),
+                    StreamKind::Background => s
+                        .driver
+                        .background
+                        .iter()
+                        .filter(|r| r.stream as usize == i && r.arrival >= warm)
+                        .map(|r| r.size as f64)
+                        .sum::<f64>(),
+                };
+            }
+            let norm = 8.0 / (l.rate_bps as f64 * span);
+            (busy, loss, offered * norm, carried * norm)
+        })
+        .max_by(|a, b| a.2.total_cmp(&b.2));
+    if let Some((busy, loss, offered, carried)) = most_loaded {
+        out.link_busy = busy;
+        out.link_loss = loss;
+        out.link_offered = offered;
+        out.link_carried = carried;
+    }
     for f in &s.driver.short {
         if f.arrival < warm || f.arrival >= measure_end {
             continue;
@@ -330,13 +419,26 @@ pub(crate) fn run_one(
             .map(|r| r.size)
             .sum();
         out.bg_arrived_bps.push(arrived as f64 * 8.0 / span);
-        let ms: Vec<f64> = s
+        let arrived_all: u64 = s
+            .driver
+            .background
+            .iter()
+            .filter(|r| r.stream as usize == i && !r.refused)
+            .map(|r| r.size)
+            .sum();
+        out.bg_backlog_warm
+            .push(arrived_by_warm[i] as f64 - b.acked_bytes as f64);
+        out.bg_backlog_end
+            .push(arrived_all as f64 - a.acked_bytes as f64);
+        let samples: Vec<_> = s
             .driver
             .limit_samples
             .iter()
-            .filter(|x| x.1 as usize == i && x.0 >= warm)
-            .map(|x| x.2 as f64)
+            .filter(|x| x.stream as usize == i && x.at >= warm)
             .collect();
+        let est: Vec<f64> = samples.iter().filter_map(|x| x.load_estimate).collect();
+        out.load_estimate_bps.push(mean(&est) * 8.0);
+        let ms: Vec<f64> = samples.iter().map(|x| x.m as f64).collect();
         out.mean_m.push(if ms.is_empty() {
             f64::NAN
         } else {
@@ -460,6 +562,20 @@ pub(crate) struct Row {
     pub censored: usize,
     /// Background flows refused, summed over repeats.
     pub refused: u64,
+    /// Background backlog (bytes arrived, not yet acknowledged) at the end of the warm-up
+    /// and at the end of the run, MB, summed over classes, mean over repeats: goodput =
+    /// arrived − (end − warm-up).
+    pub backlog_warm_mb: f64,
+    pub backlog_end_mb: f64,
+    /// The access controller's mean arrival-load estimate over the load that arrived (NaN
+    /// without a controller).
+    pub load_estimate_vs_arrived: f64,
+    /// The most loaded forward link's wire utilisation after the warm-up, mean over repeats.
+    pub link_busy: f64,
+    /// On that link: payload load offered and carried (over its rate), data packet loss.
+    pub link_offered: f64,
+    pub link_carried: f64,
+    pub link_loss: f64,
 }
 
 /// A group of setups sharing a label: `(label, k, [(ρ, setup)])`.
@@ -603,6 +719,28 @@ pub(crate) fn normalised_grid(
                     ),
                     censored: runs.iter().map(|r| r.censored).sum(),
                     refused: runs.iter().map(|r| r.refused).sum(),
+                    backlog_warm_mb: mean(
+                        &runs
+                            .iter()
+                            .map(|r| r.bg_backlog_warm.iter().sum::<f64>() / 1e6)
+                            .collect::<Vec<_>>(),
+                    ),
+                    backlog_end_mb: mean(
+                        &runs
+                            .iter()
+                            .map(|r| r.bg_backlog_end.iter().sum::<f64>() / 1e6)
+                            .collect::<Vec<_>>(),
+                    ),
+                    load_estimate_vs_arrived: mean(
+                        &runs
+                            .iter()
+                            .map(|r| r.load_estimate_bps.iter().sum::<f64>())
+                            .collect::<Vec<_>>(),
+                    ) / mean(&arrived),
+                    link_busy: mean(&runs.iter().map(|r| r.link_busy).collect::<Vec<_>>()),
+                    link_offered: mean(&runs.iter().map(|r| r.link_offered).collect::<Vec<_>>()),
+                    link_carried: mean(&runs.iter().map(|r| r.link_carried).collect::<Vec<_>>()),
+                    link_loss: mean(&runs.iter().map(|r| r.link_loss).collect::<Vec<_>>()),
                 });
             }
             i += variants.len() * p.repeats;
@@ -703,6 +841,13 @@ pub(crate) fn vs_vanilla_cells(mean: f64, ci95: f64, vanilla: bool) -> [String; 
     )
 }
 
+/// Whether the links were overloaded at a load: with every background flow admitted at once
+/// (vanilla), the most loaded link carried less than 98% of the payload that arrived for it (after
+/// the warm-up), so that some class's backlog grew whatever the policy.
+pub(crate) fn overloaded(vanilla: &Row) -> bool {
+    vanilla.link_carried < 0.98 * vanilla.link_offered
+}
+
 /// Whether a row carries what its class's arrival load asks, as a table cell.
 pub(crate) fn bg_flag(r: &Row) -> String {
     format!(
@@ -744,6 +889,19 @@ pub(crate) fn rows_table(rows: &[Row]) -> String {
                     "–".into()
                 },
                 format!("{}/{}", r.censored, r.refused),
+                format!("{:.0} → {:.0}", r.backlog_warm_mb, r.backlog_end_mb),
+                if r.load_estimate_vs_arrived.is_finite() {
+                    format!("{:.3}", r.load_estimate_vs_arrived)
+                } else {
+                    "–".into()
+                },
+                format!(
+                    "{:.3} / {:.3} / {:.3} / {:.1}%",
+                    r.link_offered,
+                    r.link_carried,
+                    r.link_busy,
+                    100.0 * r.link_loss
+                ),
             ]
         })
         .collect();
@@ -761,6 +919,9 @@ pub(crate) fn rows_table(rows: &[Row]) -> String {
             "bg present",
             "mean M",
             "censored/refused",
+            "bg backlog warm-up → end (MB)",
+            "load estimate / arrived",
+            "most loaded link: payload offered / carried / wire busy / loss",
         ],
         &body,
     )
@@ -967,5 +1128,44 @@ mod tests {
         assert_eq!(critical_m(1, 0.2, 0.3), 1); // M* = 0.6
         assert_eq!(critical_m(2, 0.5, 0.3), 4); // M* = 3
         assert_eq!(critical_m(0, 0.65, 0.3), 1);
+    }
+
+    /// The background's books balance: what was acknowledged after the warm-up is what
+    /// arrived after it less the growth of the backlog (bytes arrived, not acknowledged), so a
+    /// goodput short of the arrivals is exactly a backlog left at the end; and the payload a
+    /// link carried is below the bytes it put on the wire. Checked on a short overloaded
+    /// two-link run (the backlog grows) with M = 1 and with vanilla.
+    #[test]
+    fn the_background_goodput_is_the_arrivals_less_the_backlog_growth() {
+        let mut p: Params =
+            crate::scenario::parse(crate::experiments::bg_fig7::SCENARIO, "bg-fig7", true).unwrap();
+        p.duration_s = 400.0;
+        p.warmup_s = 100.0;
+        let setup = crate::experiments::bg_fig7::two_links(&p, 0.65);
+        for (policy, m) in [("access-fixed", 1), ("vanilla", 0)] {
+            let out = run_one(&p, &setup, policy, m, 5).unwrap();
+            let span = p.duration_s - p.warmup_s;
+            let sent = out.bg_rate_bps[0] * span / 8.0;
+            let arrived = out.bg_arrived_bps[0] * span / 8.0;
+            let growth = out.bg_backlog_end[0] - out.bg_backlog_warm[0];
+            assert_eq!(out.refused, 0);
+            assert!(
+                (sent - (arrived - growth)).abs() < 1.0,
+                "{policy}: sent {sent}, arrived {arrived}, backlog growth {growth}"
+            );
+            assert!(out.bg_backlog_warm[0] >= 0.0 && out.bg_backlog_end[0] >= 0.0);
+            // M = 1 on a link 95% loaded: the backlog grows.
+            if policy == "access-fixed" {
+                assert!(growth > 0.0, "{growth}");
+            }
+            let wire = f64::from(p.tcp.mss + p.tcp.header_bytes) / f64::from(p.tcp.mss);
+            assert!(
+                out.link_carried * wire <= out.link_busy + 1e-9 && out.link_busy <= 1.0 + 1e-9,
+                "{policy}: carried {} busy {}",
+                out.link_carried,
+                out.link_busy
+            );
+            assert!(out.link_offered > 0.5 && out.link_loss >= 0.0 && out.link_loss < 1.0);
+        }
     }
 }

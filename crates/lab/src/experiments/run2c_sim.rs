@@ -629,8 +629,8 @@ for {dur} s, then {drain} s of drain; {runs} seed(s) per setting and discipline,
 flows under each discipline. RuN2C threshold {th} packets. Running number = sequence offset \
 in the flow (ns-2 sequence numbers start at 0, as the paper notes).\n\n\
 The drop-tail baseline's simulator is cross-checked against ns-3.44 on the same flows in \
-both settings (`results/ns3-crosscheck/`: S2 with this experiment's topology, TCP as ns-3 \
-can be set; S1 with 1 ms links); its speed on S1/D1 with each discipline, beside ns-3's on \
+both settings with this experiment's topologies (`results/ns3-crosscheck/`, settings S1p \
+and S2; TCP as ns-3 can be set); its speed on S1/D1 with each discipline, beside ns-3's on \
 the same flows, is in `crates/sim/BENCH.md` (`ns3/speed.sh`).\n\n\
 # Workload D1 (Section IV-A, Figures 4–11)\n\n{sections}\
 ## Files\n\n`short_delay.csv` (Figs. 5/6, 9/10), `throughput.csv` \
@@ -643,10 +643,26 @@ segment lost on about seven consecutive retransmissions (1 + 2 + … + 64 s), wh
 of about 1% makes rare. Inputs we could not match exactly and that move this penalty: the \
 total offered load (not stated in the paper; {load} here), the ns-2 TCP agent's timer \
 granularity and RTO bounds of the time, and the split of the one-way delay among the links. \
-Where long flows get less throughput under RuN/RuN2C than under DropTail (against the \
-paper's Figs. 7/11): the push-out sends the losses to the packets with the largest running \
-numbers, i.e. to long flows; the paper's ns-2 runs may have had fewer long flows in progress \
-at once (shorter runs, unknown load). Not investigated further here.\n\n{d2}",
+Where long flows get less throughput under RuN2C than under DropTail (against the \
+paper's Figs. 7/11; issue 13), `cargo run --release -p sim --example run2c_long_flows -- \
+S1|S2 3000 SEED` re-runs this experiment's D1 runs (the same flows and parameters; pooled \
+over seeds 1–5 its throughputs are the table's: S1 100–299 packets 3042 against 2672 kbit/s) \
+and counts, per flow, retransmissions and timeouts. Two causes, neither a bug of ours: \
+(1) *RuN2C moves the losses onto the long flows.* Flows of 1–20 packets retransmit nothing \
+under RuN2C (S1, five seeds: 0 retransmissions against 41 997 under DropTail; S2: 115 against \
+13 061): the threshold works as intended (20 × 1460 bytes of sequence offset), and a full \
+buffer pushes out class 2's tail. The bottleneck drops about as many packets (S1: 138 289 \
+against 129 215), so the longer flows retransmit 63% more (164 175 against 100 550; 4.5 \
+against 2.0 per flow of 100–299 packets). In S2 this is the whole penalty: flows that lost \
+nothing get the same throughput under both (889 and 888 kbit/s for 100–299 packets, 1216 and \
+1235 for 1000+), and timeouts per long flow rise by 35–70% (1000+ packets: 1.07 against \
+0.71). (2) *In S1 class 2 also waits for class 1.* Long flows that lost nothing are 7–14% \
+slower under RuN2C (100–299 packets 3629 against 3898 kbit/s, 300–999 4315 against 5000, \
+1000+ 4538 against 5025): their packets beyond the 20th are served only when no packet of a \
+flow's first 20 is queued. Not the timer: timeouts per long flow are the same under both in S1 (0.18 against 0.16 \
+for 100–299 packets), and with SACK and a 200 ms minimum RTO the penalty stays (seed 1: 2567 \
+against 2952 kbit/s). The paper's ns-2 runs may have had fewer long flows in progress at \
+once (shorter runs, unknown load).\n\n{d2}",
         iw = p.initial_window,
         minrto = p.min_rto_ms / 1e3,
         maxrto = p.max_rto_ms / 1e3,

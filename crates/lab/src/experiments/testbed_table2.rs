@@ -565,6 +565,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             payload_bytes: r.payload_bytes,
             header_bytes: r.header_bytes,
             adopted_bytes: r.adopted_bytes,
+            ..Invariant::default()
         };
         match inv_sum
             .iter_mut()

@@ -1,9 +1,62 @@
-//! Helpers shared by the lab's test files: reading an experiment's CSV outputs.
+//! Helpers shared by the lab's test files: scratch paths that go with the test, reading an
+//! experiment's CSV outputs.
 
 #![allow(dead_code)]
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+
+/// A path under the temporary directory (`lab-<kind>-<pid>-<name>`), empty at the start and
+/// removed, file or directory, when dropped: a test leaves nothing behind.
+#[derive(Debug)]
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    pub fn new(kind: &str, name: &str) -> Self {
+        let p = std::env::temp_dir().join(format!("lab-{kind}-{}-{name}", std::process::id()));
+        remove(&p);
+        Self(p)
+    }
+
+    /// The path, owned (for options that take one).
+    pub fn path(&self) -> PathBuf {
+        self.0.clone()
+    }
+}
+
+fn remove(p: &Path) {
+    if p.is_dir() {
+        let _ = std::fs::remove_dir_all(p);
+    } else {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+impl Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl PartialEq<Scratch> for PathBuf {
+    fn eq(&self, other: &Scratch) -> bool {
+        *self == other.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        remove(&self.0);
+    }
+}
 
 /// Rows of a CSV output as maps from column name to value.
 pub fn csv_rows(dir: &Path, f: &str) -> Vec<HashMap<String, String>> {

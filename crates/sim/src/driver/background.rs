@@ -106,7 +106,7 @@ pub struct BgStreamStats {
     pub active_area: f64,
     /// ∫ present dt (flow·seconds).
     pub present_area: f64,
-    /// Background payload bytes acknowledged.
+    /// Payload bytes acknowledged (of the stream's flows, short or background).
     pub acked_bytes: u64,
     last: Time,
 }
@@ -146,12 +146,30 @@ pub struct BackgroundDriver {
     pub background: Vec<BgRecord>,
     /// Bytes acknowledged of each long flow.
     pub long_acked: Vec<u64>,
-    /// Background statistics per stream (zeroes for short streams).
+    /// Statistics per stream (short streams: only `acked_bytes`).
     pub bg_stats: Vec<BgStreamStats>,
     /// One controller per background stream (access control only).
     admission: Vec<Option<Admission>>,
-    /// `(time, stream, M, waiting)` after every tick of an access controller.
-    pub limit_samples: Vec<(Time, u32, u32, usize)>,
+    /// The state of every access controller after each of its ticks.
+    pub limit_samples: Vec<LimitSample>,
+}
+
+/// An access controller's state after a tick (see [`BackgroundDriver::limit_samples`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LimitSample {
+    /// When.
+    pub at: Time,
+    /// Stream index.
+    pub stream: u32,
+    /// The current M.
+    pub m: u32,
+    /// Flows active.
+    pub active: usize,
+    /// Flows waiting.
+    pub waiting: usize,
+    /// The controller's estimate of the arrival load, bytes per second (`None` before a
+    /// flow has finished).
+    pub load_estimate: Option<f64>,
 }
 
 impl BackgroundDriver {
@@ -321,8 +339,15 @@ impl Driver for BackgroundDriver {
                     continue;
                 };
                 let admitted = a.tick(Duration::from_nanos(now));
-                self.limit_samples
-                    .push((now, i as u32, a.limit(), a.waiting()));
+                let t = Duration::from_nanos(now);
+                self.limit_samples.push(LimitSample {
+                    at: now,
+                    stream: i as u32,
+                    m: a.limit(),
+                    active: a.active(),
+                    waiting: a.waiting(),
+                    load_estimate: a.arrival_load(t),
+                });
                 self.admit(w, admitted);
             }
             w.schedule(now + Self::TICK, TICK_TOKEN);
@@ -384,6 +409,7 @@ impl Driver for BackgroundDriver {
         let now = w.now();
         match owner {
             Owner::Short(i) => {
+                self.bg_stats[self.short[i].source as usize].acked_bytes += newly;
                 if snd_una >= self.short[i].size {
                     self.short[i].finished = Some(now);
                     self.short[i].delivered = Some(now);

@@ -33,7 +33,7 @@ pub mod schedtcp;
 mod tcp;
 
 pub use arrivals::{Arrivals, ARRIVAL_TOKEN};
-pub use background::{BackgroundDriver, BgPolicy, LongFlow, Stream, StreamKind};
+pub use background::{BackgroundDriver, BgPolicy, LimitSample, LongFlow, Stream, StreamKind};
 pub use ideal::IdealDriver;
 pub use schedtcp::{SchedtcpDriver, SchedtcpOptions};
 pub use tcp::{FlowRecord, TcpDriver};

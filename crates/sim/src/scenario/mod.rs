@@ -42,7 +42,7 @@ use crate::packet::{LinkId, NodeId};
 use crate::stats::Report;
 use crate::tcp::TcpConfig;
 use crate::time::{secs, Time};
-use crate::topology::{DumbbellConfig, PaperSetting};
+use crate::topology::{DumbbellConfig, Ns3Setting};
 use crate::workload::{
     load_trace, persistent_flows, Component, FlowList, FlowSource, Merged, Poisson, SizeDist,
     SizeUnit, SourcePick, TraceError, WorkloadConfig,
@@ -407,21 +407,18 @@ impl Scenario {
         }
     }
 
-    /// Paper 003's dumbbell (setting S1 or S2) as the ns-3 cross-check (`ns3/dumbbell.cc`)
-    /// builds it: 10 pairs, a 10 Mbit/s bottleneck with a 100-packet drop-tail buffer; S1:
-    /// every link 10 Mbit/s and 1 ms (the cross-check's S1, made before `run2c-sim`'s
-    /// 1 + 4 + 1 ms); S2: [`PaperSetting::S2`] as `run2c-sim` runs it (2 Mbit/s access
-    /// links, 10 + 40 + 10 ms). TCP with the handshake, SMSS 1460 B and 42 B of headers on
+    /// Paper 003's dumbbell as the ns-3 cross-check (`ns3/dumbbell.cc`) builds it: 10 pairs,
+    /// a 10 Mbit/s bottleneck with a 100-packet drop-tail buffer, the links of `setting`
+    /// ([`Ns3Setting`]: S1 with 1 ms on every link, S1p and S2 as `run2c-sim` runs them).
+    /// TCP with the handshake, SMSS 1460 B and 42 B of headers on
     /// the wire (IP + TCP + ns-3's PPP header), initial window 1, no delayed ACKs, maximum
-    /// window 30 segments, minimum RTO 200 ms; NewReno without SACK, or with SACK (`sack`).
+    /// window 30 segments, minimum RTO 200 ms; NewReno without SACK, or with SACK (`sack`),
+    /// its options counted on the wire as ns-3 sends them (`TcpConfig::sack_option_bytes`).
     /// Workload D1 at `load`, flows arriving over `duration_s` and `drain_s` more to finish.
-    pub fn ns3(setting: PaperSetting, load: f64, duration_s: f64, sack: bool) -> Self {
+    pub fn ns3(setting: Ns3Setting, load: f64, duration_s: f64, sack: bool) -> Self {
         let mut s = Scenario::speed_benchmark(duration_s);
         s.drain_s = 60.0;
         s.topology = setting.topology();
-        if setting == PaperSetting::S1 {
-            s.topology.bottleneck_delay_ms = 1.0;
-        }
         s.tcp = TcpConfig {
             mss: 1460,
             header_bytes: 42,
@@ -429,6 +426,7 @@ impl Scenario {
             max_window: Some(30),
             handshake: true,
             sack,
+            sack_option_bytes: true,
             ..TcpConfig::default()
         };
         if let WorkloadConfig::Poisson { load: l, .. } = &mut s.workload {

@@ -60,6 +60,17 @@ pub struct TcpConfig {
     /// Selective acknowledgements (RFC 2018, 3 blocks per ACK) with RFC 6675 loss
     /// recovery. `false`: NewReno's partial-ACK recovery (RFC 6582), as paper 003's setups.
     pub sack: bool,
+    /// With `sack`, count its options on the wire as ns-3 (and Linux without timestamps)
+    /// sends them: SYN and SYN-ACK carry SACK-permitted (2 bytes, 4 with padding), an ACK
+    /// with n SACK blocks carries 2 + 8n bytes, padded to a multiple of 4 (RFC 2018 §3).
+    /// Off by default: every packet has `header_bytes`.
+    pub sack_option_bytes: bool,
+    /// With `sack`, halve RFC 6675's `pipe` instead of FlightSize (SND.MAX − SND.UNA) when
+    /// setting ssthresh on entering fast recovery and on a timeout, as ns-3 does
+    /// (`TcpSocketBase::EnterRecovery` and `ReTxTimeout` pass `BytesInFlight()`, its
+    /// `pipe`). RFC 6675 §5 (4.2) and RFC 5681 say FlightSize; off by default, for the
+    /// ns-3 cross-check's evidence only.
+    pub ssthresh_from_pipe: bool,
     /// Congestion control.
     pub congestion_control: CongestionControl,
     /// Explicit congestion notification (RFC 3168): data segments are ECN-capable, the
@@ -89,6 +100,8 @@ impl Default for TcpConfig {
             clock_granularity_ms: 1.0,
             dupack_threshold: 3,
             sack: false,
+            sack_option_bytes: false,
+            ssthresh_from_pipe: false,
             congestion_control: CongestionControl::NewReno,
             ecn: false,
             ledbat_target_ms: 25.0,
@@ -125,6 +138,10 @@ pub struct TcpParams {
     pub dupack_threshold: u32,
     /// See [`TcpConfig::sack`].
     pub sack: bool,
+    /// See [`TcpConfig::sack_option_bytes`] (only with `sack`).
+    pub sack_option_bytes: bool,
+    /// See [`TcpConfig::ssthresh_from_pipe`] (only with `sack`).
+    pub ssthresh_from_pipe: bool,
     /// ECN (RFC 3168), see [`TcpConfig::ecn`].
     pub ecn: bool,
     /// See [`TcpConfig::congestion_control`].
@@ -180,6 +197,8 @@ impl TcpConfig {
             granularity: ms("clock_granularity_ms", self.clock_granularity_ms)?,
             dupack_threshold: self.dupack_threshold,
             sack: self.sack,
+            sack_option_bytes: self.sack && self.sack_option_bytes,
+            ssthresh_from_pipe: self.sack && self.ssthresh_from_pipe,
             ecn: self.ecn,
             cc: self.congestion_control,
             ledbat_target: ms("ledbat_target_ms", self.ledbat_target_ms)?,

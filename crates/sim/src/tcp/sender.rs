@@ -731,7 +731,16 @@ impl Sender {
             && self.snd_una >= self.recover
             && (self.dupacks >= self.p.dupack_threshold || self.lost_edge() > self.snd_una)
         {
-            let flight = self.snd_max - self.snd_una;
+            let flight = if self.p.ssthresh_from_pipe {
+                // ns-3: `pipe` once the segment at snd_una is marked lost.
+                let edge = self
+                    .lost_edge()
+                    .max((self.snd_una + self.p.mss).min(self.snd_max));
+                self.high_rxt = self.snd_una;
+                self.pipe(edge)
+            } else {
+                self.snd_max - self.snd_una
+            };
             self.reduce(flight);
             self.cwnd = self.ssthresh;
             self.recover = self.snd_max;
@@ -799,7 +808,11 @@ impl Sender {
             return false;
         }
         if !self.rto_retransmitted {
-            let flight = self.snd_max - self.snd_una;
+            let flight = if self.p.ssthresh_from_pipe {
+                self.pipe(self.lost_edge()) // ns-3: `pipe` before the timeout marks all lost
+            } else {
+                self.snd_max - self.snd_una
+            };
             self.reduce(flight);
         }
         self.rto_retransmitted = true;
@@ -868,9 +881,13 @@ impl Sender {
     pub fn retransmits(&self) -> u64 {
         self.retransmits
     }
-    /// Retransmission timeouts.
+    /// Retransmission timeouts (the SYN's included).
     pub fn timeouts(&self) -> u64 {
         self.timeouts
+    }
+    /// SYN transmissions so far (0 without a handshake).
+    pub fn syns_sent(&self) -> u32 {
+        self.syn_sent
     }
     /// Fast retransmits (entries into fast recovery).
     pub fn fast_retransmits(&self) -> u64 {
@@ -1048,6 +1065,35 @@ mod tests {
 
     fn acked_up_to(s: &mut Sender, ack: u64, sack: SackBlocks, now: Time) -> AckEvent {
         s.on_ack_sack(ack, &sack, now)
+    }
+
+    /// ns-3's rule (`ssthresh_from_pipe`): half of `pipe`, not of FlightSize. Segments 0
+    /// and 2 of 10 lost, 1, 3 and 4 SACKed: FlightSize 1000, pipe = 1000 − 300 SACKed −
+    /// 100 (segment 0, lost) = 600, as ns-3's `BytesInFlight()` after `MarkHeadAsLost`.
+    #[test]
+    fn sack_ssthresh_from_pipe_halves_pipe() {
+        for (rule, ssthresh) in [(false, 500), (true, 300)] {
+            let mut s = sender(TcpConfig {
+                mss: 100,
+                initial_window: 10,
+                sack: true,
+                ssthresh_from_pipe: rule,
+                ..TcpConfig::default()
+            });
+            s.write(2_000);
+            assert_eq!(drain(&mut s, 0).len(), 10);
+            acked_up_to(&mut s, 0, [(100, 200), (0, 0), (0, 0)], 1);
+            acked_up_to(&mut s, 0, [(300, 400), (100, 200), (0, 0)], 1);
+            acked_up_to(&mut s, 0, [(300, 500), (100, 200), (0, 0)], 1);
+            assert!(s.in_recovery());
+            assert_eq!(
+                (s.ssthresh(), s.cwnd()),
+                (ssthresh, ssthresh),
+                "rule {rule}"
+            );
+            // The first retransmission goes regardless of the window.
+            assert_eq!(drain(&mut s, 1)[0].seq, 0);
+        }
     }
 
     #[test]

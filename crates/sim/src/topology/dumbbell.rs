@@ -116,6 +116,71 @@ impl std::fmt::Display for PaperSetting {
     }
 }
 
+/// The dumbbells of the ns-3 cross-check (`ns3/dumbbell.cc`, `Scenario::ns3`): paper 003's
+/// two settings as `run2c-sim` runs them, and the cross-check's first S1, made before
+/// `run2c-sim` settled on 1 + 4 + 1 ms, with 1 ms on every link.
+///
+/// * `S1`: [`PaperSetting::S1`]'s rates, every link 1 ms (3 ms one way);
+/// * `S1p`: [`PaperSetting::S1`] itself, 1 + 4 + 1 ms (the paper's 6 ms one way);
+/// * `S2`: [`PaperSetting::S2`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Ns3Setting {
+    /// 10 Mbit/s access, 1 ms on every link.
+    S1,
+    /// `run2c-sim`'s S1: 10 Mbit/s access, 1 + 4 + 1 ms.
+    S1p,
+    /// `run2c-sim`'s S2: 2 Mbit/s access, 10 + 40 + 10 ms.
+    S2,
+}
+
+impl Ns3Setting {
+    /// The paper's setting whose rates and buffer this dumbbell has.
+    pub fn paper(self) -> PaperSetting {
+        match self {
+            Ns3Setting::S1 | Ns3Setting::S1p => PaperSetting::S1,
+            Ns3Setting::S2 => PaperSetting::S2,
+        }
+    }
+
+    /// The dumbbell.
+    pub fn topology(self) -> DumbbellConfig {
+        let mut t = self.paper().topology();
+        if self == Ns3Setting::S1 {
+            t.bottleneck_delay_ms = 1.0;
+        }
+        t
+    }
+
+    /// "S1", "S1p" or "S2".
+    pub fn name(self) -> &'static str {
+        match self {
+            Ns3Setting::S1 => "S1",
+            Ns3Setting::S1p => "S1p",
+            Ns3Setting::S2 => "S2",
+        }
+    }
+}
+
+impl std::str::FromStr for Ns3Setting {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "S1" | "s1" => Ok(Ns3Setting::S1),
+            "S1p" | "s1p" => Ok(Ns3Setting::S1p),
+            "S2" | "s2" => Ok(Ns3Setting::S2),
+            other => Err(format!(
+                "unknown setting {other:?}: expected \"S1\", \"S1p\" or \"S2\""
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Ns3Setting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A built dumbbell and the ids a driver or a test needs.
 pub struct Dumbbell {
     /// The network.

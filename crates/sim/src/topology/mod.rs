@@ -6,7 +6,7 @@
 
 mod dumbbell;
 
-pub use dumbbell::{Dumbbell, DumbbellConfig, PaperSetting};
+pub use dumbbell::{Dumbbell, DumbbellConfig, Ns3Setting, PaperSetting};
 
 use crate::link::Link;
 use crate::packet::{LinkId, NodeId};

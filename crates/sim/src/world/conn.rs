@@ -46,8 +46,10 @@ pub struct ConnRecord {
     pub injected_packets: u64,
     /// Segments retransmitted.
     pub retransmits: u64,
-    /// Retransmission timeouts.
+    /// Retransmission timeouts (the SYN's included).
     pub timeouts: u64,
+    /// SYN transmissions (0 without a handshake).
+    pub syns: u32,
     /// Fast retransmits.
     pub fast_retransmits: u64,
     /// Window reductions on an ECN echo (RFC 3168).
@@ -158,6 +160,7 @@ impl Conn {
             injected_packets: self.injected_packets,
             retransmits: self.sender.retransmits(),
             timeouts: self.sender.timeouts(),
+            syns: self.sender.syns_sent(),
             fast_retransmits: self.sender.fast_retransmits(),
             ecn_reductions: self.sender.ecn_reductions(),
         }

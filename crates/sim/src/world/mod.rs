@@ -359,7 +359,7 @@ impl World {
                 src: c.src,
                 dst: c.dst,
                 conn: id,
-                size: hdr,
+                size: hdr + self.syn_option_bytes(),
                 sent_at: now,
                 ..Packet::EMPTY
             };
@@ -456,6 +456,15 @@ impl World {
         self.send_ack(s);
     }
 
+    /// Option bytes of a SYN or SYN-ACK: SACK-permitted, 2 bytes padded to 4, if counted.
+    fn syn_option_bytes(&self) -> u32 {
+        if self.params.sack_option_bytes {
+            4
+        } else {
+            0
+        }
+    }
+
     /// Sends a cumulative ACK from `slot`'s receiver.
     fn send_ack(&mut self, slot: usize) {
         let c = &mut self.conns[slot];
@@ -466,13 +475,21 @@ impl World {
         }
         let ack = c.receiver.rcv_nxt();
         let mut sack = [(0u32, 0u32); 3];
+        let mut blocks = 0;
         if self.params.sack {
             for (o, (s, e)) in sack.iter_mut().zip(c.receiver.sack_blocks()) {
                 if e > s {
                     *o = ((s - ack) as u32, (e - ack) as u32);
+                    blocks += 1;
                 }
             }
         }
+        // RFC 2018 §3: the SACK option is 2 + 8n bytes, padded to a multiple of 4.
+        let options = if self.params.sack_option_bytes && blocks > 0 {
+            (2 + 8 * blocks as u32).next_multiple_of(4)
+        } else {
+            0
+        };
         let p = Packet {
             kind: PacketKind::Ack,
             src: c.dst,
@@ -480,7 +497,7 @@ impl World {
             conn: c.id,
             sack,
             ack,
-            size: self.params.header_bytes,
+            size: self.params.header_bytes + options,
             sent_at: self.now,
             echo_owd: c.last_owd,
             ece: std::mem::take(&mut c.ce_pending),
@@ -504,7 +521,7 @@ impl World {
                     src: c.dst,
                     dst: c.src,
                     conn: id,
-                    size: self.params.header_bytes,
+                    size: self.params.header_bytes + self.syn_option_bytes(),
                     sent_at: self.now,
                     ..Packet::EMPTY
                 };
