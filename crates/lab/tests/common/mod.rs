@@ -6,15 +6,20 @@
 use std::collections::HashMap;
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// A path under the temporary directory (`lab-<kind>-<pid>-<name>`), empty at the start and
-/// removed, file or directory, when dropped: a test leaves nothing behind.
+/// A path under the temporary directory (`lab-<kind>-<pid>-<n>-<name>`), empty at the start
+/// and removed, file or directory, when dropped: a test leaves nothing behind. `n` counts the
+/// scratch paths of the process, so tests running at once never share one (two tests running
+/// the same experiment removed each other's outputs).
 #[derive(Debug)]
 pub struct Scratch(PathBuf);
 
 impl Scratch {
     pub fn new(kind: &str, name: &str) -> Self {
-        let p = std::env::temp_dir().join(format!("lab-{kind}-{}-{name}", std::process::id()));
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("lab-{kind}-{}-{n}-{name}", std::process::id()));
         remove(&p);
         Self(p)
     }
