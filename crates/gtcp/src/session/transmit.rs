@@ -24,6 +24,20 @@ pub(crate) fn ack_of(id: FlowId, f: &Flow) -> AckFrame {
     }
 }
 
+/// Adds a starved period (its start, and whether it began with bytes held by credit) that
+/// ends at `now` to the session's counters.
+fn add_starved(
+    counters: &mut super::SessionCounters,
+    now: Duration,
+    (since, by_credit): (Duration, bool),
+) {
+    let us = u64::try_from(now.saturating_sub(since).as_micros()).unwrap_or(u64::MAX);
+    counters.starved_micros = counters.starved_micros.saturating_add(us);
+    if by_credit {
+        counters.starved_by_credit_micros = counters.starved_by_credit_micros.saturating_add(us);
+    }
+}
+
 /// What a chunk's payload is charged to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Charge {
@@ -303,12 +317,9 @@ impl Session {
             };
             let from_own = self.ledger.carry(&mut c.counters, seg.len, own);
             c.unacked += seg.len;
-            if c.starved_since.is_some() {
-                self.end_starved(now, conn);
+            if let Some(period) = c.starved_since.take() {
+                add_starved(&mut self.counters, now, period);
             }
-            let Some(c) = self.conns.get_mut(&conn) else {
-                break;
-            };
             let owner = c.owner;
             self.lend_budget_moved();
             self.refresh(id);
@@ -339,18 +350,12 @@ impl Session {
     /// Ends `conn`'s starved period, if any, at `now`
     /// ([`SessionCounters::starved_micros`](crate::SessionCounters::starved_micros)).
     pub(crate) fn end_starved(&mut self, now: Duration, conn: ConnId) {
-        let Some((since, by_credit)) = self
+        if let Some(period) = self
             .conns
             .get_mut(&conn)
             .and_then(|c| c.starved_since.take())
-        else {
-            return;
-        };
-        let us = u64::try_from(now.saturating_sub(since).as_micros()).unwrap_or(u64::MAX);
-        self.counters.starved_micros = self.counters.starved_micros.saturating_add(us);
-        if by_credit {
-            self.counters.starved_by_credit_micros =
-                self.counters.starved_by_credit_micros.saturating_add(us);
+        {
+            add_starved(&mut self.counters, now, period);
         }
     }
 
