@@ -746,6 +746,36 @@ the two."
             .unwrap_or_else(|| "—".into())
     };
 
+    // Proposition 1 is measured only when the scenario records injections.
+    let intr_section = if p.nonintrusive {
+        format!(
+            "## Non-intrusiveness (Proposition 1) and overhead\n\n\
+`V(t)`: payload bytes injected up to `t`, compared with the `tcp` run of the same seed and \
+perturbation. Connections are matched by their order of opening (one per flow under every \
+driver).\n\n\
+{intr_t}\n\
+* **gtcp-ideal**: {ideal_line}\n\
+* **schedtcp** commits bytes to a connection when they are written, not when a segment \
+leaves, adds framing ({overhead} of the payload under SRPT) and closes a connection only \
+after both sides said `Done`, so its sample path drifts from tcp's; it is compared with tcp \
+like any other configuration, beyond the A/A noise.\n\
+* {zero_line}\n\n\
+",
+            ideal_line = if ideal_identical {
+                "in every run, every repeat and under every policy, every connection injected \
+exactly the bytes tcp injected at exactly the same times (`V_i(t)` identical for every \
+connection and every t): Proposition 1, exact. Retransmissions re-bind only what was lost \
+(pre-empted bytes in `nonintrusive.csv`)."
+            } else {
+                "**some run differs from tcp** — see `nonintrusive.csv`."
+            },
+        )
+    } else {
+        "## Non-intrusiveness (Proposition 1) and overhead\n\nNot measured in this scenario \
+(`nonintrusive = false`: injections are not recorded, so no run is compared with tcp's).\n\n"
+            .to_string()
+    };
+
     format!(
         "# {NAME}: paper 000, Table 2, in the packet-level simulator\n\n\
 {desc}\n\n\
@@ -780,18 +810,7 @@ Largest slower share in a size class of at least 20 flows: gtcp-ideal SRPT {w_is
 ## The fluid ideal of the same flows (vs fluid PS)\n\n{fluid_t}\n\
 ![mean transfer time by size, schedtcp](by_size_schedtcp.svg)\n\n\
 ![mean transfer time by size, gtcp-ideal](by_size_ideal.svg)\n\n\
-## Non-intrusiveness (Proposition 1) and overhead\n\n\
-`V(t)`: payload bytes injected up to `t`, compared with the `tcp` run of the same seed and \
-perturbation. Connections are matched by their order of opening (one per flow under every \
-driver).\n\n\
-{intr_t}\n\
-* **gtcp-ideal**: {ideal_line}\n\
-* **schedtcp** commits bytes to a connection when they are written, not when a segment \
-leaves, adds framing ({overhead} of the payload under SRPT) and closes a connection only \
-after both sides said `Done`, so its sample path drifts from tcp's; it is compared with tcp \
-like any other configuration, beyond the A/A noise.\n\
-* {zero_line}\n\n\
-## Reading the comparison\n\n\
+{intr_section}## Reading the comparison\n\n\
 * **Mean transfer time relative to tcp** (E[T]/E[T_tcp] on the same flows, each averaged \
 over the repeats): schedtcp SRPT {r_s}, FAIR {r_f}, LAS {r_l}, PS+PS {r_p}; gtcp-ideal SRPT \
 {r_is}, FAIR {r_if}, LAS {r_il}, PS+PS {r_ip}; A/A {r_aa}. The paper gives no mean ratio.\n\
@@ -808,14 +827,7 @@ to a socket and cannot take it back (paper 000, Section 6.1), holds at most \
         inc = tcp_incomplete,
         tcpm = tcp_mean,
         fps = fluid_ps,
-        ideal_line = if ideal_identical {
-            "in every run, every repeat and under every policy, every connection injected \
-exactly the bytes tcp injected at exactly the same times (`V_i(t)` identical for every \
-connection and every t): Proposition 1, exact. Retransmissions re-bind only what was lost \
-(pre-empted bytes in `nonintrusive.csv`)."
-        } else {
-            "**some run differs from tcp** — see `nonintrusive.csv`."
-        },
+        intr_section = intr_section,
         w_is = worst_class("gtcp-ideal/srpt"),
         w_if = worst_class("gtcp-ideal/fair"),
         w_il = worst_class("gtcp-ideal/las"),
