@@ -33,13 +33,56 @@
 //! symmetric rule noise moves M both ways and its mean stays at the critical value
 //! (`at_high_load_the_loop_does_not_ratchet_m_up`).
 //!
+//! # Overload: the rate saturates
+//!
+//! Equation (26) gives the class `M / (k + M)` of the excess capacity when every slot is busy,
+//! so the rate rises with M ever more slowly and never reaches the excess capacity while
+//! k ≥ 1. When the arrival load exceeds what the path can carry (ρ_b / (1 − ρ) ≥ 1, or the
+//! links themselves overloaded), (27) has no solution: the backlog grows whatever M is, and a
+//! loop that only compares the rate with the load raises M step after step until
+//! [`Adaptive::max`] — the class then behaves like the vanilla policy, which is exactly what
+//! access control is for avoiding. The paper's loop rests on "the sending rate is increasing
+//! in M" (Section IV); the loop therefore checks that it is, on measurements:
+//!
+//! * while exactly M slots are busy over a whole period, the rate of that period is recorded
+//!   against M (mean and variance, fading with [`Adaptive::memory`], 10 min by default);
+//! * the check is *engaged* while the class falls short: over three memories (30 min) it sent
+//!   less than `1 −` [`Adaptive::shortfall`] (90%) of what arrived. Otherwise M moves as above,
+//!   no proof asked of its steps: near (27) the one-minute load estimate makes M wander by
+//!   single steps, and a bar there would only cut the wandering's top
+//!   (`at_high_load_the_loop_does_not_ratchet_m_up` holds with the check built in);
+//! * engaged, M is raised only once it has a baseline — the current M measured busy for
+//!   [`Adaptive::probe`] (30 s) — or when the records already show the next step pays;
+//! * engaged, when M's record holds `probe` and M − 1's half of it, and the gain from M − 1
+//!   to M is, at two standard errors of the records' means, surely below
+//!   [`Adaptive::min_gain`] (2%), the last raise bought nothing: M steps back to M − 1 and may
+//!   not exceed it for a memory (a *saturation*, counted by [`Admission::saturations`];
+//!   [`Admission::ceiling`] is the bar while it holds). Then it may probe again: under
+//!   conditions that changed (a long flow left) the step may pay.
+//!
+//! In the fluid model of (26) the step from M − 1 to M adds `k / ((M − 1)(k + M))` of the rate,
+//! so with the default `min_gain` M keeps the steps up to 7 with one long flow, 9 with two,
+//! 1 with none, and touches one more while it measures it (`in_overload_m_stays_bounded`:
+//! M ≤ 8, 10, 2 over 20 000 s at 1.5 times the excess capacity, where without the check M
+//! reaches its maximum). [`Adaptive::max`] (default 64) is the hard bound whatever the
+//! measurements say. Every step remains a single one. Limits: the check needs the shortfall
+//! to show over 30 min, so in the first half hour of an overload M climbs as before; and a
+//! packet network's rate at a given M varies with the short flows present, so there the
+//! records need several probes before they are sure either way (they assume periods
+//! independent, which they are not quite).
+//!
 //! Sans-IO: time is an argument; the [`Session`](crate::Session) owns one controller when
 //! background routes are configured and tells it of arrivals, bytes sent and flow ends.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
 use crate::ids::FlowId;
+
+/// The long-run ratio of sent to arrived that engages the saturation check is taken over this
+/// many [`Adaptive::memory`]s (30 min by default): shorter, and the load estimate's noise in a
+/// loop that keeps up on average reads as a shortfall.
+const RATIO_MEMORIES: f64 = 3.0;
 
 /// Default bound on waiting background flows; beyond it new ones are refused.
 pub const DEFAULT_MAX_WAITING: usize = 1024;
@@ -73,6 +116,19 @@ pub struct Adaptive {
     /// M grows only while the sending rate falls short of the arrival load by more than this
     /// fraction, and shrinks only while it exceeds it by more (default 0.02).
     pub margin: f64,
+    /// While the saturation check is engaged, a raise must lift the busy sending rate by at
+    /// least this fraction, or it is taken back and M held below it for `memory` (default
+    /// 0.02; 0 disables the check). See "Overload" in the [module documentation](self).
+    pub min_gain: f64,
+    /// Busy time an M needs before, engaged, it is raised, and before it is judged against
+    /// M − 1 (default 30 s, two periods).
+    pub probe: Duration,
+    /// How long a saturation bars growth, and the memory of the per-M rate records; the
+    /// long-run ratio of sent to arrived is taken over three of it (default 600 s).
+    pub memory: Duration,
+    /// The check is engaged while, over three `memory`s, the class sent less than
+    /// `1 − shortfall` of what arrived (default 0.1).
+    pub shortfall: f64,
 }
 
 impl Default for Adaptive {
@@ -85,6 +141,10 @@ impl Default for Adaptive {
             period: Duration::from_secs(15),
             target_waiting: 8,
             margin: 0.02,
+            min_gain: 0.02,
+            probe: Duration::from_secs(30),
+            memory: Duration::from_secs(600),
+            shortfall: 0.1,
         }
     }
 }
@@ -118,6 +178,12 @@ pub enum AdmissionError {
     Timescales,
     #[error("the margin must be in [0, 1), not {0}")]
     Margin(f64),
+    #[error("the minimum gain must be in [0, 1), not {0}")]
+    MinGain(f64),
+    #[error("the shortfall must be in [0, 1), not {0}")]
+    Shortfall(f64),
+    #[error("the probe time and the memory must be positive")]
+    Saturation,
 }
 
 impl AdmissionConfig {
@@ -138,6 +204,15 @@ impl AdmissionConfig {
                 }
                 if !(0.0..1.0).contains(&a.margin) {
                     return Err(AdmissionError::Margin(a.margin));
+                }
+                if !(0.0..1.0).contains(&a.min_gain) {
+                    return Err(AdmissionError::MinGain(a.min_gain));
+                }
+                if !(0.0..1.0).contains(&a.shortfall) {
+                    return Err(AdmissionError::Shortfall(a.shortfall));
+                }
+                if a.probe.is_zero() || a.memory.is_zero() {
+                    return Err(AdmissionError::Saturation);
                 }
                 Ok(())
             }
@@ -183,6 +258,51 @@ impl Ewma {
     }
 }
 
+/// What one value of M gave while every slot was busy, period by period: the count of
+/// periods, the sums of their rates and of the squared rates, and the busy seconds, all fading
+/// with memory τ (so that old conditions are forgotten).
+#[derive(Debug, Clone, Copy, Default)]
+struct BusyRecord {
+    n: f64,
+    sum: f64,
+    sum_sq: f64,
+    secs: f64,
+    at: Duration,
+}
+
+impl BusyRecord {
+    fn faded(&self, now: Duration, tau: f64) -> BusyRecord {
+        let dt = now.saturating_sub(self.at).as_secs_f64();
+        let k = (-dt / tau).exp();
+        BusyRecord {
+            n: self.n * k,
+            sum: self.sum * k,
+            sum_sq: self.sum_sq * k,
+            secs: self.secs * k,
+            at: self.at.max(now),
+        }
+    }
+
+    fn add(&mut self, now: Duration, tau: f64, rate: f64, secs: f64) {
+        let mut r = self.faded(now, tau);
+        r.n += 1.0;
+        r.sum += rate;
+        r.sum_sq += rate * rate;
+        r.secs += secs;
+        *self = r;
+    }
+
+    fn mean(&self) -> f64 {
+        self.sum / self.n
+    }
+
+    /// The variance of the mean (periods taken as independent).
+    fn var_of_mean(&self) -> f64 {
+        let m = self.mean();
+        ((self.sum_sq / self.n - m * m).max(0.0)) / self.n
+    }
+}
+
 /// The access controller of one background class. See the [module documentation](self).
 #[derive(Debug, Clone)]
 pub struct Admission {
@@ -196,6 +316,9 @@ pub struct Admission {
     since_step: u64,
     /// Whether a slot was idle (fewer than M active) since the loop last looked.
     idle_since_step: bool,
+    /// Whether more than M were active since the loop last looked (M was lowered and the
+    /// flows above it had not finished yet): the rate then is not M's.
+    crowded_since_step: bool,
     /// Background arrivals per second.
     arrivals: Ewma,
     /// Bytes and number of finished background flows (completed), with the same memory: their
@@ -207,6 +330,14 @@ pub struct Admission {
     started: Option<Duration>,
     refused: u64,
     steps: u64,
+    /// The busy rate each M gave ([`Adaptive::memory`]).
+    busy: BTreeMap<u32, BusyRecord>,
+    /// After a saturation: M may not exceed this until then.
+    ceiling: Option<(u32, Duration)>,
+    saturations: u64,
+    /// The same estimates with the memory of [`Adaptive::memory`]: sent bytes, arrivals,
+    /// finished bytes and flows. Their ratio says whether the class keeps up over the long run.
+    long: [Ewma; 4],
 }
 
 impl Admission {
@@ -224,6 +355,7 @@ impl Admission {
             rate: Ewma::default(),
             since_step: 0,
             idle_since_step: false,
+            crowded_since_step: false,
             arrivals: Ewma::default(),
             finished_bytes: Ewma::default(),
             finished: Ewma::default(),
@@ -231,6 +363,10 @@ impl Admission {
             started: None,
             refused: 0,
             steps: 0,
+            busy: BTreeMap::new(),
+            ceiling: None,
+            saturations: 0,
+            long: [Ewma::default(); 4],
         })
     }
 
@@ -261,6 +397,29 @@ impl Admission {
         self.steps
     }
 
+    /// Times the loop found its last raise bought no rate and took it back (overload: the
+    /// rate saturates; see the [module documentation](self)).
+    pub fn saturations(&self) -> u64 {
+        self.saturations
+    }
+
+    /// The bar on M set by the last saturation, while it holds at `now`.
+    pub fn ceiling(&self, now: Duration) -> Option<u32> {
+        self.ceiling
+            .filter(|&(_, until)| now < until)
+            .map(|(c, _)| c)
+    }
+
+    /// The sending rate M gave while every slot was busy, bytes per second, and the busy time
+    /// it was measured over (faded by [`Adaptive::memory`]); `None` before any such period.
+    pub fn busy_rate(&self, now: Duration, m: u32) -> Option<(f64, Duration)> {
+        let Limit::Adaptive(a) = self.config.limit else {
+            return None;
+        };
+        let r = self.busy.get(&m)?.faded(now, a.memory.as_secs_f64());
+        (r.n > 0.0).then(|| (r.mean(), Duration::from_secs_f64(r.secs)))
+    }
+
     /// Whether `flow` is waiting for a slot.
     pub fn is_waiting(&self, flow: FlowId) -> bool {
         self.waiting.contains(&flow)
@@ -271,6 +430,25 @@ impl Admission {
             Limit::Adaptive(a) => a.window.as_secs_f64(),
             Limit::Fixed(_) => 60.0,
         }
+    }
+
+    fn memory(&self) -> f64 {
+        RATIO_MEMORIES
+            * match self.config.limit {
+                Limit::Adaptive(a) => a.memory.as_secs_f64(),
+                Limit::Fixed(_) => 600.0,
+            }
+    }
+
+    /// What the class sent over what arrived for it, over the long memory
+    /// ([`Adaptive::memory`]); `None` until a background flow has finished.
+    pub fn long_ratio(&self, now: Duration) -> Option<f64> {
+        let mem = self.memory();
+        let [sent, arrivals, bytes, flows] = self.long.map(|e| e.get(now, mem));
+        if flows <= 0.0 || arrivals <= 0.0 {
+            return None;
+        }
+        Some(sent / (arrivals * bytes / flows))
     }
 
     /// Estimated background sending rate, bytes per second.
@@ -297,8 +475,10 @@ impl Admission {
     pub fn arrive(&mut self, now: Duration, flow: FlowId) -> Verdict {
         self.started.get_or_insert(now);
         let tau = self.tau();
+        let mem = self.memory();
         if self.active.len() < self.m as usize && self.waiting.is_empty() {
             self.arrivals.add(now, 1.0, tau);
+            self.long[1].add(now, 1.0, mem);
             self.active.insert(flow);
             self.note_idle();
             return Verdict::Admitted;
@@ -308,6 +488,7 @@ impl Admission {
             return Verdict::Refused;
         }
         self.arrivals.add(now, 1.0, tau);
+        self.long[1].add(now, 1.0, mem);
         self.waiting.push_back(flow);
         Verdict::Waiting(self.waiting.len() - 1)
     }
@@ -316,6 +497,8 @@ impl Admission {
     pub fn sent(&mut self, now: Duration, bytes: u64) {
         let tau = self.tau();
         self.rate.add(now, bytes as f64, tau);
+        let mem = self.memory();
+        self.long[0].add(now, bytes as f64, mem);
         self.since_step += bytes;
     }
 
@@ -327,6 +510,9 @@ impl Admission {
             let tau = self.tau();
             self.finished_bytes.add(now, s as f64, tau);
             self.finished.add(now, 1.0, tau);
+            let mem = self.memory();
+            self.long[2].add(now, s as f64, mem);
+            self.long[3].add(now, 1.0, mem);
         }
         if !self.active.remove(&flow) {
             if let Some(i) = self.waiting.iter().position(|&f| f == flow) {
@@ -339,10 +525,15 @@ impl Admission {
 
     /// Lets time pass: the adaptive loop may move M by one step; returns the flows admitted.
     pub fn tick(&mut self, now: Duration) -> Vec<FlowId> {
+        let mut admitted = Vec::new();
         if let Limit::Adaptive(a) = self.config.limit {
             self.adapt(now, a);
         }
-        let mut admitted = Vec::new();
+        self.fill(&mut admitted);
+        admitted
+    }
+
+    fn fill(&mut self, admitted: &mut Vec<FlowId>) {
         while self.active.len() < self.m as usize {
             let Some(f) = self.waiting.pop_front() else {
                 break;
@@ -351,7 +542,6 @@ impl Admission {
             admitted.push(f);
         }
         self.note_idle();
-        admitted
     }
 
     /// Called after every change of the active set: a free slot with nobody waiting means M
@@ -359,6 +549,9 @@ impl Admission {
     fn note_idle(&mut self) {
         if self.active.len() < self.m as usize {
             self.idle_since_step = true;
+        }
+        if self.active.len() > self.m as usize {
+            self.crowded_since_step = true;
         }
     }
 
@@ -377,13 +570,70 @@ impl Admission {
         let rate = self.since_step as f64 / since.as_secs_f64();
         self.since_step = 0;
         let busy = !self.idle_since_step && self.active.len() >= self.m as usize;
+        // Busy with exactly M: what M gives (the per-M records).
+        let exactly_m = busy && !self.crowded_since_step && self.active.len() == self.m as usize;
         self.idle_since_step = false;
+        self.crowded_since_step = false;
         let waiting = self.waiting.len();
         let before = self.m;
-        if busy && waiting > a.target_waiting && rate < load * (1.0 - a.margin) {
+        let mem = a.memory.as_secs_f64();
+        if exactly_m {
+            let secs = since.as_secs_f64();
+            self.busy
+                .entry(self.m)
+                .or_default()
+                .add(now, mem, rate, secs);
+        }
+        // What the step from m to m + 1 did to the busy rate, when both records hold at least
+        // `probe` of busy time: the gain over m's rate, as an interval of two standard errors.
+        let gain = |m: u32| -> Option<(f64, f64)> {
+            let lo = self.busy.get(&m)?.faded(now, mem);
+            let hi = self.busy.get(&(m + 1))?.faded(now, mem);
+            let probe = a.probe.as_secs_f64();
+            // (The record below fades while M is above it: half a probe of it is enough.)
+            if lo.secs < probe / 2.0 || hi.secs < probe || lo.mean() <= 0.0 {
+                return None;
+            }
+            let d = (hi.mean() - lo.mean()) / lo.mean();
+            let e = 2.0 * (hi.var_of_mean() + lo.var_of_mean()).sqrt() / lo.mean();
+            Some((d - e, d + e))
+        };
+        let ceiling = self.ceiling(now);
+        // The check is engaged while the class falls short of the load by more than
+        // `shortfall` over the long memory: there the question is whether raising M still
+        // helps. While it keeps up, M moves as before, with no proof asked of its steps.
+        let engaged = self.long_ratio(now).is_some_and(|r| r < 1.0 - a.shortfall);
+        let checked = engaged && a.min_gain > 0.0;
+        // The last raise (from M − 1) surely bought less than `min_gain`: take it back.
+        let useless =
+            checked && self.m > a.min && gain(self.m - 1).is_some_and(|(_, hi)| hi < a.min_gain);
+        // The next raise is known to pay (measured before, within the memory).
+        let known = gain(self.m).is_some_and(|(lo, _)| lo >= a.min_gain);
+        // M itself has been measured long enough to judge the next raise against.
+        let baseline = !checked
+            || known
+            || self
+                .busy
+                .get(&self.m)
+                .is_some_and(|r| r.faded(now, mem).secs >= a.probe.as_secs_f64());
+        if useless {
+            // The rate saturates: the last raise gave nothing measurable, and the flow it
+            // admitted only adds to the short flows' competition. Back, and no growth past
+            // here for a memory.
+            self.m -= 1;
+            self.ceiling = Some((self.m, now + a.memory));
+            self.saturations += 1;
+        } else if busy
+            && waiting > a.target_waiting
+            && rate < load * (1.0 - a.margin)
+            && self.m < a.max
+            && ceiling.is_none_or(|c| self.m < c)
+            && baseline
+        {
             // The backlog grows: every slot stayed busy and still the class sends less than
-            // it receives.
-            self.m = (self.m + 1).min(a.max);
+            // it receives (and, while the check is engaged, M has a baseline to judge the
+            // raise by).
+            self.m += 1;
         } else if rate > load * (1.0 + a.margin) {
             // Sending faster than flows arrive (whatever the backlog): stability may hold with
             // fewer flows in the network (if not, the rate falls short and M grows back).
@@ -498,6 +748,8 @@ mod tests {
         m: Vec<u32>,
         /// Every value M took, in order.
         path: Vec<u32>,
+        /// Times the loop took a raise back.
+        saturations: u64,
         /// Background bytes that arrived and that were sent after `warmup`.
         arrived: f64,
         sent: f64,
@@ -529,6 +781,7 @@ mod tests {
         let mut run = FluidRun {
             m: Vec::new(),
             path: vec![a.limit()],
+            saturations: 0,
             arrived: 0.0,
             sent: 0.0,
         };
@@ -582,6 +835,7 @@ mod tests {
                 run.path.push(a.limit());
             }
         }
+        run.saturations = a.saturations();
         run
     }
 
@@ -656,8 +910,124 @@ mod tests {
             let carried = run.sent / run.arrived;
             assert!(
                 (mean - critical as f64).abs() <= 1.0 && carried >= 0.95,
-                "seed {seed}: mean M {mean:.2}, carried {carried:.3}"
+                "seed {seed}: mean M {mean:.2}, carried {carried:.3}, saturations {}: {:?}",
+                run.saturations,
+                run.path
             );
         }
+    }
+
+    /// Overload, as at 95% load on the packet-level links: the background brings more than the
+    /// excess capacity (f = 1.5), so no M keeps its backlog stable ((27) has no solution) and
+    /// the backlog grows whatever the loop does. Without the saturation check (min_gain = 0)
+    /// the loop raises M to its maximum. With it, the steps that still add 2% of rate in the
+    /// fluid model (26) are kept: the step to M adds k / ((M − 1)(k + M)), 2.08% for M = 7 and
+    /// 1.59% for M = 8 with one long flow, 2.27% for M = 9 and 1.85% for M = 10 with two, and
+    /// nothing with none (any M gets the whole excess). M goes one step past the last useful
+    /// one to measure it, so M ≤ 8, 10 and 2. Held over 20 000 s, so any slow creep shows.
+    #[test]
+    fn in_overload_m_stays_bounded() {
+        for (k, bound) in [(1.0, 8), (2.0, 10), (0.0, 2)] {
+            for seed in [5, 13] {
+                let run = run_fluid(
+                    (k, 1.5, 437_500.0, 3e6),
+                    Adaptive::default(),
+                    20_000.0,
+                    0.0,
+                    seed,
+                );
+                assert_single_steps(seed, &run.path);
+                let top = run.m.iter().copied().max().unwrap_or(0);
+                assert!(
+                    top <= bound,
+                    "k = {k}, seed {seed}: M reached {top} (bound {bound}): {:?}",
+                    run.path
+                );
+                // It does try: M is not stuck at 1 when a step pays (k ≥ 1), and the check
+                // fired (the steps beyond the bound were taken back).
+                assert!(run.saturations > 0, "k = {k}, seed {seed}: {:?}", run.path);
+                if k >= 1.0 {
+                    let late = &run.m[10_000..];
+                    let mean = late.iter().map(|&m| m as f64).sum::<f64>() / late.len() as f64;
+                    assert!(mean >= 3.0, "k = {k}, seed {seed}: mean M {mean:.2}");
+                }
+            }
+        }
+        // The same load without the check: M runs to the maximum (what the check prevents).
+        let unchecked = Adaptive {
+            min_gain: 0.0,
+            ..Adaptive::default()
+        };
+        let run = run_fluid((1.0, 1.5, 437_500.0, 3e6), unchecked, 20_000.0, 0.0, 5);
+        assert_eq!(run.m.iter().copied().max(), Some(unchecked.max));
+    }
+
+    /// The check judges the rate a step gave, measured: a raise that lifted the busy rate by
+    /// less than `min_gain` is taken back and bars growth for `memory`; one that lifted it more
+    /// stays. Driven by hand: a flow per slot, always a backlog, the rate chosen per M.
+    #[test]
+    fn a_raise_that_bought_no_rate_is_taken_back_and_bars_growth() {
+        let cfg = Adaptive {
+            window: Duration::from_secs(60),
+            period: Duration::from_secs(15),
+            probe: Duration::from_secs(60),
+            memory: Duration::from_secs(600),
+            ..Adaptive::default()
+        };
+        let mut a = Admission::new(AdmissionConfig {
+            limit: Limit::Adaptive(cfg),
+            max_waiting: 1000,
+        })
+        .unwrap();
+        // Bytes per second the class gets with M busy slots: 100 kB/s for M = 1, 150 kB/s for
+        // M = 2, and 151 kB/s (+0.7%) for M = 3. The load asked is 1 MB/s: always short.
+        let rate_of = |m: u32| match m {
+            1 => 100_000.0,
+            2 => 150_000.0,
+            _ => 151_000.0,
+        };
+        let mut next = 0u64;
+        let mut arrive = |a: &mut Admission, t: Duration| {
+            next += 1;
+            a.arrive(t, FlowId(next));
+        };
+        for _ in 0..20 {
+            arrive(&mut a, Duration::ZERO);
+        }
+        // One flow of 1 MB finishes every second (the load estimate: 1 MB/s); a new one
+        // arrives each second, so the backlog stays at 20.
+        let mut path = vec![a.limit()];
+        let mut m_at = vec![a.limit()];
+        let mut first = None;
+        for s in 1..=1_500u64 {
+            let t = Duration::from_secs(s);
+            a.sent(t, rate_of(a.limit()) as u64);
+            // The loop looks while every slot is busy, then a flow ends and another arrives.
+            a.tick(t);
+            m_at.push(a.limit());
+            let oldest = *a.active.iter().next().unwrap();
+            a.release(t, oldest, Some(1_000_000));
+            arrive(&mut a, t);
+            if path.last() != Some(&a.limit()) {
+                path.push(a.limit());
+            }
+            if a.saturations() == 1 && first.is_none() {
+                first = Some((s, a.ceiling(t)));
+            }
+        }
+        assert_single_steps(0, &path);
+        // It went 1 → 2 → 3, found 3 no better than 2 (+0.7% < 2%), and went back to 2,
+        // which it holds for the memory: the backlog stands, but nothing says 3 would help.
+        assert_eq!(&path[..4], &[1, 2, 3, 2], "{path:?}");
+        let (at, ceiling) = first.unwrap();
+        assert_eq!(ceiling, Some(2));
+        assert!(at < 400, "took the raise back at {at} s");
+        let held = &m_at[at as usize..at as usize + 600];
+        assert!(held.iter().all(|&m| m == 2), "{path:?}");
+        // Then it tries again, and takes it back again: never past 3.
+        assert!(a.saturations() >= 2, "{path:?}");
+        assert!(m_at.iter().all(|&m| m <= 3), "{path:?}");
+        let (r2, _) = a.busy_rate(Duration::from_secs(1_500), 2).unwrap();
+        assert!((r2 - 150_000.0).abs() < 1.0, "{r2}");
     }
 }

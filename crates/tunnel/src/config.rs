@@ -262,6 +262,10 @@ impl AdmissionToml {
                     period: secs(self.period_secs, d.period, "period_secs")?,
                     target_waiting: self.target_waiting.unwrap_or(d.target_waiting),
                     margin: d.margin,
+                    min_gain: d.min_gain,
+                    probe: d.probe,
+                    memory: d.memory,
+                    shortfall: d.shortfall,
                 })
             }
         };

@@ -193,6 +193,10 @@ pub struct AdmissionStatus {
     pub rate: f64,
     /// Estimated background arrival load, bytes per second (none before a flow finished).
     pub load: Option<f64>,
+    /// Raises the adaptive loop took back because they bought no rate (overload).
+    pub saturations: u64,
+    /// The bar on M the last saturation set, while it holds.
+    pub ceiling: Option<u32>,
 }
 
 /// One session end and everything that drives it.
@@ -343,6 +347,8 @@ impl Engine {
                 refused: a.refused(),
                 rate: a.sending_rate(now),
                 load: a.arrival_load(now),
+                saturations: a.saturations(),
+                ceiling: a.ceiling(now),
             })
         })
     }

@@ -317,6 +317,18 @@ impl Registry {
             "gauge",
             adm(|a| a.load.unwrap_or(f64::NAN)),
         );
+        counter(
+            "admission_saturations_total",
+            "Raises of M the adaptive loop took back because they did not lift the background rate (overload; M then held for a memory).",
+            "counter",
+            adm(|a| a.saturations as f64),
+        );
+        counter(
+            "admission_ceiling",
+            "The bar on M set by the last saturation while it holds (NaN: none).",
+            "gauge",
+            adm(|a| a.ceiling.map_or(f64::NAN, f64::from)),
+        );
         let mut conn_rows: Vec<(&str, &str, Rows)> = vec![
             (
                 "connection_owner_bytes",

@@ -233,9 +233,10 @@ fn summary(p: &Params, rows: &[Row]) -> String {
     s.push_str(
         "\nPlots: `bg-fig7a.svg` (normalised delay), `bg-fig7b.svg` (normalised active \
          micro-flows). Differences from the paper: this simulator's NewReno, RFC 6817 LEDBAT and \
-         TCP-LP instead of ns-2's modules; few repeats, so intervals at high load are wide. At \
-         an overloaded load nothing is stationary: backlogs, short-flow delays and the adaptive \
-         M grow with the run's length, so every number there depends on it.\n",
+         TCP-LP instead of ns-2's modules. At an overloaded load nothing is stationary: \
+         backlogs, short-flow delays and the adaptive M grow with the run's length, so every \
+         number there depends on it (the adaptive M far more slowly since the loop's \
+         saturation check, `gtcp::admission`; see `long-runs-40000s-bounded-loop/`).\n",
     );
     s
 }
