@@ -216,6 +216,12 @@ pub struct AdmissionToml {
     pub period_secs: Option<f64>,
     /// Waiting flows the loop aims to keep (default 8).
     pub target_waiting: Option<usize>,
+    /// Overload check (`gtcp::admission::Adaptive`): busy time an M needs before it is raised
+    /// or judged, seconds (default 30).
+    pub probe_secs: Option<f64>,
+    /// Overload check: how long a saturation bars growth and the per-M records last,
+    /// seconds; the shortfall that engages the check is taken over three of it (default 600).
+    pub memory_secs: Option<f64>,
 }
 
 fn d_max_waiting() -> usize {
@@ -233,6 +239,8 @@ impl Default for AdmissionToml {
             window_secs: None,
             period_secs: None,
             target_waiting: None,
+            probe_secs: None,
+            memory_secs: None,
         }
     }
 }
@@ -263,8 +271,8 @@ impl AdmissionToml {
                     target_waiting: self.target_waiting.unwrap_or(d.target_waiting),
                     margin: d.margin,
                     min_gain: d.min_gain,
-                    probe: d.probe,
-                    memory: d.memory,
+                    probe: secs(self.probe_secs, d.probe, "probe_secs")?,
+                    memory: secs(self.memory_secs, d.memory, "memory_secs")?,
                     shortfall: d.shortfall,
                 })
             }
@@ -564,6 +572,28 @@ listen = "127.0.0.1:8080"
             let msg = format!("{:#}", err.expect_err(want));
             assert!(msg.contains(want), "{msg:?} should mention {want:?}");
         }
+    }
+
+    /// The adaptive loop's overload check takes its probe and memory from `[admission]`
+    /// (scaled like the window and period in the testbed), and refuses a nonsense value.
+    #[test]
+    fn admission_overload_check_times_are_configurable() {
+        use gtcp::admission::Limit;
+        let c = ClientConfig::from_toml(&format!(
+            "{CLIENT}[admission]\nprobe_secs = 3\nmemory_secs = 60\n"
+        ))
+        .unwrap();
+        match c.admission.core().unwrap().limit {
+            Limit::Adaptive(a) => {
+                assert_eq!(a.probe, Duration::from_secs(3));
+                assert_eq!(a.memory, Duration::from_secs(60));
+            }
+            Limit::Fixed(m) => panic!("fixed {m}"),
+        }
+        let bad = ClientConfig::from_toml(&format!("{CLIENT}[admission]\nprobe_secs = 0\n"))
+            .and_then(|c| c.admission.core().map(|_| ()));
+        let msg = format!("{:#}", bad.expect_err("probe_secs = 0"));
+        assert!(msg.contains("probe_secs"), "{msg}");
     }
 
     /// A configuration file holding the key inline is as secret as a key file: refused while

@@ -51,6 +51,12 @@ struct Params {
     fixed_m: u32,
     adaptive_window_s: f64,
     adaptive_period_s: f64,
+    /// The adaptive loop's overload check (`[admission] probe_secs`, `memory_secs`); absent:
+    /// the core's defaults (30 s, 600 s).
+    #[serde(default)]
+    adaptive_probe_s: Option<f64>,
+    #[serde(default)]
+    adaptive_memory_s: Option<f64>,
     repeats: usize,
     flow_timeout_s: f64,
     metrics_port: u16,
@@ -216,10 +222,19 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 let metrics = format!("127.0.0.1:{}", p.metrics_port);
                 let admission = match v.as_str() {
                     "access-fixed" => format!("[admission]\nfixed = {m_fixed}\n"),
-                    "access-adaptive" => format!(
-                        "[admission]\nwindow_secs = {}\nperiod_secs = {}\n",
-                        p.adaptive_window_s, p.adaptive_period_s
-                    ),
+                    "access-adaptive" => {
+                        let mut a = format!(
+                            "[admission]\nwindow_secs = {}\nperiod_secs = {}\n",
+                            p.adaptive_window_s, p.adaptive_period_s
+                        );
+                        if let Some(s) = p.adaptive_probe_s {
+                            a += &format!("probe_secs = {s}\n");
+                        }
+                        if let Some(s) = p.adaptive_memory_s {
+                            a += &format!("memory_secs = {s}\n");
+                        }
+                        a
+                    }
                     _ => String::new(),
                 };
                 session.client_extra = format!("metrics = \"{metrics}\"\n{admission}");
@@ -478,7 +493,8 @@ fn summarise(
          straight to the target over plain TCP; background micro-flows (load ρ_b = {}) go \
          through `schedtcp client`/`server` on one route: a plain route for `vanilla`, a \
          `background = true` route under `[admission]` otherwise (fixed M = {m_fixed}, equation \
-         (27)'s critical M for k = {}, ρ = {}, ρ_b = {}; adaptive: window {} s, period {} s). \
+         (27)'s critical M for k = {}, ρ = {}, ρ_b = {}; adaptive: window {} s, period {} s, \
+         overload check's probe {} and memory {}). \
          Poisson arrivals for {} s, exponential sizes of mean {:.0} kB (the paper's 3 MB on \
          10 Mbit/s scaled down so a run takes minutes). {} repeats (new sample paths), the same \
          flows under every variant of a repeat, variants rotated; ± is the 95% interval of the \
@@ -506,6 +522,10 @@ fn summarise(
         p.rho_b,
         p.adaptive_window_s,
         p.adaptive_period_s,
+        p.adaptive_probe_s
+            .map_or("30 s (default)".into(), |s| format!("{s} s")),
+        p.adaptive_memory_s
+            .map_or("600 s (default)".into(), |s| format!("{s} s")),
         p.duration_s,
         p.mean_size / 1e3,
         p.repeats,
