@@ -587,3 +587,48 @@ fn forgetting_a_flow_wakes_its_own_connection() {
 fn under_tcp_orphan_debt_pays_only_for_flows_whose_connection_died() {
     run_script!("fuzz_scripts/not_settled_tcp_replacement_inherits_other_flows_debt.rs");
 }
+
+/// Was a control queue growing with the frames received (session/mod.rs, `try_retire`): a flow
+/// forgotten while it still had entries in the control queue (an acknowledgement queued, then
+/// the peer's reset queued its confirmation; then its connection closed, and with no connection
+/// left the flow was forgotten at once) left those entries behind. `write_control` skips them,
+/// but only a poll with room drains them: a peer that opens a flow on a new connection, resets
+/// it and drops the connection, again and again without reading, grew the queue by two dead
+/// entries per round. Now a forgotten flow's entries leave the queue with it.
+///
+/// Found by `session_bounds` (issue 16): fuzz/findings/session_bounds/control_backlog_over_bound
+/// (`control backlog 1046 > 1038`: 1 024 stale replies and 22 entries, 21 of them of flows
+/// already forgotten) and `control_backlog_over_bound_2` (`1056 > 1054`).
+#[test]
+fn a_forgotten_flow_leaves_no_entry_in_the_control_queue() {
+    let mut s = acceptor();
+    for id in 1..=200u64 {
+        let conn = ConnId(id);
+        s.add_connection(conn, Some(FlowId(id))).expect("conn");
+        let mut b = frame(open(id));
+        Frame::Data(DataFrame {
+            flow: FlowId(id),
+            offset: 0,
+            payload: Bytes::from_static(b"x"),
+        })
+        .encode(&mut b);
+        Frame::Reset {
+            flow: FlowId(id),
+            code: 7,
+        }
+        .encode(&mut b);
+        s.handle_input(T0, conn, &mut b).expect("open, data, reset");
+        s.connection_closed(T0, conn);
+        while s.poll_event().is_some() {}
+        assert_eq!(
+            s.flow_ids().count(),
+            0,
+            "flow {id} forgotten with no connection"
+        );
+        assert_eq!(
+            s.control_backlog(),
+            0,
+            "control entries left after {id} flows came and went"
+        );
+    }
+}

@@ -68,7 +68,10 @@ use crate::wire::Frame;
 use ledger::Ledger;
 
 /// Replies to frames about flows this side has already forgotten, at most this many waiting
-/// (older ones are dropped: they are idempotent and the peer asks again if it must).
+/// (older ones are dropped: they are idempotent and the peer asks again if it must). Their
+/// queue keeps its slots once filled: at most this many frames (56 bytes each on x86_64,
+/// 56 KiB), the largest fixed part of a session's bookkeeping (`fuzz/fuzz_targets/
+/// session_bounds.rs`, `FIXED`).
 const MAX_STALE_REPLIES: usize = 1024;
 
 /// Send buffers per live connection the session may lend flows that the policy sends ahead of
@@ -1144,6 +1147,13 @@ impl Session {
             self.owe_final_ack(id);
         }
         self.wants_room.remove(&id);
+        // Its entries in the control queue go with it: `write_control` would skip them, but
+        // only a poll with room drains them, and flows created and forgotten while none came
+        // (every connection closed, or polled short) left one dead entry each, a queue growing
+        // with the frames received (found by `session_bounds`, fuzz/findings/session_bounds/
+        // control_backlog_over_bound). The queue holds entries of tracked flows only, so this
+        // costs O(its entries) per flow forgotten.
+        self.ctrl.retain(|&f| f != id);
         if let Some(f) = self.flows.remove(&id) {
             if f.closed {
                 self.closed_flows -= 1;
