@@ -632,3 +632,40 @@ fn a_forgotten_flow_leaves_no_entry_in_the_control_queue() {
         );
     }
 }
+
+/// Was a flow refused for good (session/mod.rs, `acceptor_flow`): the acceptor refused ids more
+/// than 2 × `max_flows` above the highest it had seen (`ImpossibleFlow`), on the premise that an
+/// opener's ids never run further ahead. An honest opener spends ids on flows that never reach
+/// the acceptor (opened and reset by its application before any frame of theirs went out), as
+/// many as it likes: here 170 openings with `max_flows` 6, 26 of 32 flows reset unseen, and the
+/// acceptor, having seen up to flow 7, refused every connection for flows 26–32 (49 350 of them
+/// before the settling gave up: `still talking after 32 settling rounds`). The horizon is gone
+/// (ids up to `MAX_FLOW_ID`); what it seemed to bound is bounded by `max_flows`,
+/// `MAX_UNOPENED_FLOWS` and `MAX_RETIRED_ABOVE`.
+///
+/// Found by `session_input`: fuzz/findings/session_input/still_talking_flow_ids_beyond_horizon.
+#[test]
+fn flow_ids_an_honest_opener_spent_unseen_do_not_lock_it_out() {
+    run_script!("fuzz_scripts/still_talking_flow_ids_beyond_horizon.rs");
+}
+
+/// The same premise with a flow still tracked (re-anchoring only a session with no flow left
+/// would not do): flow 1 stays open while the opener spends ids 2–100 on flows that never
+/// reach the acceptor; flow 101 opens.
+#[test]
+fn a_flow_far_above_the_ids_seen_opens_beside_a_long_lived_one() {
+    let config = Config {
+        max_flows: 6,
+        ..Config::default()
+    };
+    let mut s = Session::new(Role::Acceptor, config).expect("config");
+    flow_1_opens(&mut s, ConnId(1));
+    s.add_connection(ConnId(2), Some(FlowId(101)))
+        .expect("a connection for flow 101");
+    let mut b = frame(open(101));
+    s.handle_input(T0, ConnId(2), &mut b)
+        .expect("flow 101 opens");
+    let opened = std::iter::from_fn(|| s.poll_event())
+        .any(|e| matches!(e, Event::FlowOpened { flow, .. } if flow == FlowId(101)));
+    assert!(opened, "flow 101 opened");
+}
