@@ -669,3 +669,19 @@ fn a_flow_far_above_the_ids_seen_opens_beside_a_long_lived_one() {
         .any(|e| matches!(e, Event::FlowOpened { flow, .. } if flow == FlowId(101)));
     assert!(opened, "flow 101 opened");
 }
+
+/// Was an acceptor flow holding bytes for good (session/mod.rs, `try_retire`, and
+/// `liveness::own_reset_unconfirmed`): other connections carried the data of the opener's
+/// flow 10 ahead of its opening (the policy served it before it had a connection of its own);
+/// the application reset the flow while it still had no connection, and with no connection
+/// left at that moment the opener forgot it with its reset unsent, on the premise that a flow
+/// which never had a connection is unknown to the peer. The acceptor kept flow 10, never
+/// opened, with 6 939 received bytes, until its session would expire (`Acceptor not idle at
+/// the end`). Now the opener keeps such a flow, one whose bytes or end went out on other
+/// connections, until its reset is confirmed, as the acceptor keeps a flow it reset.
+///
+/// Found by `session_input`: fuzz/findings/session_input/not_settled_acceptor_not_idle.
+#[test]
+fn a_reset_flow_whose_bytes_went_ahead_of_its_connection_is_kept_until_confirmed() {
+    run_script!("fuzz_scripts/not_settled_acceptor_not_idle.rs");
+}
