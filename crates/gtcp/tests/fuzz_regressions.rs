@@ -685,3 +685,54 @@ fn a_flow_far_above_the_ids_seen_opens_beside_a_long_lived_one() {
 fn a_reset_flow_whose_bytes_went_ahead_of_its_connection_is_kept_until_confirmed() {
     run_script!("fuzz_scripts/not_settled_acceptor_not_idle.rs");
 }
+
+/// Was memory miscounted (flow/recv.rs, `RecvStream::allocated`): an application's read takes
+/// its bytes off the front of the flow's contiguous buffer without a copy (`split_to`), so the
+/// buffer's allocation still holds them, but `recv_allocated_bytes` counted only
+/// `capacity()`, which starts where the unread bytes start. After 32 768 bytes in one buffer
+/// and a read of 16 385, half of that allocation went uncounted; `session_bounds` saw it as
+/// bookkeeping (100 454 bytes > 99 072 allowed, 5 flows and 1 connection). Now the read front
+/// is counted until the buffer is read out (then the allocation is the application's) or
+/// replaced (a buffer is never grown while part of it was read: the unread bytes move to a
+/// new one first).
+///
+/// Found by `session_bounds` in session 9's run: fuzz/findings/session_bounds/
+/// bookkeeping_over_read_front_uncounted.
+#[test]
+fn the_read_front_of_a_receive_buffer_counts_until_it_is_freed() {
+    let mut s = acceptor();
+    s.add_connection(ConnId(1), Some(FlowId(1))).expect("conn");
+    let mut b = frame(open(1));
+    Frame::Data(DataFrame {
+        flow: FlowId(1),
+        offset: 0,
+        payload: Bytes::from(vec![7u8; 32 * 1024]),
+    })
+    .encode(&mut b);
+    s.handle_input(T0, ConnId(1), &mut b)
+        .expect("open and data");
+    let whole = s.recv_allocated_bytes();
+    assert!(whole >= 32 * 1024, "{whole} bytes counted for 32 KiB held");
+    match s.read(T0, FlowId(1), 16_385) {
+        Ok(gtcp::ReadOutcome::Data(d)) => assert_eq!(d.len(), 16_385),
+        other => panic!("read: {other:?}"),
+    }
+    // The allocation holds all 32 KiB while the rest is unread.
+    let after = s.recv_allocated_bytes();
+    assert_eq!(after, whole, "the read front left the count");
+    // More bytes than the buffer's room: the unread ones move to a buffer of their own.
+    let mut more = BytesMut::new();
+    Frame::Data(DataFrame {
+        flow: FlowId(1),
+        offset: 32 * 1024,
+        payload: Bytes::from(vec![8u8; 20_000]),
+    })
+    .encode(&mut more);
+    s.handle_input(T0, ConnId(1), &mut more).expect("more data");
+    let held = s.recv_buffered_bytes();
+    assert_eq!(held, 32 * 1024 - 16_385 + 20_000);
+    assert!(s.recv_allocated_bytes() >= held);
+    // Read out: nothing of it is the session's any more.
+    while let Ok(gtcp::ReadOutcome::Data(_)) = s.read(T0, FlowId(1), 1 << 20) {}
+    assert_eq!(s.recv_allocated_bytes(), 0);
+}
