@@ -587,3 +587,152 @@ fn forgetting_a_flow_wakes_its_own_connection() {
 fn under_tcp_orphan_debt_pays_only_for_flows_whose_connection_died() {
     run_script!("fuzz_scripts/not_settled_tcp_replacement_inherits_other_flows_debt.rs");
 }
+
+/// Was a control queue growing with the frames received (session/mod.rs, `try_retire`): a flow
+/// forgotten while it still had entries in the control queue (an acknowledgement queued, then
+/// the peer's reset queued its confirmation; then its connection closed, and with no connection
+/// left the flow was forgotten at once) left those entries behind. `write_control` skips them,
+/// but only a poll with room drains them: a peer that opens a flow on a new connection, resets
+/// it and drops the connection, again and again without reading, grew the queue by two dead
+/// entries per round. Now a forgotten flow's entries leave the queue with it.
+///
+/// Found by `session_bounds` (issue 16): fuzz/findings/session_bounds/control_backlog_over_bound
+/// (`control backlog 1046 > 1038`: 1 024 stale replies and 22 entries, 21 of them of flows
+/// already forgotten) and `control_backlog_over_bound_2` (`1056 > 1054`).
+#[test]
+fn a_forgotten_flow_leaves_no_entry_in_the_control_queue() {
+    let mut s = acceptor();
+    for id in 1..=200u64 {
+        let conn = ConnId(id);
+        s.add_connection(conn, Some(FlowId(id))).expect("conn");
+        let mut b = frame(open(id));
+        Frame::Data(DataFrame {
+            flow: FlowId(id),
+            offset: 0,
+            payload: Bytes::from_static(b"x"),
+        })
+        .encode(&mut b);
+        Frame::Reset {
+            flow: FlowId(id),
+            code: 7,
+        }
+        .encode(&mut b);
+        s.handle_input(T0, conn, &mut b).expect("open, data, reset");
+        s.connection_closed(T0, conn);
+        while s.poll_event().is_some() {}
+        assert_eq!(
+            s.flow_ids().count(),
+            0,
+            "flow {id} forgotten with no connection"
+        );
+        assert_eq!(
+            s.control_backlog(),
+            0,
+            "control entries left after {id} flows came and went"
+        );
+    }
+}
+
+/// Was a flow refused for good (session/mod.rs, `acceptor_flow`): the acceptor refused ids more
+/// than 2 × `max_flows` above the highest it had seen (`ImpossibleFlow`), on the premise that an
+/// opener's ids never run further ahead. An honest opener spends ids on flows that never reach
+/// the acceptor (opened and reset by its application before any frame of theirs went out), as
+/// many as it likes: here 170 openings with `max_flows` 6, 26 of 32 flows reset unseen, and the
+/// acceptor, having seen up to flow 7, refused every connection for flows 26–32 (49 350 of them
+/// before the settling gave up: `still talking after 32 settling rounds`). The horizon is gone
+/// (ids up to `MAX_FLOW_ID`); what it seemed to bound is bounded by `max_flows`,
+/// `MAX_UNOPENED_FLOWS` and `MAX_RETIRED_ABOVE`.
+///
+/// Found by `session_input`: fuzz/findings/session_input/still_talking_flow_ids_beyond_horizon.
+#[test]
+fn flow_ids_an_honest_opener_spent_unseen_do_not_lock_it_out() {
+    run_script!("fuzz_scripts/still_talking_flow_ids_beyond_horizon.rs");
+}
+
+/// The same premise with a flow still tracked (re-anchoring only a session with no flow left
+/// would not do): flow 1 stays open while the opener spends ids 2–100 on flows that never
+/// reach the acceptor; flow 101 opens.
+#[test]
+fn a_flow_far_above_the_ids_seen_opens_beside_a_long_lived_one() {
+    let config = Config {
+        max_flows: 6,
+        ..Config::default()
+    };
+    let mut s = Session::new(Role::Acceptor, config).expect("config");
+    flow_1_opens(&mut s, ConnId(1));
+    s.add_connection(ConnId(2), Some(FlowId(101)))
+        .expect("a connection for flow 101");
+    let mut b = frame(open(101));
+    s.handle_input(T0, ConnId(2), &mut b)
+        .expect("flow 101 opens");
+    let opened = std::iter::from_fn(|| s.poll_event())
+        .any(|e| matches!(e, Event::FlowOpened { flow, .. } if flow == FlowId(101)));
+    assert!(opened, "flow 101 opened");
+}
+
+/// Was an acceptor flow holding bytes for good (session/mod.rs, `try_retire`, and
+/// `liveness::own_reset_unconfirmed`): other connections carried the data of the opener's
+/// flow 10 ahead of its opening (the policy served it before it had a connection of its own);
+/// the application reset the flow while it still had no connection, and with no connection
+/// left at that moment the opener forgot it with its reset unsent, on the premise that a flow
+/// which never had a connection is unknown to the peer. The acceptor kept flow 10, never
+/// opened, with 6 939 received bytes, until its session would expire (`Acceptor not idle at
+/// the end`). Now the opener keeps such a flow, one whose bytes or end went out on other
+/// connections, until its reset is confirmed, as the acceptor keeps a flow it reset.
+///
+/// Found by `session_input`: fuzz/findings/session_input/not_settled_acceptor_not_idle.
+#[test]
+fn a_reset_flow_whose_bytes_went_ahead_of_its_connection_is_kept_until_confirmed() {
+    run_script!("fuzz_scripts/not_settled_acceptor_not_idle.rs");
+}
+
+/// Was memory miscounted (flow/recv.rs, `RecvStream::allocated`): an application's read takes
+/// its bytes off the front of the flow's contiguous buffer without a copy (`split_to`), so the
+/// buffer's allocation still holds them, but `recv_allocated_bytes` counted only
+/// `capacity()`, which starts where the unread bytes start. After 32 768 bytes in one buffer
+/// and a read of 16 385, half of that allocation went uncounted; `session_bounds` saw it as
+/// bookkeeping (100 454 bytes > 99 072 allowed, 5 flows and 1 connection). Now the read front
+/// is counted until the buffer is read out (then the allocation is the application's) or
+/// replaced (a buffer is never grown while part of it was read: the unread bytes move to a
+/// new one first).
+///
+/// Found by `session_bounds` in session 9's run: fuzz/findings/session_bounds/
+/// bookkeeping_over_read_front_uncounted.
+#[test]
+fn the_read_front_of_a_receive_buffer_counts_until_it_is_freed() {
+    let mut s = acceptor();
+    s.add_connection(ConnId(1), Some(FlowId(1))).expect("conn");
+    let mut b = frame(open(1));
+    Frame::Data(DataFrame {
+        flow: FlowId(1),
+        offset: 0,
+        payload: Bytes::from(vec![7u8; 32 * 1024]),
+    })
+    .encode(&mut b);
+    s.handle_input(T0, ConnId(1), &mut b)
+        .expect("open and data");
+    let whole = s.recv_allocated_bytes();
+    assert!(whole >= 32 * 1024, "{whole} bytes counted for 32 KiB held");
+    match s.read(T0, FlowId(1), 16_385) {
+        Ok(gtcp::ReadOutcome::Data(d)) => assert_eq!(d.len(), 16_385),
+        other => panic!("read: {other:?}"),
+    }
+    // The allocation holds all 32 KiB while the rest is unread.
+    let after = s.recv_allocated_bytes();
+    assert_eq!(after, whole, "the read front left the count");
+    // More bytes than the buffer's room: the unread ones move to a buffer of their own.
+    let mut more = BytesMut::new();
+    Frame::Data(DataFrame {
+        flow: FlowId(1),
+        offset: 32 * 1024,
+        payload: Bytes::from(vec![8u8; 20_000]),
+    })
+    .encode(&mut more);
+    s.handle_input(T0, ConnId(1), &mut more).expect("more data");
+    let held = s.recv_buffered_bytes();
+    assert_eq!(held, 32 * 1024 - 16_385 + 20_000);
+    assert!(s.recv_allocated_bytes() >= held);
+    // Read out: nothing of it is the session's any more.
+    while let Ok(gtcp::ReadOutcome::Data(_)) = s.read(T0, FlowId(1), 1 << 20) {}
+    assert_eq!(s.recv_allocated_bytes(), 0);
+}

@@ -65,14 +65,21 @@ pub(crate) fn reset_settled_without_owner(f: &crate::flow::Flow) -> bool {
 /// A reset of this side's own that the peer has not confirmed: the peer does not ask for it
 /// (it may wait for the flow's end, or take a reply about a forgotten flow for the end of a
 /// transfer that was in fact aborted), so the flow is kept until it is delivered, even with no
-/// connection left: the acceptor carries it on the next connection the opener opens, or the
-/// session expires (`session_timeout`).
+/// connection left: the acceptor carries it on the next connection the opener opens (an opener
+/// on the next connection it opens), or the session expires (`session_timeout`).
 pub(crate) fn own_reset_unconfirmed(role: Role, f: &crate::flow::Flow) -> bool {
-    // The opener keeps its flows by their ownership instead (a flow that never had a
-    // connection is unknown to the peer, and its reset need not reach it).
-    role == Role::Acceptor
-        && f.reset_local
-        && matches!(f.reset, Delivery::Queued | Delivery::SentOn(_))
+    let unconfirmed = f.reset_local && matches!(f.reset, Delivery::Queued | Delivery::SentOn(_));
+    // The opener keeps its flows by their ownership instead, but for one: a flow that never
+    // had a connection is unknown to the peer, and its reset need not reach it, unless other
+    // connections carried its bytes or its end ahead of it (the policy may serve a flow before
+    // its own connection exists). The peer then holds a flow never opened, with what arrived,
+    // until its session expires (found by `session_input`, fuzz/findings/session_input/
+    // not_settled_acceptor_not_idle: 6 939 bytes held).
+    let known_to_peer = || {
+        f.ownership == crate::flow::Ownership::Awaiting
+            && (f.send.next > 0 || matches!(f.fin, Delivery::SentOn(_) | Delivery::Confirmed))
+    };
+    unconfirmed && (role == Role::Acceptor || known_to_peer())
 }
 
 /// The connections a peer's `GoAway` concerns: the one it arrived on and every connection live

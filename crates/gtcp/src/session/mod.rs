@@ -68,7 +68,10 @@ use crate::wire::Frame;
 use ledger::Ledger;
 
 /// Replies to frames about flows this side has already forgotten, at most this many waiting
-/// (older ones are dropped: they are idempotent and the peer asks again if it must).
+/// (older ones are dropped: they are idempotent and the peer asks again if it must). Their
+/// queue keeps its slots once filled: at most this many frames (56 bytes each on x86_64,
+/// 56 KiB), the largest fixed part of a session's bookkeeping (`fuzz/fuzz_targets/
+/// session_bounds.rs`, `FIXED`).
 const MAX_STALE_REPLIES: usize = 1024;
 
 /// Send buffers per live connection the session may lend flows that the policy sends ahead of
@@ -1144,6 +1147,13 @@ impl Session {
             self.owe_final_ack(id);
         }
         self.wants_room.remove(&id);
+        // Its entries in the control queue go with it: `write_control` would skip them, but
+        // only a poll with room drains them, and flows created and forgotten while none came
+        // (every connection closed, or polled short) left one dead entry each, a queue growing
+        // with the frames received (found by `session_bounds`, fuzz/findings/session_bounds/
+        // control_backlog_over_bound). The queue holds entries of tracked flows only, so this
+        // costs O(its entries) per flow forgotten.
+        self.ctrl.retain(|&f| f != id);
         if let Some(f) = self.flows.remove(&id) {
             if f.closed {
                 self.closed_flows -= 1;
@@ -1202,8 +1212,7 @@ impl Session {
     }
 
     /// (Acceptor) The flow a frame names, created on first sight: frames may arrive before the
-    /// frame that opens their flow. Ids far beyond what the opener could have allocated are a
-    /// violation.
+    /// frame that opens their flow. Ids above [`MAX_FLOW_ID`] are a violation.
     ///
     /// `for_connection`: created for the connection being added with `id` as its owner.
     pub(crate) fn acceptor_flow(
@@ -1217,7 +1226,6 @@ impl Session {
         if id.0 > MAX_FLOW_ID {
             return Err(ProtocolError::ImpossibleFlow(id));
         }
-        let window = 2 * self.config.max_flows as u64;
         let fresh =
             self.highest_seen == 0 && self.retired_below == 1 && self.retired_above.is_empty();
         // A fresh session of a client that had flows before (the server forgot an idle
@@ -1228,10 +1236,18 @@ impl Session {
         } else {
             self.retired_below
         };
-        let horizon = self.highest_seen.max(base).saturating_add(window);
-        if id.0 > horizon {
-            return Err(ProtocolError::ImpossibleFlow(id));
-        }
+        // No horizon above the ids seen here (there was one: the highest id seen + 2 ×
+        // `max_flows`, on the premise that an opener's ids run at most that far ahead of what
+        // reaches this side). An honest opener spends ids on flows that never reach this side,
+        // as many as its application opens and resets before any frame of theirs goes out (no
+        // connection yet, or all lost) or as wait for admission and are given up: its next flow
+        // may be any distance above the highest id seen, and with the horizon every connection
+        // for it was refused (`ImpossibleFlow`) until the session expired (found by
+        // `session_input`, fuzz/findings/session_input/still_talking_flow_ids_beyond_horizon:
+        // 32 flows opened, 26 of them reset unseen, the acceptor refusing ids 26–32 beyond
+        // 7 + 2 × 6). Nothing is bounded by it: flows by `max_flows` (below), flows named but
+        // not opened by `MAX_UNOPENED_FLOWS`, retired ids remembered one by one by
+        // `MAX_RETIRED_ABOVE`; an id above `MAX_FLOW_ID` is refused (above).
         // Flows the opener may still use count against `max_flows`; closed ones (both
         // directions over, or reset) have their own allowance of as many. A closed flow can
         // linger here after the opener forgot it (this side's reset crossed the opener's and

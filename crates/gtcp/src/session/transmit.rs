@@ -252,8 +252,11 @@ impl Session {
             self.try_retire(id);
         }
         for (id, r) in elsewhere {
-            self.ctrl.push_back(id);
-            self.wake(r);
+            // Only a tracked flow has entries (`try_retire` removes a forgotten one's).
+            if self.flows.contains_key(&id) {
+                self.ctrl.push_back(id);
+                self.wake(r);
+            }
         }
         (out.len() - before, short)
     }
