@@ -737,16 +737,28 @@ fn the_read_front_of_a_receive_buffer_counts_until_it_is_freed() {
     assert_eq!(s.recv_allocated_bytes(), 0);
 }
 
-/// Found by `session_input` on the merged core of session 9 (deb6c71), 784 577 executions in:
-/// fuzz/findings/session_input/not_settled_acceptor_keeps_closed_flow_no_conn (fails on
-/// a33da5d too). **Open**: `Acceptor not idle at the end`, the opener idle, the acceptor with
-/// no connection and one flow (id 2) it never saw opened (`open: Idle`, no owner) whose end
-/// arrived with final size 0: no byte held, but not closed, so neither its application nor
-/// the settle allowance (reset flows only) ends it; the acceptor's session expiry would.
-/// Same family as `not_settled_acceptor_not_idle` (9acc32d: the opener keeps a reset flow
-/// whose bytes or end went ahead of its first connection), which this input escapes.
+/// Was an opener flow forgotten while the acceptor held it: the flow (empty) sent its end on
+/// another connection before its own existed; that connection died, which put the end back in
+/// the queue, and the opener's reset then took it off (`apply_reset`), so the opener saw
+/// nothing of the flow gone out and forgot it with its reset unsent and no connection left.
+/// The acceptor kept the never-opened flow, its end received (final size 0), until its
+/// session would expire. Now an end counts as gone out once it was written
+/// (`Flow::fin_went_out`, `liveness::own_reset_unconfirmed`). Found by `session_input` on the
+/// merged core of session 9 (deb6c71), 784 577 executions in (fails on a33da5d too):
+/// fuzz/findings/session_input/not_settled_acceptor_keeps_closed_flow_no_conn.
 #[test]
-#[ignore = "open finding of session 9: an unopened acceptor flow whose end arrived, left without a connection"]
-fn acceptor_keeps_no_closed_flow_without_a_connection() {
+fn an_end_that_went_out_keeps_the_openers_reset_flow_until_confirmed() {
     run_script!("fuzz_scripts/not_settled_acceptor_keeps_closed_flow_no_conn.rs");
+}
+
+/// The same cause as the test above, seen as a livelock: the acceptor held `max_flows` (16)
+/// flows, some never opened whose ends had arrived, the opener had forgotten them, and every
+/// new flow of the opener was refused (`TooManyFlows`) on connection after connection (16 418
+/// lost) until settling gave up (`still talking after 32 settling rounds`). Passes with
+/// `Flow::fin_went_out`. Found by `session_input` on the merged core of session 9 (deb6c71),
+/// 19 914 executions into a second process: fuzz/findings/session_input/
+/// still_talking_acceptor_full_of_flows.
+#[test]
+fn a_forgotten_flows_end_does_not_lock_the_acceptors_flow_limit() {
+    run_script!("fuzz_scripts/still_talking_acceptor_full_of_flows.rs");
 }

@@ -234,6 +234,7 @@ impl Session {
                 }
                 .encode(out);
                 f.fin = Delivery::SentOn(conn);
+                f.fin_went_out = true;
             }
             if f.ack_queued {
                 f.ack_queued = false;
