@@ -68,9 +68,11 @@ pub(crate) struct Flow {
     pub open: Delivery,
     /// The end-of-flow frame of our direction.
     pub fin: Delivery,
-    /// Our end went out on some connection at least once: it may have reached the peer even
-    /// if `fin` went back to `Queued` (its connection died) and then to `Idle` (a reset).
-    pub fin_went_out: bool,
+    /// A data frame or the end of this flow went out on some connection at least once: the
+    /// peer may know the flow even if it never saw it opened. Monotonic, unlike `fin` (back to
+    /// `Queued` when its connection dies, then `Idle` on a reset) and `send.next` (set to what
+    /// was written when a reset abandons the rest).
+    pub went_out: bool,
     /// A reset we sent (or must send) and its confirmation.
     pub reset: Delivery,
     /// The reset was decided on this side (else it is the peer's, which we confirm).
@@ -122,7 +124,7 @@ impl Flow {
             key: None,
             open: Delivery::Idle,
             fin: Delivery::Idle,
-            fin_went_out: false,
+            went_out: false,
             reset: Delivery::Idle,
             reset_local: false,
             reset_code: None,

@@ -74,11 +74,13 @@ pub(crate) fn own_reset_unconfirmed(role: Role, f: &crate::flow::Flow) -> bool {
     // connections carried its bytes or its end ahead of it (the policy may serve a flow before
     // its own connection exists). The peer then holds a flow never opened, with what arrived,
     // until its session expires (found by `session_input`, fuzz/findings/session_input/
-    // not_settled_acceptor_not_idle: 6 939 bytes held). Its end counts once it went out, even
-    // if the connection that carried it died and the reset then dropped it from the queue
-    // (not_settled_acceptor_keeps_closed_flow_no_conn: an empty flow's end, final size 0).
-    let known_to_peer =
-        || f.ownership == crate::flow::Ownership::Awaiting && (f.send.next > 0 || f.fin_went_out);
+    // not_settled_acceptor_not_idle: 6 939 bytes held). Whether anything of it went out is
+    // `Flow::went_out`: `fin` falls back when the connection that carried the end dies and a
+    // reset then clears it (not_settled_acceptor_keeps_closed_flow_no_conn: an empty flow's
+    // end), and a reset sets `send.next` to what was written, sent or not (a flow of a client
+    // whose server was unreachable was kept for good: liveness test
+    // `an_unreachable_server_resets_the_application_within_the_handshake_timeout`).
+    let known_to_peer = || f.ownership == crate::flow::Ownership::Awaiting && f.went_out;
     unconfirmed && (role == Role::Acceptor || known_to_peer())
 }
 

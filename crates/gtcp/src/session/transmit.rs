@@ -234,7 +234,7 @@ impl Session {
                 }
                 .encode(out);
                 f.fin = Delivery::SentOn(conn);
-                f.fin_went_out = true;
+                f.went_out = true;
             }
             if f.ack_queued {
                 f.ack_queued = false;
@@ -309,6 +309,7 @@ impl Session {
                 self.refresh(id);
                 continue;
             };
+            f.went_out = true;
             encode_data_header(out, id, seg.start, seg.len as u32);
             f.send.copy_out(seg.start, seg.len, out);
             self.turn += 1;
