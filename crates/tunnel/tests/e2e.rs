@@ -297,8 +297,10 @@ async fn a_misbehaving_peer_loses_only_its_connection() {
         ("oversized frame", oversized.to_vec()),
         ("impossible flow", {
             let mut b = BytesMut::new();
+            // Above the largest id an opener may use (ids far above those seen are legal:
+            // an honest opener spends ids on flows that never reach the server).
             gtcp::wire::Frame::Fin {
-                flow: FlowId(1 << 40),
+                flow: FlowId(gtcp::session::MAX_FLOW_ID + 1),
                 final_size: 0,
             }
             .encode(&mut b);
