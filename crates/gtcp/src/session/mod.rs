@@ -812,10 +812,16 @@ impl Session {
         c.orphan_bytes = self.orphan();
         c.unsent_bytes = self.ledger.unsent();
         c.recv_credit_extra = self.recv_extra;
-        c.send_buffered_bytes = self.flows.values().map(|f| f.send.buffered()).sum();
-        let ownerless = self.flows.values().filter(|f| f.owner().is_none()).count() as u64;
         c.lent_bytes = self.ledger.lent();
-        c.lost_bytes = self.flows.values().map(|f| f.send.lost()).sum();
+        // One pass over the flows for the three figures that need it.
+        let (mut buffered, mut ownerless, mut lost) = (0, 0u64, 0);
+        for f in self.flows.values() {
+            buffered += f.send.buffered();
+            ownerless += u64::from(f.owner().is_none());
+            lost += f.send.lost();
+        }
+        c.send_buffered_bytes = buffered;
+        c.lost_bytes = lost;
         // A live connection's queue takes hand-overs below one send buffer, plus what the
         // session lends flows sent ahead of their connections (`LEND_PER_CONNECTION` buffers
         // per live connection, or what is still lent after connections died); a flow with no

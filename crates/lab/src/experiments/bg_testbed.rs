@@ -486,6 +486,7 @@ fn summarise(
             },
         ));
     }
+    let core_default = gtcp::admission::Adaptive::default();
     Ok(format!(
         "# bg-testbed — paper 004's access control on real kernel TCP\n\n\
          The testbed (`crates/testbed`, namespaces `{}-*`): a tbf bottleneck of {:.2} MB/s with a \
@@ -522,10 +523,14 @@ fn summarise(
         p.rho_b,
         p.adaptive_window_s,
         p.adaptive_period_s,
-        p.adaptive_probe_s
-            .map_or("30 s (default)".into(), |s| format!("{s} s")),
-        p.adaptive_memory_s
-            .map_or("600 s (default)".into(), |s| format!("{s} s")),
+        p.adaptive_probe_s.map_or_else(
+            || format!("{} s (default)", core_default.probe.as_secs_f64()),
+            |s| format!("{s} s")
+        ),
+        p.adaptive_memory_s.map_or_else(
+            || format!("{} s (default)", core_default.memory.as_secs_f64()),
+            |s| format!("{s} s")
+        ),
         p.duration_s,
         p.mean_size / 1e3,
         p.repeats,
