@@ -1,40 +1,74 @@
-//! The process's one tuning of the C allocator: freed buffers go back to the system.
+//! The process's one tuning of the C allocator: the data path's buffers are reused, not mapped
+//! afresh for every read, and what a burst needed goes back to the system afterwards.
 //!
-//! glibc serves allocations of 128 KiB and more with their own `mmap` and returns them on
-//! free, but after the first such free it raises that threshold (up to 32 MiB) to the size just
-//! freed, so from then on the tunnel's large buffers (256 KiB reads, send buffers up to the
-//! per-flow window) come from the heap, whose top is only trimmed when it is free. A server
-//! then keeps the high-water mark of every burst it ever served. Measured with the churn test
-//! (`CHURN_FLOWS=30000 cargo test --release -p schedtcp --test liveness churn -- --ignored
-//! --nocapture`, 27 000 flows plus 3 000 reset mid-download, 8 at a time): resident memory
-//! client 37.0 → 45.7 MB and server 27.6 → 36.0 MB with glibc's dynamic threshold, client
-//! 10.8 → 9.3 MB and server 7.3 → 7.5 MB with the threshold fixed at 128 KiB
-//! (`MALLOC_MMAP_THRESHOLD_=131072`), at the same throughput within run-to-run noise
-//! (`schedtcp throughput`, 4.3–5.3 Gbit/s both ways on a loaded machine).
+//! glibc serves allocations at or above its mmap threshold (128 KiB by default) with their
+//! own `mmap` and unmaps them on free; after the first such free it raises that threshold
+//! (up to 32 MiB) to the size just freed, and the heap top is trimmed only when more than
+//! twice that is free. Neither default fits a relay whose data path allocates a 256 KiB read
+//! buffer every 192 KiB relayed (`tunnel::engine`), and frees it when the bytes are
+//! acknowledged:
 //!
-//! Fixing the threshold (`mallopt(M_MMAP_THRESHOLD)`) turns the dynamic adjustment off. It is
-//! left alone when the user set `MALLOC_MMAP_THRESHOLD_` themselves, and does nothing on other
-//! C libraries (musl returns large blocks already).
+//! * glibc's dynamic threshold: the server keeps the high-water mark of every burst it ever
+//!   served (churn test below: client 37.0 → 45.7 MB, server 27.6 → 36.0 MB).
+//! * Threshold fixed at 128 KiB (sessions 5–9): every read buffer is a fresh mapping, and
+//!   every page of it faults on first touch. In the one-flow download profile
+//!   (`perf record -g`, docs/THROUGHPUT.md "Session 10") page faults were 28% of the relays'
+//!   CPU.
+//! * Threshold fixed at [`MMAP_THRESHOLD`] (512 KiB) and the heap top trimmed only beyond
+//!   [`TRIM_THRESHOLD`] (8 MiB free): read buffers come from the heap and are reused. CPU per
+//!   GB relayed 2.66 → 1.77–1.93 s for one flow (`schedtcp throughput`, same run, quiet
+//!   machine), and the churn test's resident size is flat (client 27.8 → 27.0 MB, server
+//!   28.2 → 28.2 MB over 30 000 flows: `CHURN_FLOWS=30000 cargo test --release -p schedtcp
+//!   --test liveness churn -- --ignored --nocapture`). The cost: up to 8 MiB kept free per
+//!   malloc arena (glibc makes at most 8 per core, one per thread that allocates: the tokio
+//!   workers) instead of about 10 MB resident in all; `MALLOC_ARENA_MAX` bounds the arenas.
+//!
+//! Each setting is left alone when the user set its environment variable
+//! (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`), and nothing is done on other C
+//! libraries. (mimalloc as the global allocator was measured too: 1.70 s/GB, but 70–100 MB
+//! resident in the churn test.)
 
-/// glibc's default, and the bound from which blocks are mapped on their own.
-pub const MMAP_THRESHOLD: usize = 128 * 1024;
+/// Allocations of this size and more are mapped on their own (glibc's default is 128 KiB,
+/// adjusted at run time): above the 256 KiB read buffers, so they come from the heap.
+pub const MMAP_THRESHOLD: usize = 512 * 1024;
 
-/// Fixes glibc's mmap threshold at [`MMAP_THRESHOLD`] unless `MALLOC_MMAP_THRESHOLD_` is set.
-/// Returns whether it did.
+/// Free memory at the top of a heap beyond which it is returned to the system (glibc's
+/// default is 128 KiB, adjusted at run time to twice the mmap threshold).
+pub const TRIM_THRESHOLD: usize = 8 * 1024 * 1024;
+
+/// Fixes glibc's mmap and trim thresholds at [`MMAP_THRESHOLD`] and [`TRIM_THRESHOLD`],
+/// each unless its environment variable is set. Returns how many it set.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
-pub fn return_freed_buffers() -> bool {
-    if std::env::var_os("MALLOC_MMAP_THRESHOLD_").is_some() {
-        return false;
+pub fn tune() -> usize {
+    let mut set = 0;
+    for (var, param, value) in [
+        (
+            "MALLOC_MMAP_THRESHOLD_",
+            libc::M_MMAP_THRESHOLD,
+            MMAP_THRESHOLD,
+        ),
+        (
+            "MALLOC_TRIM_THRESHOLD_",
+            libc::M_TRIM_THRESHOLD,
+            TRIM_THRESHOLD,
+        ),
+    ] {
+        if std::env::var_os(var).is_some() {
+            continue;
+        }
+        let value = libc::c_int::try_from(value).unwrap_or(libc::c_int::MAX);
+        // SAFETY: mallopt takes two integers and changes a setting of the allocator; it is
+        // called before this process starts any thread.
+        if unsafe { libc::mallopt(param, value) } == 1 {
+            set += 1;
+        }
     }
-    let threshold = libc::c_int::try_from(MMAP_THRESHOLD).unwrap_or(libc::c_int::MAX);
-    // SAFETY: mallopt takes two integers and changes a setting of the allocator; it is called
-    // once, before this process starts any thread.
-    unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, threshold) == 1 }
+    set
 }
 
 /// Other C libraries: nothing to do.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub fn return_freed_buffers() -> bool {
-    false
+pub fn tune() -> usize {
+    0
 }

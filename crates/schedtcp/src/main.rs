@@ -3,7 +3,7 @@
 //! This binary is thin: it parses arguments and calls the crates that do the work (`tunnel`
 //! for the proxies, `lab` for experiments).
 
-// One system call needs `unsafe` (the allocator's mmap threshold): allowed in `allocator` only.
+// One system call needs `unsafe` (the allocator's thresholds): allowed in `allocator` only.
 #![deny(unsafe_code)]
 // Doc comments here are clap's help text: `<name>` in them is a placeholder for the user, not HTML.
 #![allow(rustdoc::invalid_html_tags)]
@@ -141,8 +141,8 @@ enum ExperimentCmd {
 }
 
 fn main() -> ExitCode {
-    // First, before any thread: large freed buffers go back to the system (see `allocator`).
-    allocator::return_freed_buffers();
+    // First, before any thread: the data path's buffers are reused (see `allocator`).
+    allocator::tune();
     let cli = Cli::parse();
     // The demo's output is its table: its logs stay at warn unless RUST_LOG says otherwise.
     let default = match cli.command {

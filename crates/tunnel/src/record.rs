@@ -236,12 +236,10 @@ impl Opener {
             rec.truncate(len);
             self.seq += 1;
             appended += len;
-            if plain.is_empty() {
-                // Hand the verified record over without a copy.
-                *plain = rec;
-            } else {
-                plain.unsplit(rec);
-            }
+            // Copied, not handed over as a slice: a slice would share the reader's buffer, and
+            // neither that buffer nor `plain` could then be reused for the next read (both
+            // would be allocated afresh, faulting their pages in, on every read).
+            plain.extend_from_slice(&rec);
         }
         Ok(appended)
     }
