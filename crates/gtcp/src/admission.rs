@@ -451,6 +451,17 @@ impl Admission {
         Some(sent / (arrivals * bytes / flows))
     }
 
+    /// Whether the overload check is engaged at `now`: adaptive, with a minimum gain, and the
+    /// class sent less than `1 −` [`Adaptive::shortfall`] of what arrived over the long memory.
+    pub fn check_engaged(&self, now: Duration) -> bool {
+        match self.config.limit {
+            Limit::Adaptive(a) => {
+                a.min_gain > 0.0 && self.long_ratio(now).is_some_and(|r| r < 1.0 - a.shortfall)
+            }
+            Limit::Fixed(_) => false,
+        }
+    }
+
     /// Estimated background sending rate, bytes per second.
     pub fn sending_rate(&self, now: Duration) -> f64 {
         self.rate.get(now, self.tau())
@@ -602,8 +613,7 @@ impl Admission {
         // The check is engaged while the class falls short of the load by more than
         // `shortfall` over the long memory: there the question is whether raising M still
         // helps. While it keeps up, M moves as before, with no proof asked of its steps.
-        let engaged = self.long_ratio(now).is_some_and(|r| r < 1.0 - a.shortfall);
-        let checked = engaged && a.min_gain > 0.0;
+        let checked = self.check_engaged(now);
         // The last raise (from M − 1) surely bought less than `min_gain`: take it back.
         let useless =
             checked && self.m > a.min && gain(self.m - 1).is_some_and(|(_, hi)| hi < a.min_gain);

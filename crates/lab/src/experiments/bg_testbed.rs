@@ -386,15 +386,15 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 let mut by_bin = vec![Vec::new(); EDGES.len() + 2];
                 let mut failed = 0;
                 for (f, res) in flows.iter().zip(&run.results) {
-                    match f.label.as_str() {
-                        "short" => match res.completion_s {
-                            Some(c) => {
-                                by_bin[bin_of(f.download)].push(c);
-                                by_bin[EDGES.len() + 1].push(c);
-                            }
-                            None => failed += 1,
-                        },
-                        _ => {}
+                    if f.label != "short" {
+                        continue;
+                    }
+                    match res.completion_s {
+                        Some(c) => {
+                            by_bin[bin_of(f.download)].push(c);
+                            by_bin[EDGES.len() + 1].push(c);
+                        }
+                        None => failed += 1,
                     }
                 }
                 outs.push(Out {
