@@ -451,6 +451,17 @@ impl Admission {
         Some(sent / (arrivals * bytes / flows))
     }
 
+    /// Whether the overload check is engaged at `now`: adaptive, with a minimum gain, and the
+    /// class sent less than `1 −` [`Adaptive::shortfall`] of what arrived over the long memory.
+    pub fn check_engaged(&self, now: Duration) -> bool {
+        match self.config.limit {
+            Limit::Adaptive(a) => {
+                a.min_gain > 0.0 && self.long_ratio(now).is_some_and(|r| r < 1.0 - a.shortfall)
+            }
+            Limit::Fixed(_) => false,
+        }
+    }
+
     /// Estimated background sending rate, bytes per second.
     pub fn sending_rate(&self, now: Duration) -> f64 {
         self.rate.get(now, self.tau())
@@ -602,8 +613,7 @@ impl Admission {
         // The check is engaged while the class falls short of the load by more than
         // `shortfall` over the long memory: there the question is whether raising M still
         // helps. While it keeps up, M moves as before, with no proof asked of its steps.
-        let engaged = self.long_ratio(now).is_some_and(|r| r < 1.0 - a.shortfall);
-        let checked = engaged && a.min_gain > 0.0;
+        let checked = self.check_engaged(now);
         // The last raise (from M − 1) surely bought less than `min_gain`: take it back.
         let useless =
             checked && self.m > a.min && gain(self.m - 1).is_some_and(|(_, hi)| hi < a.min_gain);
@@ -1029,5 +1039,71 @@ mod tests {
         assert!(m_at.iter().all(|&m| m <= 3), "{path:?}");
         let (r2, _) = a.busy_rate(Duration::from_secs(1_500), 2).unwrap();
         assert!((r2 - 150_000.0).abs() < 1.0, "{r2}");
+    }
+    /// Open (issue 10, session 10): pinned, ignored. The check's "surely" must hold with the
+    /// few periods a probe gives. Per-period rates in
+    /// a packet network vary by tens of per cent (short flows come and go); here each period's
+    /// rate is the M's rate times a factor drawn uniformly in [0.6, 1.4] (sd 23%), the steps
+    /// 1 → 2 → 3 → 4 pay 50%, 17% and 9%, and nothing beyond 4 pays. A raise that pays 9% or
+    /// more must not be judged surely below 2% — not once in 20 000 s over several seeds —
+    /// while the useless steps above 4 still are (M stays bounded). On the committed loop both
+    /// fail: seed 1 keeps every useless raise (M reaches 32: the creep of bg-fig7), seed 2
+    /// takes back a paying raise and bars growth at 2 (a population variance over one or two
+    /// periods, and two standard errors instead of Student's t, make a noisy gain look sure).
+    /// Student's t on the records' periods alone removes the false take-backs and makes the
+    /// creep worse (no raise is ever surely useless under this noise): deciding each raise
+    /// both ways needs more periods than a probe gives, i.e. a sequential test that holds M
+    /// until the last raise is proven to pay or not — not done.
+    #[test]
+    #[ignore = "open: the overload check under per-period noise (issue 10)"]
+    fn noisy_periods_do_not_make_a_paying_raise_look_useless() {
+        let cfg = Adaptive::default();
+        let rate_of = |m: u32| match m {
+            1 => 100_000.0,
+            2 => 150_000.0,
+            3 => 175_000.0,
+            4 => 190_000.0,
+            _ => 190_000.0,
+        };
+        for seed in [1u64, 2, 3, 4, 5, 6] {
+            let mut a = Admission::new(AdmissionConfig {
+                limit: Limit::Adaptive(cfg),
+                max_waiting: 100_000,
+            })
+            .unwrap();
+            let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+            let mut next = 0u64;
+            for _ in 0..40 {
+                next += 1;
+                a.arrive(Duration::ZERO, FlowId(next));
+            }
+            let period = cfg.period.as_secs();
+            let mut factor = 1.0;
+            let mut lowest_ceiling = u32::MAX;
+            let mut top = 0;
+            for s in 1..=20_000u64 {
+                let t = Duration::from_secs(s);
+                if s % period == 1 {
+                    factor = 0.6 + 0.8 * rng.uniform();
+                }
+                // The load asked is 1 MB/s: always short, always a backlog.
+                a.sent(t, (rate_of(a.limit()) * factor) as u64);
+                a.tick(t);
+                if let Some(c) = a.ceiling(t) {
+                    lowest_ceiling = lowest_ceiling.min(c);
+                }
+                top = top.max(a.limit());
+                let oldest = *a.active.iter().next().unwrap();
+                a.release(t, oldest, Some(1_000_000));
+                next += 1;
+                a.arrive(t, FlowId(next));
+            }
+            assert!(
+                lowest_ceiling >= 4,
+                "seed {seed}: a paying raise was taken back (ceiling {lowest_ceiling}), {} saturations",
+                a.saturations()
+            );
+            assert!(top <= 8, "seed {seed}: M reached {top}");
+        }
     }
 }

@@ -73,6 +73,15 @@ pub(crate) struct Params {
     /// 15).
     pub adaptive_window_s: f64,
     pub adaptive_period_s: f64,
+    /// The adaptive loop's overload check: minimum gain of a raise (0 turns the check off);
+    /// absent, the core's default.
+    #[serde(default)]
+    pub adaptive_min_gain: Option<f64>,
+    /// The overload check's probe and memory, seconds; absent, the core's defaults.
+    #[serde(default)]
+    pub adaptive_probe_s: Option<f64>,
+    #[serde(default)]
+    pub adaptive_memory_s: Option<f64>,
     /// The simulated TCP.
     pub tcp: TcpConfig,
 }
@@ -160,6 +169,10 @@ pub(crate) struct RunOut {
     pub bg_arrived_bps: Vec<f64>,
     /// Per background stream: time-average of M (access control), else NaN.
     pub mean_m: Vec<f64>,
+    /// Per background stream (adaptive access control): saturations after the warm-up, and
+    /// the fraction of ticks after it with the overload check engaged.
+    pub saturations: Vec<u64>,
+    pub engaged: Vec<f64>,
     /// Background flows refused by a full waiting queue.
     pub refused: u64,
     /// Per background stream: its backlog, bytes arrived and not yet acknowledged (waiting
@@ -229,6 +242,13 @@ fn policy(p: &Params, name: &str, fixed_m: u32) -> anyhow::Result<BgPolicy> {
         "access-adaptive" => access(Limit::Adaptive(Adaptive {
             window: Duration::from_secs_f64(p.adaptive_window_s),
             period: Duration::from_secs_f64(p.adaptive_period_s),
+            min_gain: p.adaptive_min_gain.unwrap_or(Adaptive::default().min_gain),
+            probe: p
+                .adaptive_probe_s
+                .map_or(Adaptive::default().probe, Duration::from_secs_f64),
+            memory: p
+                .adaptive_memory_s
+                .map_or(Adaptive::default().memory, Duration::from_secs_f64),
             ..Adaptive::default()
         })),
         "ledbat" | "ledbat-60" => BgPolicy::Lbe {
@@ -444,6 +464,14 @@ pub(crate) fn run_one(
         } else {
             ms.iter().sum::<f64>() / ms.len() as f64
         });
+        let sat = |x: Option<&&sim::driver::LimitSample>| x.map_or(0, |x| x.saturations);
+        out.saturations
+            .push(sat(samples.last()) - sat(samples.first()));
+        out.engaged.push(if samples.is_empty() {
+            f64::NAN
+        } else {
+            samples.iter().filter(|x| x.engaged).count() as f64 / samples.len() as f64
+        });
     }
     out.refused = s.driver.background.iter().filter(|r| r.refused).count() as u64;
     Ok(out)
@@ -558,6 +586,10 @@ pub(crate) struct Row {
     pub bg_within_5pct: bool,
     /// Mean M (access control), summed over the background classes: the slots in total.
     pub mean_m: f64,
+    /// Saturations after the warm-up per run, and the fraction of time the overload check
+    /// was engaged (adaptive access control; mean over repeats and classes).
+    pub saturations: f64,
+    pub engaged: f64,
     /// Short flows unfinished at the end (censored), summed over repeats.
     pub censored: usize,
     /// Background flows refused, summed over repeats.
@@ -715,6 +747,19 @@ pub(crate) fn normalised_grid(
                             .iter()
                             .map(|r| r.mean_m.iter().sum::<f64>())
                             .filter(|m| m.is_finite())
+                            .collect::<Vec<_>>(),
+                    ),
+                    saturations: mean(
+                        &runs
+                            .iter()
+                            .map(|r| r.saturations.iter().sum::<u64>() as f64)
+                            .collect::<Vec<_>>(),
+                    ),
+                    engaged: mean(
+                        &runs
+                            .iter()
+                            .flat_map(|r| r.engaged.iter().copied())
+                            .filter(|e| e.is_finite())
                             .collect::<Vec<_>>(),
                     ),
                     censored: runs.iter().map(|r| r.censored).sum(),
@@ -888,6 +933,11 @@ pub(crate) fn rows_table(rows: &[Row]) -> String {
                 } else {
                     "–".into()
                 },
+                if r.engaged.is_finite() {
+                    format!("{:.1} / {:.0}%", r.saturations, 100.0 * r.engaged)
+                } else {
+                    "–".into()
+                },
                 format!("{}/{}", r.censored, r.refused),
                 format!("{:.0} → {:.0}", r.backlog_warm_mb, r.backlog_end_mb),
                 if r.load_estimate_vs_arrived.is_finite() {
@@ -918,6 +968,7 @@ pub(crate) fn rows_table(rows: &[Row]) -> String {
             "active / vanilla",
             "bg present",
             "mean M",
+            "saturations / run, check engaged",
             "censored/refused",
             "bg backlog warm-up → end (MB)",
             "load estimate / arrived",

@@ -170,6 +170,11 @@ pub struct LimitSample {
     /// The controller's estimate of the arrival load, bytes per second (`None` before a
     /// flow has finished).
     pub load_estimate: Option<f64>,
+    /// Saturations so far (the overload check took a raise back; `Admission::saturations`).
+    pub saturations: u64,
+    /// Whether the overload check was engaged: the class sent less than `1 − shortfall` of
+    /// what arrived over the long memory (`Admission::check_engaged`).
+    pub engaged: bool,
 }
 
 impl BackgroundDriver {
@@ -347,6 +352,8 @@ impl Driver for BackgroundDriver {
                     active: a.active(),
                     waiting: a.waiting(),
                     load_estimate: a.arrival_load(t),
+                    saturations: a.saturations(),
+                    engaged: a.check_engaged(t),
                 });
                 self.admit(w, admitted);
             }
