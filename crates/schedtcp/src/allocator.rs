@@ -16,9 +16,9 @@
 //!   CPU.
 //! * Threshold fixed at [`MMAP_THRESHOLD`] (512 KiB) and the heap top trimmed only beyond
 //!   [`TRIM_THRESHOLD`] (8 MiB free): read buffers come from the heap and are reused. CPU per
-//!   GB relayed 2.66 → 1.77–1.93 s for one flow (`schedtcp throughput`, same run, quiet
-//!   machine), and the churn test's resident size is flat (client 27.8 → 27.0 MB, server
-//!   28.2 → 28.2 MB over 30 000 flows: `CHURN_FLOWS=30000 cargo test --release -p schedtcp
+//!   GB relayed × 0.64–0.73 (one flow down 2.79 → 2.05 s; `schedtcp throughput
+//!   --baseline-exe`, one run on a quiet machine, docs/THROUGHPUT.md), and the churn test's
+//!   resident size is flat (client 24.7 → 25.1 MB, server 23.0 → 23.7 MB over 30 000 flows: `CHURN_FLOWS=30000 cargo test --release -p schedtcp
 //!   --test liveness churn -- --ignored --nocapture`). The cost: up to 8 MiB kept free per
 //!   malloc arena (glibc makes at most 8 per core, one per thread that allocates: the tokio
 //!   workers) instead of about 10 MB resident in all; `MALLOC_ARENA_MAX` bounds the arenas.

@@ -231,10 +231,16 @@ fn summary(p: &Params, rows: &[Row]) -> String {
                 "not apart from LEDBAT's beyond the intervals"
             }
         };
+        // The explanation is given only when the run shows what it explains.
+        let why = if l.norm_delay < a.norm_delay {
+            "Why LEDBAT is ahead here"
+        } else {
+            "LEDBAT is not ahead in this run; why it can be"
+        };
         s.push_str(&format!(
             "- k = 0, ρ = {:.2}: access-adaptive {:.3} ± {:.3} of vanilla (mean M {:.1}), {} \
              LEDBAT {:.3} ± {:.3} (paper: access control 20% better than LBE at ρ = 0.5); \
-             access-adaptive {}. Why LEDBAT wins here: with k = 0 ideal low priority is the \
+             access-adaptive {}. {}: with k = 0 ideal low priority is the \
              optimal policy (Section II-A, footnote 3: the CBF can take its whole target \
              while no short flow is present, since (1 − ρ)^k = 1 exceeds any target fraction \
              f), whereas access control at (27)'s M = 1 is one TCP flow that competes with \
@@ -256,6 +262,7 @@ fn summary(p: &Params, rows: &[Row]) -> String {
             l.norm_delay,
             l.norm_delay_ci95,
             apart(a),
+            why,
             l.active,
             l.norm_active,
             v.active,

@@ -236,6 +236,8 @@ fn summary(p: &Params, rows: &[Row]) -> String {
         .copied()
         .reduce(f64::max)
         .and_then(|r| find(rows, "two links", r, "access-adaptive"))
+        // The creep's explanation concerns an overload: given only when the check engaged.
+        .filter(|a| a.engaged > 0.0)
     {
         s.push_str(&format!(
             "- ρ = {:.2}, access-adaptive: mean M {:.1}, {:.1} saturations per run after the \

@@ -239,18 +239,21 @@ fn policy(p: &Params, name: &str, fixed_m: u32) -> anyhow::Result<BgPolicy> {
     Ok(match name {
         "vanilla" => BgPolicy::Vanilla,
         "access-fixed" => access(Limit::Fixed(fixed_m)),
-        "access-adaptive" => access(Limit::Adaptive(Adaptive {
-            window: Duration::from_secs_f64(p.adaptive_window_s),
-            period: Duration::from_secs_f64(p.adaptive_period_s),
-            min_gain: p.adaptive_min_gain.unwrap_or(Adaptive::default().min_gain),
-            probe: p
-                .adaptive_probe_s
-                .map_or(Adaptive::default().probe, Duration::from_secs_f64),
-            memory: p
-                .adaptive_memory_s
-                .map_or(Adaptive::default().memory, Duration::from_secs_f64),
-            ..Adaptive::default()
-        })),
+        "access-adaptive" => {
+            let core = Adaptive::default();
+            access(Limit::Adaptive(Adaptive {
+                window: Duration::from_secs_f64(p.adaptive_window_s),
+                period: Duration::from_secs_f64(p.adaptive_period_s),
+                min_gain: p.adaptive_min_gain.unwrap_or(core.min_gain),
+                probe: p
+                    .adaptive_probe_s
+                    .map_or(core.probe, Duration::from_secs_f64),
+                memory: p
+                    .adaptive_memory_s
+                    .map_or(core.memory, Duration::from_secs_f64),
+                ..core
+            }))
+        }
         "ledbat" | "ledbat-60" => BgPolicy::Lbe {
             cc: CongestionControl::Ledbat,
             ledbat_target: millis(if name == "ledbat" { 25.0 } else { 60.0 }),
