@@ -14,14 +14,21 @@
 //!   every page of it faults on first touch. In the one-flow download profile
 //!   (`perf record -g`, docs/THROUGHPUT.md "Session 10") page faults were 28% of the relays'
 //!   CPU.
-//! * Threshold fixed at [`MMAP_THRESHOLD`] (512 KiB) and the heap top trimmed only beyond
-//!   [`TRIM_THRESHOLD`] (8 MiB free): read buffers come from the heap and are reused. CPU per
-//!   GB relayed × 0.64–0.73 (one flow down 2.79 → 2.05 s; `schedtcp throughput
-//!   --baseline-exe`, one run on a quiet machine, docs/THROUGHPUT.md), and the churn test's
-//!   resident size is flat (client 24.7 → 25.1 MB, server 23.0 → 23.7 MB over 30 000 flows: `CHURN_FLOWS=30000 cargo test --release -p schedtcp
-//!   --test liveness churn -- --ignored --nocapture`). The cost: up to 8 MiB kept free per
-//!   malloc arena (glibc makes at most 8 per core, one per thread that allocates: the tokio
-//!   workers) instead of about 10 MB resident in all; `MALLOC_ARENA_MAX` bounds the arenas.
+//! * Threshold fixed at 512 KiB and the heap top trimmed only beyond [`TRIM_THRESHOLD`]
+//!   (8 MiB free), session 10: read buffers come from the heap and are reused. CPU per GB
+//!   relayed × 0.64–0.73 (one flow down 2.79 → 2.05 s; `schedtcp throughput --baseline-exe`,
+//!   one run on a quiet machine, docs/THROUGHPUT.md). Page faults were still 3–5% of the
+//!   relays' CPU: a flow's reassembly buffer (`gtcp::flow::recv`, up to its credit, 1 MiB by
+//!   default) grew past 512 KiB and was then mapped afresh on every refill.
+//! * Threshold fixed at [`MMAP_THRESHOLD`] (4 MiB, session 11): the reassembly buffers come
+//!   from the heap too; page faults 3.1% → 0.03% of the relays' CPU in the same profile, and
+//!   with the core's reassembly buffer now starting at the size the application last read
+//!   (no doubling copies) CPU per GB × 0.83–0.97 (docs/THROUGHPUT.md "Session 11"). Resident
+//!   size in the churn test: see docs/THROUGHPUT.md "Session 11" (`CHURN_FLOWS=30000 cargo
+//!   test --release -p schedtcp --test liveness churn -- --ignored --nocapture`). The cost: up
+//!   to 8 MiB kept free per malloc arena (glibc makes at most 8 per core, one per thread that
+//!   allocates: the tokio workers) instead of about 10 MB resident in all; `MALLOC_ARENA_MAX`
+//!   bounds the arenas.
 //!
 //! Each setting is left alone when the user set its environment variable
 //! (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`), and nothing is done on other C
@@ -29,8 +36,9 @@
 //! resident in the churn test.)
 
 /// Allocations of this size and more are mapped on their own (glibc's default is 128 KiB,
-/// adjusted at run time): above the 256 KiB read buffers, so they come from the heap.
-pub const MMAP_THRESHOLD: usize = 512 * 1024;
+/// adjusted at run time): above the 256 KiB read buffers and the reassembly buffers of flows
+/// with the default 1 MiB window (which may grow to twice that), so they come from the heap.
+pub const MMAP_THRESHOLD: usize = 4 * 1024 * 1024;
 
 /// Free memory at the top of a heap beyond which it is returned to the system (glibc's
 /// default is 128 KiB, adjusted at run time to twice the mmap threshold).

@@ -42,6 +42,10 @@ pub(crate) struct RecvStream {
     /// `front + ready.capacity()`: a buffer is never grown while `front > 0` (see
     /// [`RecvStream::append_ready`]), so `BytesMut` never reclaims or copies a read front.
     front: u64,
+    /// Bytes the application took in its last read: a fresh `ready` starts with room for that
+    /// many (at most the outstanding credit), instead of growing from empty by doubling, which
+    /// copied each burst once more and faulted in fresh pages on every refill.
+    last_read: usize,
     ooo: BTreeMap<u64, Bytes>,
     pub read: u64,
     pub received: u64,
@@ -55,6 +59,7 @@ impl RecvStream {
         Self {
             ready: BytesMut::new(),
             front: 0,
+            last_read: 0,
             ooo: BTreeMap::new(),
             read: 0,
             received: 0,
@@ -173,6 +178,7 @@ impl RecvStream {
         }
         let out = self.ready.split_to(max.min(self.ready.len())).freeze();
         self.read += out.len() as u64;
+        self.last_read = out.len();
         if self.ready.is_empty() {
             // Everything read: the allocation is the application's now (its `Bytes` keep it
             // as long as they live), and the next bytes start a buffer of their own.
@@ -189,6 +195,13 @@ impl RecvStream {
     /// do out of sight: keep the read front in the grown allocation or copy it away), so the
     /// allocation stays what [`RecvStream::allocated`] counts.
     fn append_ready(&mut self, data: &[u8]) {
+        if self.ready.capacity() == 0 {
+            // A fresh buffer: room for what the application took last time, never more than
+            // this flow may still receive (`outstanding`, which counts `data` already), so
+            // `allocated` stays within the credit.
+            let room = (self.last_read as u64).min(self.outstanding()) as usize;
+            self.ready.reserve(room.max(data.len()));
+        }
         if self.front > 0 && self.ready.capacity() - self.ready.len() < data.len() {
             let len = self.ready.len();
             let mut fresh = BytesMut::with_capacity((len + data.len()).max(2 * len));
@@ -346,6 +359,33 @@ mod tests {
             proptest::prop_assert_eq!(&out[..], &stream[..out.len()]);
             proptest::prop_assert_eq!(out.len() as u64, r.received);
         }
+    }
+
+    /// A refill of the reassembly buffer starts with room for what the application read last
+    /// time, so the next burst of that size is copied in once (no doubling, no copy of the
+    /// bytes already in), and never with more room than the flow may still receive.
+    #[test]
+    fn a_refilled_buffer_has_room_for_the_last_read_within_the_credit() {
+        let mut r = RecvStream::new(1 << 20);
+        r.credit = 1 << 20;
+        let burst = 200_000usize;
+        r.insert(0, Bytes::from(vec![1u8; burst])).unwrap();
+        assert_eq!(r.read(usize::MAX).map(|c| c.len()), Some(burst));
+        // The first segment of the next burst: the buffer takes the whole last read's room.
+        r.insert(burst as u64, Bytes::from(vec![2u8; 1000]))
+            .unwrap();
+        let first = r.allocated();
+        assert!(first >= burst as u64, "room for the last read: {first}");
+        for i in 1..burst / 1000 {
+            r.insert((burst + i * 1000) as u64, Bytes::from(vec![2u8; 1000]))
+                .unwrap();
+        }
+        assert_eq!(r.allocated(), first, "the burst fitted without growing");
+        assert_eq!(r.read(usize::MAX).map(|c| c.len()), Some(burst));
+        // Little credit left: the room is cut to what may still arrive.
+        r.credit = r.read + 5_000;
+        r.insert(r.read, Bytes::from(vec![3u8; 100])).unwrap();
+        assert!(r.allocated() <= 5_000 + 64, "{}", r.allocated());
     }
 
     #[test]
