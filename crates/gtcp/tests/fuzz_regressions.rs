@@ -692,9 +692,9 @@ fn a_reset_flow_whose_bytes_went_ahead_of_its_connection_is_kept_until_confirmed
 /// `capacity()`, which starts where the unread bytes start. After 32 768 bytes in one buffer
 /// and a read of 16 385, half of that allocation went uncounted; `session_bounds` saw it as
 /// bookkeeping (100 454 bytes > 99 072 allowed, 5 flows and 1 connection). Now the read front
-/// is counted until the buffer is read out (then the allocation is the application's) or
-/// replaced (a buffer is never grown while part of it was read: the unread bytes move to a
-/// new one first).
+/// is counted until the buffer is read out (then the allocation is the application's). (Since
+/// session 11 the buffer is a list of blocks that are never grown: more bytes go to a new
+/// block.)
 ///
 /// Found by `session_bounds` in session 9's run: fuzz/findings/session_bounds/
 /// bookkeeping_over_read_front_uncounted.
@@ -720,7 +720,7 @@ fn the_read_front_of_a_receive_buffer_counts_until_it_is_freed() {
     // The allocation holds all 32 KiB while the rest is unread.
     let after = s.recv_allocated_bytes();
     assert_eq!(after, whole, "the read front left the count");
-    // More bytes than the buffer's room: the unread ones move to a buffer of their own.
+    // More bytes than the buffer's room: they go to a new block.
     let mut more = BytesMut::new();
     Frame::Data(DataFrame {
         flow: FlowId(1),

@@ -1,12 +1,17 @@
 //! The receiving half of a flow: reassembly of frames that may arrive on any connection in any
 //! order, bounded by the credit this side grants.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use bytes::{Bytes, BytesMut};
 
 use super::send::INITIAL_CREDIT;
 use crate::session::caps::MAX_OOO_SEGMENTS;
+
+/// Largest block of a flow's contiguous buffer (64 KiB): below the allocator's mmap threshold,
+/// so blocks are reused from the heap, and large enough that a 256 KiB vectored write to the
+/// application takes four of them.
+pub const READY_BLOCK: usize = 64 * 1024;
 
 /// A peer broke the flow's rules; the connection that carried the frame is closed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -23,28 +28,34 @@ pub enum RecvError {
 
 /// Receiving half of one flow.
 ///
-/// `[0, read)` went to the application, `[read, received)` is contiguous and waits in `ready`,
+/// `[0, read)` went to the application, `[read, received)` is contiguous and waits in `ready`
+/// (a list of blocks, so that it grows without moving what it holds),
 /// segments above `received` wait in `ooo`. Everything buffered lies below `credit`, which is at
 /// most `read + window`: the receiver's memory for a flow is bounded by its window.
 ///
-/// Every stored byte is copied out of the frame it came in (`ready` is one buffer of this
-/// flow's own, `ooo` holds copies): a payload handed in by a driver is usually a slice of a
+/// Every stored byte is copied out of the frame it came in (`ready`'s blocks are this flow's
+/// own, `ooo` holds copies): a payload handed in by a driver is usually a slice of a
 /// read buffer of 256 KiB or more, and keeping such a slice would pin the whole buffer, so a
 /// peer sending one-byte segments could hold hundreds of times the window. Out-of-order segments
 /// are at most [`MAX_OOO_SEGMENTS`] (beyond: [`RecvError::TooManySegments`], a protocol
 /// error), so a flow holds at most its credit in bytes plus that many segments' bookkeeping.
 #[derive(Debug)]
 pub(crate) struct RecvStream {
-    ready: BytesMut,
-    /// Bytes read (split off the front of `ready`) since its allocation was made: that
-    /// allocation still holds them (`BytesMut::split_to` shares it), and `ready.capacity()`
-    /// counts only from where the unread bytes start. `ready`'s allocation is exactly
-    /// `front + ready.capacity()`: a buffer is never grown while `front > 0` (see
-    /// [`RecvStream::append_ready`]), so `BytesMut` never reclaims or copies a read front.
+    /// In-order bytes, in blocks of at most [`READY_BLOCK`] (or one frame's bytes, if larger),
+    /// none of them empty. Only the last block has room left; a block is never grown
+    /// (`extend_from_slice` only within its capacity), so what a block holds never moves.
+    /// Before session 11 this was one buffer, grown by doubling: every growth copied what it
+    /// held and, past the allocator's mmap threshold, faulted fresh pages in
+    /// (docs/THROUGHPUT.md "Session 11").
+    ready: VecDeque<BytesMut>,
+    /// Bytes read (split off the front of the first block) since that block was made: its
+    /// allocation still holds them (`BytesMut::split_to` shares it), and its `capacity()`
+    /// counts only from where the unread bytes start. So the blocks' allocations are exactly
+    /// `front + Σ capacity()`.
     front: u64,
-    /// Bytes the application took in its last read: a fresh `ready` starts with room for that
-    /// many (at most the outstanding credit), instead of growing from empty by doubling, which
-    /// copied each burst once more and faulted in fresh pages on every refill.
+    /// Bytes the application took in its last read: the first block after the buffer ran
+    /// empty has room for that many (at most [`READY_BLOCK`] and the credit), and each later
+    /// block twice the one before.
     last_read: usize,
     ooo: BTreeMap<u64, Bytes>,
     pub read: u64,
@@ -57,7 +68,7 @@ pub(crate) struct RecvStream {
 impl RecvStream {
     pub fn new(window: u64) -> Self {
         Self {
-            ready: BytesMut::new(),
+            ready: VecDeque::new(),
             front: 0,
             last_read: 0,
             ooo: BTreeMap::new(),
@@ -173,16 +184,19 @@ impl RecvStream {
 
     /// Up to `max` contiguous bytes for the application.
     pub fn read(&mut self, max: usize) -> Option<Bytes> {
-        if self.ready.is_empty() || max == 0 {
+        if max == 0 {
             return None;
         }
-        let out = self.ready.split_to(max.min(self.ready.len())).freeze();
+        let first = self.ready.front_mut()?;
+        let out = first.split_to(max.min(first.len())).freeze();
         self.read += out.len() as u64;
         self.last_read = out.len();
-        if self.ready.is_empty() {
-            // Everything read: the allocation is the application's now (its `Bytes` keep it
-            // as long as they live), and the next bytes start a buffer of their own.
-            self.ready = BytesMut::new();
+        if first.is_empty() {
+            // The block is read: its allocation is the application's now (its `Bytes` keep
+            // it as long as they live). Its room, if it was the last block, is given up too,
+            // so a flow read to the end holds nothing; the next bytes start a block of their
+            // own.
+            self.ready.pop_front();
             self.front = 0;
         } else {
             self.front += out.len() as u64;
@@ -190,31 +204,42 @@ impl RecvStream {
         Some(out)
     }
 
-    /// Appends in-order bytes to `ready`. Where they do not fit and part of the buffer was read
-    /// already, the unread bytes move to a new buffer first (what `BytesMut` would otherwise
-    /// do out of sight: keep the read front in the grown allocation or copy it away), so the
-    /// allocation stays what [`RecvStream::allocated`] counts.
-    fn append_ready(&mut self, data: &[u8]) {
-        if self.ready.capacity() == 0 {
-            // A fresh buffer: room for what the application took last time, never more than
-            // this flow may still receive (`outstanding`, which counts `data` already), so
-            // `allocated` stays within the credit.
-            let room = (self.last_read as u64).min(self.outstanding()) as usize;
-            self.ready.reserve(room.max(data.len()));
+    /// Appends in-order bytes to `ready`: into the last block's room, then into new blocks.
+    /// A new block has room for twice the last block (for the first, the application's last
+    /// read), at least what is left of `data` up to [`READY_BLOCK`], at most [`READY_BLOCK`]
+    /// and never more than this flow may still receive, so the blocks' allocations stay within
+    /// the credit: `Σ capacity ≤ credit − read`.
+    fn append_ready(&mut self, mut data: &[u8]) {
+        while !data.is_empty() {
+            if let Some(last) = self.ready.back_mut() {
+                let room = last.capacity() - last.len();
+                if room > 0 {
+                    let n = room.min(data.len());
+                    // Within the capacity: `BytesMut` neither grows nor moves the block.
+                    last.extend_from_slice(&data[..n]);
+                    data = &data[n..];
+                    continue;
+                }
+            }
+            let held: usize = self.ready.iter().map(BytesMut::len).sum();
+            // `data` lies below the credit, so what may still come is at least `data`.
+            let may_come = (self.outstanding() as usize).saturating_sub(held);
+            let hint = self
+                .ready
+                .back()
+                .map_or(self.last_read, |b| 2 * b.capacity());
+            let room = hint
+                .clamp(data.len().min(READY_BLOCK), READY_BLOCK)
+                .min(may_come)
+                .max(data.len().min(READY_BLOCK));
+            self.ready.push_back(BytesMut::with_capacity(room));
         }
-        if self.front > 0 && self.ready.capacity() - self.ready.len() < data.len() {
-            let len = self.ready.len();
-            let mut fresh = BytesMut::with_capacity((len + data.len()).max(2 * len));
-            fresh.extend_from_slice(&self.ready);
-            self.ready = fresh;
-            self.front = 0;
-        }
-        self.ready.extend_from_slice(data);
     }
 
     /// Bytes held for this flow (contiguous and out of order).
     pub fn buffered(&self) -> u64 {
-        self.ready.len() as u64 + self.ooo.values().map(|b| b.len() as u64).sum::<u64>()
+        self.ready.iter().map(|b| b.len() as u64).sum::<u64>()
+            + self.ooo.values().map(|b| b.len() as u64).sum::<u64>()
     }
 
     /// Out-of-order segments held (at most [`MAX_OOO_SEGMENTS`]).
@@ -222,14 +247,15 @@ impl RecvStream {
         self.ooo.len()
     }
 
-    /// Bytes of memory the buffered bytes occupy: the contiguous buffer's allocation (which
-    /// may exceed what it holds, its read front included) plus the out-of-order copies.
+    /// Bytes of memory the buffered bytes occupy: the blocks' allocations (which may exceed
+    /// what they hold: the first block's read front, the last block's room) plus the
+    /// out-of-order copies.
     /// (Counting `ready.capacity()` alone missed the read front: up to 32 KiB of a flow's
     /// buffer showed as bookkeeping in `session_bounds`, fuzz/findings/session_bounds/
     /// bookkeeping_over_read_front_uncounted.)
     pub fn allocated(&self) -> u64 {
         self.front
-            + self.ready.capacity() as u64
+            + self.ready.iter().map(|b| b.capacity() as u64).sum::<u64>()
             + self.ooo.values().map(|b| b.len() as u64).sum::<u64>()
     }
 
@@ -239,6 +265,7 @@ impl RecvStream {
     }
 
     pub fn has_ready(&self) -> bool {
+        // No block is empty.
         !self.ready.is_empty()
     }
 
@@ -269,7 +296,7 @@ impl RecvStream {
     }
 
     pub fn clear(&mut self) {
-        self.ready = BytesMut::new();
+        self.ready.clear();
         self.front = 0;
         self.ooo.clear();
     }
@@ -361,31 +388,46 @@ mod tests {
         }
     }
 
-    /// A refill of the reassembly buffer starts with room for what the application read last
-    /// time, so the next burst of that size is copied in once (no doubling, no copy of the
-    /// bytes already in), and never with more room than the flow may still receive.
+    /// The contiguous buffer grows without moving what it holds (no doubling copies): a burst
+    /// of 200 kB in 1 000-byte frames after a read of that size lands in blocks of at most
+    /// [`READY_BLOCK`] whose bytes stay where they were first written, the allocations exceed
+    /// the burst by less than a block, and with little credit left a block is no larger than
+    /// what may still come.
     #[test]
-    fn a_refilled_buffer_has_room_for_the_last_read_within_the_credit() {
+    fn the_buffer_grows_in_blocks_without_moving_its_bytes() {
         let mut r = RecvStream::new(1 << 20);
         r.credit = 1 << 20;
         let burst = 200_000usize;
         r.insert(0, Bytes::from(vec![1u8; burst])).unwrap();
-        assert_eq!(r.read(usize::MAX).map(|c| c.len()), Some(burst));
-        // The first segment of the next burst: the buffer takes the whole last read's room.
+        let mut got = 0;
+        while let Some(c) = r.read(usize::MAX) {
+            got += c.len();
+        }
+        assert_eq!(got, burst);
+        assert_eq!(r.allocated(), 0, "a flow read to the end holds nothing");
         r.insert(burst as u64, Bytes::from(vec![2u8; 1000]))
             .unwrap();
-        let first = r.allocated();
-        assert!(first >= burst as u64, "room for the last read: {first}");
+        let first_byte = r.ready[0].as_ptr();
         for i in 1..burst / 1000 {
             r.insert((burst + i * 1000) as u64, Bytes::from(vec![2u8; 1000]))
                 .unwrap();
         }
-        assert_eq!(r.allocated(), first, "the burst fitted without growing");
-        assert_eq!(r.read(usize::MAX).map(|c| c.len()), Some(burst));
-        // Little credit left: the room is cut to what may still arrive.
+        assert_eq!(r.ready[0].as_ptr(), first_byte, "the first bytes moved");
+        assert!(r.ready.iter().all(|b| b.capacity() <= READY_BLOCK));
+        let allocated = r.allocated();
+        assert!(
+            allocated >= burst as u64 && allocated < (burst + READY_BLOCK) as u64,
+            "{allocated}"
+        );
+        let mut got = Vec::new();
+        while let Some(c) = r.read(usize::MAX) {
+            got.extend_from_slice(&c);
+        }
+        assert_eq!(got, vec![2u8; burst]);
+        // Little credit left: the block is cut to what may still arrive.
         r.credit = r.read + 5_000;
         r.insert(r.read, Bytes::from(vec![3u8; 100])).unwrap();
-        assert!(r.allocated() <= 5_000 + 64, "{}", r.allocated());
+        assert_eq!(r.allocated(), 5_000);
     }
 
     #[test]
@@ -393,7 +435,11 @@ mod tests {
         let mut r = RecvStream::new(INITIAL_CREDIT);
         r.insert(0, Bytes::from(vec![0u8; 100_000])).unwrap();
         assert!(!r.maybe_extend_credit_to(0));
-        r.read(100_000);
+        let mut got = 0;
+        while let Some(c) = r.read(100_000 - got) {
+            got += c.len();
+        }
+        assert_eq!(got, 100_000);
         assert!(r.maybe_extend_credit_to(0));
         assert_eq!(r.credit, 100_000 + INITIAL_CREDIT);
     }
