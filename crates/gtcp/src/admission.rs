@@ -17,21 +17,50 @@
 //! Neither k nor ρ is known to a server, so M is found by a slow outer loop (Section IV):
 //! the background sending rate and the arrival load (arrival rate × mean size) are estimated
 //! with moving averages whose memory ([`Adaptive::window`]) is much longer than a flow's life;
-//! every [`Adaptive::period`] M moves by at most one step, symmetrically, so that the sending
-//! rate tracks the arrival load: up when flows wait (more than [`Adaptive::target_waiting`]),
-//! every slot stayed busy over the period and the rate M gave over it falls short of the
-//! load (the backlog would grow without bound), down when that rate exceeds the load (M is
-//! larger than stability needs, which costs short flows delay). Requiring a backlog for growth
-//! but none for a decrease keeps the loop at the least M that keeps up, with "long but not
-//! unstable" queues, which is where (27) holds.
+//! every [`Adaptive::period`] M moves by at most one step, so that the sending rate tracks the
+//! arrival load: up when flows wait (more than [`Adaptive::target_waiting`]), every slot stayed
+//! busy over the period and the rate M gave over it falls short of the load by more than
+//! [`Adaptive::margin`] (the backlog would grow without bound), down when that rate exceeds
+//! the *target rate* by more than the margin (M is larger than stability needs, which costs
+//! short flows delay). The target rate is the load plus the backlog's excess over its target
+//! drained over one window,
 //!
-//! An earlier version decreased M only while fewer than `target_waiting` flows waited. At
-//! high load that ratcheted M up: near saturation one more TCP flow adds a few per cent of
-//! rate while the one-minute load estimate is noisy by tens of per cent (3 MB flows arriving
-//! every 8 s), so noise-made steps up happened whenever a backlog stood, and nothing took them
-//! back until the backlog was gone — which took M near the vanilla number of flows. With the
-//! symmetric rule noise moves M both ways and its mean stays at the critical value
-//! (`at_high_load_the_loop_does_not_ratchet_m_up`).
+//! ```text
+//! target = load + clamp((waiting − target_waiting) × mean size / window, ± 2 × rate / M)
+//! ```
+//!
+//! (a server does not know the waiting flows' sizes — their data is not sent yet — so they
+//! count at the estimated mean size). Requiring a backlog for growth keeps the loop at the
+//! least M that keeps up, with "long but not unstable" queues, which is where (27) holds.
+//!
+//! The backlog term is there for the load estimate's noise. With few arrivals in the window's
+//! memory (eight on the real-TCP testbed, whose window is 6 s) the estimate swings by tens of
+//! per cent (180–940 kB/s around a true 375 kB/s there), and its median lies below its mean;
+//! a rule that stepped M down whenever a period's rate beat it held M below the critical value
+//! with dozens of flows waiting, and M fell by several steps within one window of a low
+//! estimate (`a_noisy_load_estimate_does_not_step_m_below_critical_while_a_backlog_stands`).
+//! A standing backlog says the rate is *not* more than the load, whatever the estimate says:
+//! with it in the target, a period's rate must beat the load plus the backlog's drain to step
+//! M down.
+//!
+//! Two limits keep that term from bringing back the high-load ratchet. An earlier version
+//! decreased M only while fewer than `target_waiting` flows waited: near saturation one more
+//! TCP flow adds a few per cent of rate while the load estimate is noisy by tens of per cent,
+//! so noise-made steps up happened whenever a backlog stood and nothing took them back until
+//! it was gone, which took M near the vanilla number of flows. Hence (i) the term is clamped
+//! to twice the rate one active flow gets (`rate / M`): one step of M cannot change the rate
+//! by more than about that, and where steps buy little (large M, near saturation) the veto
+//! fades and noise moves M both ways again; and (ii) it enters the decrease rule only. In the
+//! increase rule it would ask for the backlog to be *drained* within a window, which at high
+//! load takes many flows per per cent of rate. Tried with the term clamped to 0.25–1 × the
+//! load or to 0.25–1 × `rate / M`, the loop overshot the critical value while it drained the
+//! backlog built at the start (M up to 7–27 instead of 5–6 on at least one of three seeds:
+//! `the_adaptive_loop_converges_to_the_critical_m_of_equation_27` failed), and at high load
+//! M wandered up to 20–30 with the load clamps. So M grows while the rate falls short of the
+//! load, and shrinks only when the rate exceeds the load *and* the backlog's drain. The price,
+//! at high load: M sits up to two or three steps above the critical value there, where the
+//! earlier symmetric rule sat about a step below it with a backlog that grew without bound
+//! (`at_high_load_the_loop_does_not_ratchet_m_up` gives the numbers).
 //!
 //! # Overload: the rate saturates
 //!
@@ -44,32 +73,55 @@
 //! access control is for avoiding. The paper's loop rests on "the sending rate is increasing
 //! in M" (Section IV); the loop therefore checks that it is, on measurements:
 //!
-//! * while exactly M slots are busy over a whole period, the rate of that period is recorded
-//!   against M (mean and variance, fading with [`Adaptive::memory`], 10 min by default);
-//! * the check is *engaged* while the class falls short: over three memories (30 min) it sent
-//!   less than `1 −` [`Adaptive::shortfall`] (90%) of what arrived. Otherwise M moves as above,
-//!   no proof asked of its steps: near (27) the one-minute load estimate makes M wander by
-//!   single steps, and a bar there would only cut the wandering's top
-//!   (`at_high_load_the_loop_does_not_ratchet_m_up` holds with the check built in);
-//! * engaged, M is raised only once it has a baseline — the current M measured busy for
-//!   [`Adaptive::probe`] (30 s) — or when the records already show the next step pays;
-//! * engaged, when M's record holds `probe` and M − 1's half of it, and the gain from M − 1
-//!   to M is, at two standard errors of the records' means, surely below
-//!   [`Adaptive::min_gain`] (2%), the last raise bought nothing: M steps back to M − 1 and may
-//!   not exceed it for a memory (a *saturation*, counted by [`Admission::saturations`];
-//!   [`Admission::ceiling`] is the bar while it holds). Then it may probe again: under
-//!   conditions that changed (a long flow left) the step may pay.
+//! * the check is *engaged* while the class falls short: over three memories
+//!   ([`Adaptive::memory`], 10 min by default) it sent less than `1 −`
+//!   [`Adaptive::shortfall`] (90%) of what arrived. Otherwise M moves as above, no proof
+//!   asked of its steps: near (27) the load estimate makes M wander by single steps, and a
+//!   bar there would only cut the wandering's top;
+//! * engaged, M is raised only once it has a baseline (the current M measured with every
+//!   slot busy for two periods and [`Adaptive::probe`], 30 s), and the raise goes *on trial*:
+//!   M is held until a sequential test on the per-period busy rates of M against M − 1
+//!   decides whether the raise lifts the rate by at least [`Adaptive::min_gain`] (2%). The
+//!   test is Wald's sequential probability ratio test of "lifts it by 2 × min_gain" against
+//!   "by nothing" (an indifference zone centred on min_gain), on Student's two-sample
+//!   statistic (sample variances pooled over both sides, n − 1; valid for few periods), 5%
+//!   error each way at the zone's edges, looking after every period; at the end of every
+//!   block a t interval with its error spent over the blocks also decides (the ratio test is
+//!   slow for large gains). The periods of M − 1 are those measured before the raise;
+//!   when one side has as many as the other and the test is still open, M moves, one step, to
+//!   the other side for a block of as many periods again, so both sides grow and a change of
+//!   conditions (a long flow leaving) shows on both;
+//! * "pays": M stays, and may be raised again once engaged (the trial's periods of M are the
+//!   next raise's baseline). "Does not pay": M goes back to M − 1 and may not exceed it for a
+//!   memory (a *saturation*, counted by [`Admission::saturations`]; [`Admission::ceiling`] is
+//!   the bar while it holds). After that it may probe again: under conditions that changed
+//!   the step may pay;
+//! * a trial may last at most [`Adaptive::decide_within`] (2 h by default): a raise that
+//!   pays about `min_gain`, or one tested under noise too strong for the bound, then counts
+//!   as not paying and the cheaper side, M − 1, is kept (a saturation, also counted by
+//!   [`Admission::undecided`]). A raise made while the check was not engaged goes on trial
+//!   (starting from M − 1) as soon as it is, and a take-back leads to the trial of the raise
+//!   below it unless that one was proven, so an M that grew before the shortfall showed comes
+//!   back down to the last step that pays. A trial ends without a decision when the check
+//!   disengages.
 //!
 //! In the fluid model of (26) the step from M − 1 to M adds `k / ((M − 1)(k + M))` of the rate,
 //! so with the default `min_gain` M keeps the steps up to 7 with one long flow, 9 with two,
 //! 1 with none, and touches one more while it measures it (`in_overload_m_stays_bounded`:
 //! M ≤ 8, 10, 2 over 20 000 s at 1.5 times the excess capacity, where without the check M
-//! reaches its maximum). [`Adaptive::max`] (default 64) is the hard bound whatever the
-//! measurements say. Every step remains a single one. Limits: the check needs the shortfall
-//! to show over 30 min, so in the first half hour of an overload M climbs as before; and a
-//! packet network's rate at a given M varies with the short flows present, so there the
-//! records need several probes before they are sure either way (they assume periods
-//! independent, which they are not quite).
+//! reaches its maximum). With per-period rates varying by ±40% (uniformly, 15 s periods) a
+//! raise that pays 9% took 40 to 110 min of trial to be proven (six seeds), and one that pays
+//! nothing was taken back after up to 2 h, decided or at the bound
+//! (`noisy_periods_do_not_make_a_paying_raise_look_useless`). In a packet network near
+//! saturation the noise is worse (per-period rates of one background flow with a standard
+//! deviation about their mean on the two 95%-loaded links of bg-fig7): a raise from 1 to 2
+//! that doubled the rate took 50 min to be proven there, so in an overload M now grows
+//! slowly and stays low where it used to creep. [`Adaptive::max`] (default 64)
+//! is the hard bound whatever the measurements say. Every step remains a single one. Limits:
+//! the check needs the shortfall to show over 30 min, so in the first half hour of an
+//! overload M climbs as before; a trial holds M (or alternates it by one step) for up to
+//! `decide_within`; and the test takes the periods as independent, which they are not quite
+//! in a packet network (flows span periods).
 //!
 //! Sans-IO: time is an argument; the [`Session`](crate::Session) owns one controller when
 //! background routes are configured and tells it of arrivals, bytes sent and flow ends.
@@ -77,12 +129,23 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+
 use crate::ids::FlowId;
 
 /// The long-run ratio of sent to arrived that engages the saturation check is taken over this
 /// many [`Adaptive::memory`]s (30 min by default): shorter, and the load estimate's noise in a
 /// loop that keeps up on average reads as a shortfall.
 const RATIO_MEMORIES: f64 = 3.0;
+
+/// The probability, per raise tested, of each wrong decision of the sequential test at the
+/// ends of its indifference zone (a raise that lifts the rate by 2 × `min_gain` judged useless,
+/// or one that lifts it by nothing judged to pay).
+const SEQUENTIAL_ALPHA: f64 = 0.05;
+
+/// The backlog term of the decrease rule's target rate is clamped, both ways, to this many
+/// times the rate one active flow gets (see the [module documentation](self)).
+const BACKLOG_SHARES: f64 = 2.0;
 
 /// Default bound on waiting background flows; beyond it new ones are refused.
 pub const DEFAULT_MAX_WAITING: usize = 1024;
@@ -129,6 +192,9 @@ pub struct Adaptive {
     /// The check is engaged while, over three `memory`s, the class sent less than
     /// `1 − shortfall` of what arrived (default 0.1).
     pub shortfall: f64,
+    /// Longest a raise may stay undecided by the sequential test (default 7 200 s); then the
+    /// loop keeps the cheaper side, M − 1, as if the raise did not pay.
+    pub decide_within: Duration,
 }
 
 impl Default for Adaptive {
@@ -145,6 +211,7 @@ impl Default for Adaptive {
             probe: Duration::from_secs(30),
             memory: Duration::from_secs(600),
             shortfall: 0.1,
+            decide_within: Duration::from_secs(7_200),
         }
     }
 }
@@ -182,7 +249,7 @@ pub enum AdmissionError {
     MinGain(f64),
     #[error("the shortfall must be in [0, 1), not {0}")]
     Shortfall(f64),
-    #[error("the probe time and the memory must be positive")]
+    #[error("the probe time, the memory and the decision bound must be positive")]
     Saturation,
 }
 
@@ -211,7 +278,7 @@ impl AdmissionConfig {
                 if !(0.0..1.0).contains(&a.shortfall) {
                     return Err(AdmissionError::Shortfall(a.shortfall));
                 }
-                if a.probe.is_zero() || a.memory.is_zero() {
+                if a.probe.is_zero() || a.memory.is_zero() || a.decide_within.is_zero() {
                     return Err(AdmissionError::Saturation);
                 }
                 Ok(())
@@ -259,13 +326,13 @@ impl Ewma {
 }
 
 /// What one value of M gave while every slot was busy, period by period: the count of
-/// periods, the sums of their rates and of the squared rates, and the busy seconds, all fading
-/// with memory τ (so that old conditions are forgotten).
+/// periods, the sum of their rates and the busy seconds, all fading with memory τ (so that old
+/// conditions are forgotten). Reported by [`Admission::busy_rate`]; the loop's decisions use
+/// [`Samples`].
 #[derive(Debug, Clone, Copy, Default)]
 struct BusyRecord {
     n: f64,
     sum: f64,
-    sum_sq: f64,
     secs: f64,
     at: Duration,
 }
@@ -277,7 +344,6 @@ impl BusyRecord {
         BusyRecord {
             n: self.n * k,
             sum: self.sum * k,
-            sum_sq: self.sum_sq * k,
             secs: self.secs * k,
             at: self.at.max(now),
         }
@@ -287,7 +353,6 @@ impl BusyRecord {
         let mut r = self.faded(now, tau);
         r.n += 1.0;
         r.sum += rate;
-        r.sum_sq += rate * rate;
         r.secs += secs;
         *self = r;
     }
@@ -295,11 +360,120 @@ impl BusyRecord {
     fn mean(&self) -> f64 {
         self.sum / self.n
     }
+}
 
-    /// The variance of the mean (periods taken as independent).
-    fn var_of_mean(&self) -> f64 {
-        let m = self.mean();
-        ((self.sum_sq / self.n - m * m).max(0.0)) / self.n
+/// Per-period busy rates of one M, kept whole (no fading): Welford's running mean and sum of
+/// squared deviations (the sample variance is `m2 / (n − 1)`), and the busy seconds.
+#[derive(Debug, Clone, Copy, Default)]
+struct Samples {
+    n: u32,
+    mean: f64,
+    m2: f64,
+    secs: f64,
+}
+
+impl Samples {
+    fn add(&mut self, rate: f64, secs: f64) {
+        self.n += 1;
+        let d = rate - self.mean;
+        self.mean += d / f64::from(self.n);
+        self.m2 += d * (rate - self.mean);
+        self.secs += secs;
+    }
+}
+
+/// What the sequential test says of a raise from M − 1 to M.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decision {
+    /// The raise surely lifts the busy rate by at least `min_gain`.
+    Pays,
+    /// It surely lifts it by less.
+    Useless,
+    /// Not yet known.
+    Open,
+}
+
+/// The sequential test of one raise, from `m − 1` to `m`: per-period busy rates of both sides,
+/// gathered in blocks that alternate between them. See "Overload" in the
+/// [module documentation](self).
+#[derive(Debug, Clone, Copy)]
+struct Trial {
+    /// The raised M; the test compares it with M − 1.
+    m: u32,
+    lo: Samples,
+    hi: Samples,
+    /// The side being sampled holds this many periods, then M moves to the other side.
+    goal: u32,
+    /// Blocks completed (the looks of the interval test).
+    looks: u32,
+    started: Duration,
+}
+
+/// Wald's sequential probability ratio test of a raise from M − 1 (`lo`) to M (`hi`), on the
+/// statistic `Z = x̄_hi − (1 + g) x̄_lo` (g = `min_gain`): "the raise lifts the busy rate by
+/// 2g" (`Z = +Δ`) against "by nothing" (`Z = −Δ`), `Δ = g x̄_lo`, an indifference zone centred
+/// on g. With `V` the variance of Z, the log-likelihood ratio of a normal Z is
+/// `2 Δ Z / V = 2 (Δ / se) t`. The periods' variance is pooled over both sides (sample
+/// variances, n − 1; the same network's noise on both), so t is Student's with
+/// `n_lo + n_hi − 2` degrees of freedom — valid for few periods, and not fooled by a side of
+/// two periods that happened to agree (Welch's statistic was: it trusts that side's
+/// variance). t enters as the normal score of the same tail probability, which shrinks the
+/// evidence while the variance is poorly known. Above `ln((1 − β) / α)` the raise
+/// pays, below `ln(β / (1 − α))` it does not (α = β = [`SEQUENTIAL_ALPHA`]); between, the test
+/// goes on. Both sides need two periods (a variance) before anything is decided.
+///
+/// The ratio test is quickest for gains near the zone and slow for large ones (its evidence
+/// grows with `Δ Z`, and Δ is small): a raise that doubles the rate under ±50% noise would
+/// need some 40 periods a side. So at the end of every block (`look` = 1, 2, …) the
+/// t interval decides too: surely above g at the one-sided level `SEQUENTIAL_ALPHA /
+/// (look (look + 1))` (Student's t), which pays, or surely below, which does not; these
+/// levels sum to `SEQUENTIAL_ALPHA` over all looks, so each wrong decision of the pair of
+/// tests has probability at most 2 × [`SEQUENTIAL_ALPHA`].
+fn sequential_test(lo: &Samples, hi: &Samples, min_gain: f64, look: Option<u32>) -> Decision {
+    if lo.n < 2 || hi.n < 2 {
+        return Decision::Open;
+    }
+    let k = 1.0 + min_gain;
+    let z = hi.mean - k * lo.mean;
+    let delta = min_gain * lo.mean.max(0.0);
+    let (nh, nl) = (f64::from(hi.n), f64::from(lo.n));
+    let pooled = (hi.m2.max(0.0) + lo.m2.max(0.0)) / (nh + nl - 2.0);
+    let v = pooled * (1.0 / nh + k * k / nl);
+    if v <= 0.0 || !v.is_finite() {
+        // Every period gave the same rate on both sides: the means are exact.
+        return if z >= 0.0 {
+            Decision::Pays
+        } else {
+            Decision::Useless
+        };
+    }
+    let se = v.sqrt();
+    let (Ok(student), Ok(normal)) = (
+        StudentsT::new(0.0, 1.0, nh + nl - 2.0),
+        Normal::new(0.0, 1.0),
+    ) else {
+        return Decision::Open;
+    };
+    let p = student.cdf(z / se).clamp(1e-15, 1.0 - 1e-15);
+    let llr = 2.0 * delta / se * normal.inverse_cdf(p);
+    let a = SEQUENTIAL_ALPHA;
+    if llr >= ((1.0 - a) / a).ln() {
+        return Decision::Pays;
+    }
+    if llr <= (a / (1.0 - a)).ln() {
+        return Decision::Useless;
+    }
+    let Some(look) = look else {
+        return Decision::Open;
+    };
+    let look = f64::from(look.max(1));
+    let level = a / (look * (look + 1.0));
+    if 1.0 - p <= level {
+        Decision::Pays
+    } else if p <= level {
+        Decision::Useless
+    } else {
+        Decision::Open
     }
 }
 
@@ -335,6 +509,16 @@ pub struct Admission {
     /// After a saturation: M may not exceed this until then.
     ceiling: Option<(u32, Duration)>,
     saturations: u64,
+    /// Take-backs because the sequential test did not decide within its bound.
+    undecided: u64,
+    /// Busy periods of the current M since it last changed (or the side of the last trial
+    /// it was decided with).
+    stay: Samples,
+    /// The raise being tested, while the check is engaged.
+    trial: Option<Trial>,
+    /// The largest M whose raise is proven (or M's minimum): while the check is engaged, a
+    /// larger M (reached by raises made while it was not) has its last raise tested.
+    verified: u32,
     /// The same estimates with the memory of [`Adaptive::memory`]: sent bytes, arrivals,
     /// finished bytes and flows. Their ratio says whether the class keeps up over the long run.
     long: [Ewma; 4],
@@ -366,6 +550,10 @@ impl Admission {
             busy: BTreeMap::new(),
             ceiling: None,
             saturations: 0,
+            undecided: 0,
+            stay: Samples::default(),
+            trial: None,
+            verified: m,
             long: [Ewma::default(); 4],
         })
     }
@@ -401,6 +589,11 @@ impl Admission {
     /// rate saturates; see the [module documentation](self)).
     pub fn saturations(&self) -> u64 {
         self.saturations
+    }
+
+    /// Saturations that were the sequential test's bound running out, not a decision.
+    pub fn undecided(&self) -> u64 {
+        self.undecided
     }
 
     /// The bar on M set by the last saturation, while it holds at `now`.
@@ -471,15 +664,34 @@ impl Admission {
     /// until a background flow has finished (no size known yet).
     pub fn arrival_load(&self, now: Duration) -> Option<f64> {
         let tau = self.tau();
-        let n = self.finished.get(now, tau);
-        if n <= 0.0 {
-            return None;
-        }
-        let mean_size = self.finished_bytes.get(now, tau) / n;
+        let mean_size = self.mean_size(now)?;
         // The arrival estimate started at zero: scale it by the part of the memory it has had.
         let age = now.saturating_sub(self.started?).as_secs_f64();
         let filled = 1.0 - (-age / tau).exp();
         Some(self.arrivals.get(now, tau) / filled.max(1e-9) * mean_size)
+    }
+
+    /// Estimated mean size of background flows, bytes (of the flows that completed, with the
+    /// window's memory); `None` until one has.
+    fn mean_size(&self, now: Duration) -> Option<f64> {
+        let tau = self.tau();
+        let n = self.finished.get(now, tau);
+        (n > 0.0).then(|| self.finished_bytes.get(now, tau) / n)
+    }
+
+    /// The rate a period's sending rate must beat for M to step down: the estimated arrival
+    /// load plus the backlog's excess over its target, drained over one window,
+    /// `load + (waiting − target_waiting) × mean size / window`, the second term clamped to
+    /// ±[`BACKLOG_SHARES`] times the rate one active flow got over the period (`rate / M`).
+    /// The waiting flows' sizes are unknown to a server (their data is not sent yet), so the
+    /// backlog is counted at the estimated mean size. `None` until a background flow has
+    /// finished.
+    fn target_rate(&self, now: Duration, a: &Adaptive, load: f64, rate: f64) -> Option<f64> {
+        let mean_size = self.mean_size(now)?;
+        let excess = (self.waiting.len() as f64 - a.target_waiting as f64) * mean_size
+            / a.window.as_secs_f64();
+        let cap = BACKLOG_SHARES * rate / f64::from(self.m.max(1));
+        Some(load + excess.clamp(-cap, cap))
     }
 
     /// A background flow arrives.
@@ -578,7 +790,8 @@ impl Admission {
         };
         // The rate M gave since it last moved: an estimate with memory from before the step
         // would lag behind it and make the loop overshoot.
-        let rate = self.since_step as f64 / since.as_secs_f64();
+        let secs = since.as_secs_f64();
+        let rate = self.since_step as f64 / secs;
         self.since_step = 0;
         let busy = !self.idle_since_step && self.active.len() >= self.m as usize;
         // Busy with exactly M: what M gives (the per-M records).
@@ -586,72 +799,132 @@ impl Admission {
         self.idle_since_step = false;
         self.crowded_since_step = false;
         let waiting = self.waiting.len();
+        let Some(target) = self.target_rate(now, &a, load, rate) else {
+            return;
+        };
         let before = self.m;
-        let mem = a.memory.as_secs_f64();
         if exactly_m {
-            let secs = since.as_secs_f64();
             self.busy
                 .entry(self.m)
                 .or_default()
-                .add(now, mem, rate, secs);
+                .add(now, a.memory.as_secs_f64(), rate, secs);
+            self.stay.add(rate, secs);
         }
-        // What the step from m to m + 1 did to the busy rate, when both records hold at least
-        // `probe` of busy time: the gain over m's rate, as an interval of two standard errors.
-        let gain = |m: u32| -> Option<(f64, f64)> {
-            let lo = self.busy.get(&m)?.faded(now, mem);
-            let hi = self.busy.get(&(m + 1))?.faded(now, mem);
-            let probe = a.probe.as_secs_f64();
-            // (The record below fades while M is above it: half a probe of it is enough.)
-            if lo.secs < probe / 2.0 || hi.secs < probe || lo.mean() <= 0.0 {
-                return None;
-            }
-            let d = (hi.mean() - lo.mean()) / lo.mean();
-            let e = 2.0 * (hi.var_of_mean() + lo.var_of_mean()).sqrt() / lo.mean();
-            Some((d - e, d + e))
-        };
-        let ceiling = self.ceiling(now);
         // The check is engaged while the class falls short of the load by more than
         // `shortfall` over the long memory: there the question is whether raising M still
-        // helps. While it keeps up, M moves as before, with no proof asked of its steps.
+        // helps. While it keeps up, M moves by the rates alone, with no proof asked of its
+        // steps, and no raise is on trial.
         let checked = self.check_engaged(now);
-        // The last raise (from M − 1) surely bought less than `min_gain`: take it back.
-        let useless =
-            checked && self.m > a.min && gain(self.m - 1).is_some_and(|(_, hi)| hi < a.min_gain);
-        // The next raise is known to pay (measured before, within the memory).
-        let known = gain(self.m).is_some_and(|(lo, _)| lo >= a.min_gain);
-        // M itself has been measured long enough to judge the next raise against.
-        let baseline = !checked
-            || known
-            || self
-                .busy
-                .get(&self.m)
-                .is_some_and(|r| r.faded(now, mem).secs >= a.probe.as_secs_f64());
-        if useless {
-            // The rate saturates: the last raise gave nothing measurable, and the flow it
-            // admitted only adds to the short flows' competition. Back, and no growth past
-            // here for a memory.
+        if !checked {
+            self.trial = None;
+            self.verified = a.min;
+        }
+        let mut kept_samples = false;
+        if let Some(trial) = self.trial.take() {
+            kept_samples = self.run_trial(now, a, trial, exactly_m.then_some((rate, secs)));
+        } else if checked && self.m > self.verified.max(a.min) {
+            // Engaged at an M whose last raise was made unchecked: test it, starting with M − 1
+            // (M's busy periods so far are the trial's first samples of M).
+            let hi = self.stay;
+            self.trial = Some(Trial {
+                m: self.m,
+                lo: Samples::default(),
+                hi,
+                goal: hi.n.max(2),
+                looks: 0,
+                started: now,
+            });
             self.m -= 1;
-            self.ceiling = Some((self.m, now + a.memory));
-            self.saturations += 1;
         } else if busy
             && waiting > a.target_waiting
             && rate < load * (1.0 - a.margin)
             && self.m < a.max
-            && ceiling.is_none_or(|c| self.m < c)
-            && baseline
+            && self.ceiling(now).is_none_or(|c| self.m < c)
+            && (!checked || (self.stay.n >= 2 && self.stay.secs >= a.probe.as_secs_f64()))
         {
-            // The backlog grows: every slot stayed busy and still the class sends less than
-            // it receives (and, while the check is engaged, M has a baseline to judge the
-            // raise by).
+            // Every slot stayed busy, flows wait beyond the target and still the class sends
+            // less than the target rate. Engaged, M needs a baseline to judge the raise by,
+            // and the raise goes on trial.
+            if checked {
+                let lo = self.stay;
+                self.trial = Some(Trial {
+                    m: self.m + 1,
+                    lo,
+                    hi: Samples::default(),
+                    goal: lo.n.max(2),
+                    looks: 0,
+                    started: now,
+                });
+            }
             self.m += 1;
-        } else if rate > load * (1.0 + a.margin) {
-            // Sending faster than flows arrive (whatever the backlog): stability may hold with
+        } else if rate > target * (1.0 + a.margin) {
+            // Sending faster than the target (whatever the backlog): stability may hold with
             // fewer flows in the network (if not, the rate falls short and M grows back).
             self.m = self.m.saturating_sub(1).max(a.min);
+            self.verified = self.verified.min(self.m);
         }
         self.last_step = now;
         if self.m != before {
             self.steps += 1;
+            if !kept_samples {
+                self.stay = Samples::default();
+            }
+        }
+    }
+
+    /// One period of the trial of a raise (see "Overload" in the [module documentation](self)):
+    /// the period's busy rate joins the side M is on; when that side holds the block's goal the
+    /// test looks, and decides the raise, or sends M to the other side for the next block
+    /// (one step). Returns whether `stay` was set from the trial's samples.
+    fn run_trial(
+        &mut self,
+        now: Duration,
+        a: Adaptive,
+        mut t: Trial,
+        sample: Option<(f64, f64)>,
+    ) -> bool {
+        let at_hi = self.m == t.m;
+        if let Some((rate, secs)) = sample {
+            if at_hi {
+                t.hi.add(rate, secs);
+            } else {
+                t.lo.add(rate, secs);
+            }
+        }
+        let (this, other) = if at_hi { (t.hi, t.lo) } else { (t.lo, t.hi) };
+        let look = (this.n >= t.goal).then(|| {
+            t.looks += 1;
+            t.looks
+        });
+        let decision = sequential_test(&t.lo, &t.hi, a.min_gain, look);
+        let expired = now.saturating_sub(t.started) >= a.decide_within;
+        if decision == Decision::Pays {
+            self.m = t.m;
+            self.verified = self.verified.max(t.m);
+            self.stay = t.hi;
+            true
+        } else if decision == Decision::Useless || expired {
+            // The raise bought less than `min_gain` (or could not be shown to buy more
+            // within the bound: then the cheaper side is kept): back to M − 1, and no
+            // growth past it for a memory.
+            self.m = t.m - 1;
+            self.ceiling = Some((self.m, now + a.memory));
+            self.saturations += 1;
+            if decision == Decision::Open {
+                self.undecided += 1;
+            }
+            self.verified = self.verified.min(self.m);
+            self.stay = t.lo;
+            true
+        } else {
+            if this.n >= t.goal {
+                // The next block: the other side gathers as many periods as this one
+                // holds (at least two), so the sides stay balanced and the looks sparse.
+                t.goal = other.n + this.n.max(2);
+                self.m = if at_hi { t.m - 1 } else { t.m };
+            }
+            self.trial = Some(t);
+            false
         }
     }
 }
@@ -763,6 +1036,8 @@ mod tests {
         /// Background bytes that arrived and that were sent after `warmup`.
         arrived: f64,
         sent: f64,
+        /// Flows waiting, every second.
+        waiting: Vec<usize>,
     }
 
     /// The fluid model of equation (26) on a synthetic load, event by event: excess capacity
@@ -794,6 +1069,7 @@ mod tests {
             saturations: 0,
             arrived: 0.0,
             sent: 0.0,
+            waiting: Vec::new(),
         };
         while t < seconds {
             let share = excess / (k + a.active() as f64);
@@ -839,6 +1115,7 @@ mod tests {
             if next_tick <= t {
                 a.tick(now);
                 run.m.push(a.limit());
+                run.waiting.push(a.waiting());
                 next_tick += 1.0;
             }
             if run.path.last() != Some(&a.limit()) {
@@ -896,32 +1173,85 @@ mod tests {
     /// short flows), one long flow, f = 0.84: M* = 5.25, critical M = 6. Each extra flow adds
     /// a few per cent of rate (M / (1 + M)) while the one-minute load estimate is noisy by
     /// tens of per cent (a flow every 8.5 s), so M wanders, by single steps: what the loop
-    /// must not do is ratchet up towards the vanilla number of flows (the earlier rule,
-    /// which allowed no decrease while a backlog stood, averaged 7.3 here) nor starve the
-    /// class. With the core's default timescales, over 20 000 s after a 2 000 s start, M's
-    /// time-average is within one step of 6 and the class sends at least 95% of what
-    /// arrives.
+    /// must not do is ratchet up towards the vanilla number of flows and stay there (the
+    /// earlier rule, which allowed no decrease while a backlog stood, averaged 7.3 here) nor
+    /// starve the class. With the core's default timescales, over 20 000 s after a 2 000 s
+    /// start: the class sends at least 98% of what arrives, the backlog averages at most
+    /// twice `target_waiting`, and M's time-average is at least one step below 6 and at most
+    /// three above.
+    ///
+    /// (Until issue 10 this test asked for M's time-average within one step of 6 and 95%
+    /// carried. The loop that passed it sat on average a step below critical, steered by a
+    /// load estimate whose median is below its mean: mean M 5.71, 5.04, 6.07 for the three
+    /// seeds, 97.7%, 98.6%, 96.4% carried, the backlog averaging 31, 43, 72 flows and still
+    /// growing at the end (50, 52, 111). The decrease rule now holds M while the backlog
+    /// stands above its target (the target rate of the module documentation), which keeps
+    /// the backlog at 10, 10, 11 flows on average and carries 99.2%, 100.0%, 99.9%, at the
+    /// price of M 6.66, 6.30, 8.58 on average: draining a backlog at this load takes several
+    /// flows per per cent of rate.)
     #[test]
     fn at_high_load_the_loop_does_not_ratchet_m_up() {
         let (k, f): (f64, f64) = (1.0, 0.84);
         let critical = (k * f / (1.0 - f)).ceil() as u32;
         assert_eq!(critical, 6);
+        let cfg = Adaptive::default();
         for seed in [3, 11, 29] {
-            let run = run_fluid(
-                (k, f, 437_500.0, 3e6),
-                Adaptive::default(),
-                22_000.0,
-                2_000.0,
-                seed,
-            );
+            let run = run_fluid((k, f, 437_500.0, 3e6), cfg, 22_000.0, 2_000.0, seed);
             assert_single_steps(seed, &run.path);
             let settled = &run.m[2_000..];
             let mean = settled.iter().map(|&m| m as f64).sum::<f64>() / settled.len() as f64;
             let carried = run.sent / run.arrived;
+            let waiting = &run.waiting[2_000..];
+            let backlog = waiting.iter().sum::<usize>() as f64 / waiting.len() as f64;
             assert!(
-                (mean - critical as f64).abs() <= 1.0 && carried >= 0.95,
-                "seed {seed}: mean M {mean:.2}, carried {carried:.3}, saturations {}: {:?}",
+                mean >= critical as f64 - 1.0
+                    && mean <= critical as f64 + 3.0
+                    && carried >= 0.98
+                    && backlog <= 2.0 * cfg.target_waiting as f64,
+                "seed {seed}: mean M {mean:.2}, carried {carried:.3}, mean backlog {backlog:.1}, \
+                 saturations {}: {:?}",
                 run.saturations,
+                run.path
+            );
+        }
+    }
+
+    /// Issue 10, the testbed's defect: with a short window (6 s, about 8 arrivals in its
+    /// memory) the load estimate swings by tens of per cent either way, and a loop that
+    /// stepped M down whenever a period's rate beat it held M below the critical value with
+    /// dozens of flows waiting. The testbed's scales in the fluid model: window 6 s, period
+    /// 1.5 s, flows of 300 kB, an excess capacity of 500 kB/s (1.25 MB/s, 40% left by the short
+    /// flows), one long flow, f = 0.75: 375 kB/s of background, M* = 3 (at M = 3 the class
+    /// sends exactly the load, so the backlog is not stable below 4). Over 3 000 s after a
+    /// 300 s start, six seeds: M may sit below 3 while more than twice `target_waiting` flows
+    /// wait for at most 2% of the time, and the class carries at least 98% of the load.
+    /// (The rule before issue 10: 1 533–1 856 s below 3 with such a backlog, 90–92% carried,
+    /// hundreds of flows waiting at the end; this one: at most 16 s, 99.5–101%.)
+    #[test]
+    fn a_noisy_load_estimate_does_not_step_m_below_critical_while_a_backlog_stands() {
+        let (k, f): (f64, f64) = (1.0, 0.75);
+        let critical = (k * f / (1.0 - f)).ceil() as u32;
+        assert_eq!(critical, 3);
+        let cfg = Adaptive {
+            window: Duration::from_secs(6),
+            period: Duration::from_millis(1_500),
+            ..Adaptive::default()
+        };
+        for seed in [1u64, 2, 3, 4, 5, 6] {
+            let run = run_fluid((k, f, 1.25e6 * 0.4, 3e5), cfg, 3_300.0, 300.0, seed);
+            assert_single_steps(seed, &run.path);
+            let m = &run.m[300..];
+            let waiting = &run.waiting[300..];
+            let below = m
+                .iter()
+                .zip(waiting)
+                .filter(|&(&m, &w)| m < critical && w > 2 * cfg.target_waiting)
+                .count();
+            let carried = run.sent / run.arrived;
+            assert!(
+                below * 50 <= m.len() && carried >= 0.98,
+                "seed {seed}: {below} s below {critical} with a backlog, carried {carried:.3}: \
+                 {:?}",
                 run.path
             );
         }
@@ -1040,22 +1370,19 @@ mod tests {
         let (r2, _) = a.busy_rate(Duration::from_secs(1_500), 2).unwrap();
         assert!((r2 - 150_000.0).abs() < 1.0, "{r2}");
     }
-    /// Open (issue 10, session 10): pinned, ignored. The check's "surely" must hold with the
-    /// few periods a probe gives. Per-period rates in
-    /// a packet network vary by tens of per cent (short flows come and go); here each period's
-    /// rate is the M's rate times a factor drawn uniformly in [0.6, 1.4] (sd 23%), the steps
+    /// Issue 10: the check must decide with noisy periods. Per-period rates in a packet
+    /// network vary by tens of per cent (short flows come and go); here each period's rate is
+    /// the M's rate times a factor drawn uniformly in [0.6, 1.4] (sd 23%), the steps
     /// 1 → 2 → 3 → 4 pay 50%, 17% and 9%, and nothing beyond 4 pays. A raise that pays 9% or
-    /// more must not be judged surely below 2% — not once in 20 000 s over several seeds —
-    /// while the useless steps above 4 still are (M stays bounded). On the committed loop both
-    /// fail: seed 1 keeps every useless raise (M reaches 32: the creep of bg-fig7), seed 2
-    /// takes back a paying raise and bars growth at 2 (a population variance over one or two
-    /// periods, and two standard errors instead of Student's t, make a noisy gain look sure).
-    /// Student's t on the records' periods alone removes the false take-backs and makes the
-    /// creep worse (no raise is ever surely useless under this noise): deciding each raise
-    /// both ways needs more periods than a probe gives, i.e. a sequential test that holds M
-    /// until the last raise is proven to pay or not — not done.
+    /// more must not be judged below 2% — not once in 20 000 s over six seeds — while the
+    /// useless steps above 4 still are taken back (M stays bounded). The loop before the
+    /// sequential test failed both ways: seed 1 kept every useless raise (M reached 32: the
+    /// creep of bg-fig7), seed 2 took back a paying raise and barred growth at 2 (a
+    /// population variance over one or two periods, and two standard errors instead of
+    /// Student's t, made a noisy gain look sure). Now every seed proves 3 → 4 (after 40 to
+    /// 110 min of trial) and holds M at 4 or 5: the useless raise to 5 is on trial and is
+    /// taken back, judged useless or undecided at `decide_within`.
     #[test]
-    #[ignore = "open: the overload check under per-period noise (issue 10)"]
     fn noisy_periods_do_not_make_a_paying_raise_look_useless() {
         let cfg = Adaptive::default();
         let rate_of = |m: u32| match m {

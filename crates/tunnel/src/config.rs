@@ -274,6 +274,7 @@ impl AdmissionToml {
                     probe: secs(self.probe_secs, d.probe, "probe_secs")?,
                     memory: secs(self.memory_secs, d.memory, "memory_secs")?,
                     shortfall: d.shortfall,
+                    decide_within: d.decide_within,
                 })
             }
         };
