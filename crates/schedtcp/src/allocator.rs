@@ -20,15 +20,17 @@
 //!   one run on a quiet machine, docs/THROUGHPUT.md). Page faults were still 3–5% of the
 //!   relays' CPU: a flow's reassembly buffer (`gtcp::flow::recv`, up to its credit, 1 MiB by
 //!   default) grew past 512 KiB and was then mapped afresh on every refill.
-//! * Threshold fixed at [`MMAP_THRESHOLD`] (4 MiB, session 11): the reassembly buffers come
-//!   from the heap too; page faults 3.1% → 0.03% of the relays' CPU in the same profile, and
-//!   with the core's reassembly buffer now starting at the size the application last read
-//!   (no doubling copies) CPU per GB × 0.83–0.97 (docs/THROUGHPUT.md "Session 11"). Resident
-//!   size in the churn test: see docs/THROUGHPUT.md "Session 11" (`CHURN_FLOWS=30000 cargo
-//!   test --release -p schedtcp --test liveness churn -- --ignored --nocapture`). The cost: up
-//!   to 8 MiB kept free per malloc arena (glibc makes at most 8 per core, one per thread that
-//!   allocates: the tokio workers) instead of about 10 MB resident in all; `MALLOC_ARENA_MAX`
-//!   bounds the arenas.
+//! * Threshold fixed at [`MMAP_THRESHOLD`] (4 MiB, session 11): the reassembly buffers came
+//!   from the heap too; page faults 3.1% → 0.03% of the relays' CPU in the same profile. Then
+//!   the reassembly buffer became a list of blocks of at most 64 KiB
+//!   (`gtcp::flow::recv::READY_BLOCK`), so no buffer of the data path is above 512 KiB any
+//!   more with the default chunk; the threshold stayed at 4 MiB, the setting the blocks were
+//!   measured with (docs/THROUGHPUT.md "Session 11"). Resident size in the churn test
+//!   (`CHURN_FLOWS=30000 cargo test --release -p schedtcp --test liveness churn -- --ignored
+//!   --nocapture`): flat, client 27.1 → 24.5 MB, server 23.1 → 24.2 MB, wandering by up to
+//!   ±3 MB from round to round. The cost of the trim threshold: up to 8 MiB kept free per
+//!   malloc arena (glibc makes at most 8 per core, one per thread that allocates: the tokio
+//!   workers) instead of about 10 MB resident in all; `MALLOC_ARENA_MAX` bounds the arenas.
 //!
 //! Each setting is left alone when the user set its environment variable
 //! (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`), and nothing is done on other C
@@ -36,8 +38,8 @@
 //! resident in the churn test.)
 
 /// Allocations of this size and more are mapped on their own (glibc's default is 128 KiB,
-/// adjusted at run time): above the 256 KiB read buffers and the reassembly buffers of flows
-/// with the default 1 MiB window (which may grow to twice that), so they come from the heap.
+/// adjusted at run time): well above the data path's buffers (256 KiB read buffers, 64 KiB
+/// receive blocks), so they come from the heap and are reused.
 pub const MMAP_THRESHOLD: usize = 4 * 1024 * 1024;
 
 /// Free memory at the top of a heap beyond which it is returned to the system (glibc's
