@@ -142,7 +142,7 @@ fn one_byte_in_order_segments_cost_their_bytes() {
         )
     });
     r.unwrap();
-    // The bytes (a buffer that grows by doubling), plus the event queue's capacity, which
+    // The bytes (blocks that double in size up to 64 KiB), plus the event queue's capacity, which
     // keeps the largest burst one `handle_input` produced: one event per one-byte frame of a
     // read buffer (about 12 000 of 22 bytes), ~120 bytes each.
     let events = (READ_BUFFER / 22 * 128) as isize;
