@@ -41,7 +41,7 @@ pub enum RecvError {
 /// error), so a flow holds at most its credit in bytes plus that many segments' bookkeeping.
 #[derive(Debug)]
 pub(crate) struct RecvStream {
-    /// In-order bytes, in blocks of at most [`READY_BLOCK`] (or one frame's bytes, if larger),
+    /// In-order bytes, in blocks of at most [`READY_BLOCK`] (a larger frame spans several),
     /// none of them empty. Only the last block has room left; a block is never grown
     /// (`extend_from_slice` only within its capacity), so what a block holds never moves.
     /// Before session 11 this was one buffer, grown by doubling: every growth copied what it
@@ -229,9 +229,8 @@ impl RecvStream {
                 .back()
                 .map_or(self.last_read, |b| 2 * b.capacity());
             let room = hint
-                .clamp(data.len().min(READY_BLOCK), READY_BLOCK)
                 .min(may_come)
-                .max(data.len().min(READY_BLOCK));
+                .clamp(data.len().min(READY_BLOCK), READY_BLOCK);
             self.ready.push_back(BytesMut::with_capacity(room));
         }
     }

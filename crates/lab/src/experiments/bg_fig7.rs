@@ -246,15 +246,18 @@ fn summary(p: &Params, rows: &[Row]) -> String {
              M − 1 decides that it lifts the rate by at least 2% (kept) or not (taken back), \
              and takes it back undecided after 2 h (`gtcp::admission`, issue 10). A packet \
              network's per-period rates vary here by about their mean (the short flows present \
-             change on a scale of minutes), so a raise takes tens of minutes to prove and M \
-             stays low in an overload: the class carries less and the short flows gain. The \
-             loop before issue 10 took a raise back only when the records showed it *surely* \
+             change on a scale of minutes), so a raise can take tens of minutes to prove. In \
+             this run: background goodput / arrived {:.3} against vanilla's {:.3}, short-flow \
+             delay {:.3} of vanilla's. The loop before issue 10 took a raise back only when the records showed it *surely* \
              bought less than 2%, so under this noise useless raises were kept and M crept up \
              (mean M 11.3 at ρ = 0.65 over 16 runs of 6000 s; `creep-diagnosis/`).\n",
             a.rho,
             a.mean_m,
             a.saturations,
             100.0 * a.engaged,
+            a.bg_throughput_vs_arrived,
+            find(rows, "two links", a.rho, "vanilla").map_or(f64::NAN, |v| v.bg_throughput_vs_arrived),
+            a.norm_delay,
         ));
     }
     s.push_str(
