@@ -23,7 +23,11 @@
 //!    smaller than the next frame is allowed (a socket with little room): the poll returns 0
 //!    and [`Session::conn_ready`] stays `true`, so the driver polls again once the socket has
 //!    more room; after a 0 with `conn_ready` `false` the connection is drained and waits for
-//!    the next [`Event::ConnReady`]. Each
+//!    the next [`Event::ConnReady`]. While [`Session::conn_ready`] stays `true` after a poll, a
+//!    driver whose socket cuts writes into segments may keep back a tail shorter than one
+//!    segment and poll again at once, writing it with the next poll's bytes (the tunnel does:
+//!    a short tail is a segment of its own on a `TCP_NODELAY` socket; the simulator's TCP has
+//!    no per-segment cost, so it writes everything). Each
 //!    chunk in a poll is its own scheduling decision; a poll holds at most
 //!    [`DriverProfile::chunks_per_wakeup`] chunks, so the kernel never holds more than about that
 //!    many chunks plus the low-water mark of decisions already made.

@@ -31,6 +31,13 @@ pub fn tune(stream: &TcpStream, notsent_lowat: u32, dead_peer: Duration) -> Resu
     Ok(())
 }
 
+/// The connection's maximum segment size (`TCP_MAXSEG`), bytes; 0 when the kernel does not
+/// say. The writer of a pool connection writes whole segments while more is coming.
+pub fn mss(stream: &TcpStream) -> usize {
+    nix::sys::socket::getsockopt(stream, nix::sys::socket::sockopt::TcpMaxSeg)
+        .map_or(0, |m| m as usize)
+}
+
 /// The server refused the connection in its handshake answer: not a lost connection.
 #[derive(Debug, thiserror::Error)]
 #[error("the server refused the connection: {0}")]
