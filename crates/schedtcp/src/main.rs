@@ -163,18 +163,20 @@ fn main() -> ExitCode {
     }
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the runtime")
+/// The multi-thread runtime with `threads` workers (0: tokio's default, one per core).
+fn runtime(threads: usize) -> Result<tokio::runtime::Runtime> {
+    let mut b = tokio::runtime::Builder::new_multi_thread();
+    if threads > 0 {
+        b.worker_threads(threads);
+    }
+    b.enable_all().build().context("starting the runtime")
 }
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Server { config } => {
             let (cfg, key) = tunnel::ServerConfig::load(&config)?;
-            runtime()?.block_on(async {
+            runtime(cfg.tuning.threads)?.block_on(async {
                 let server = tunnel::server::start(cfg, &key).await?;
                 shutdown_signal().await?;
                 tracing::info!("shutting down: no new flows, finishing the ones in flight");
@@ -186,7 +188,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Client { config } => {
             let (cfg, key) = tunnel::ClientConfig::load(&config)?;
-            runtime()?.block_on(async {
+            runtime(cfg.tuning.threads)?.block_on(async {
                 let client = tunnel::client::start(cfg, &key).await?;
                 shutdown_signal().await?;
                 tracing::info!("shutting down: no new flows, finishing the ones in flight");
@@ -221,7 +223,7 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Experiment { action } => experiment(action),
-        Command::Throughput(args) => runtime()?.block_on(throughput::run(args)),
+        Command::Throughput(args) => runtime(0)?.block_on(throughput::run(args)),
         Command::Testbed { cmd } => testbed_cmd::run(cmd),
         Command::Trace { cmd } => trace_cmd::run(cmd),
         Command::Router { cmd } => router_cmd::run(cmd),

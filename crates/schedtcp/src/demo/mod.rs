@@ -91,7 +91,7 @@ pub fn main(args: Args) -> Result<()> {
             outcome.parts.push(sim::run(&dir, args.quick, args.seed)?);
             step("loopback: the tunnel under each policy, every flow's bytes checked");
             outcome.loopback =
-                crate::runtime()?.block_on(loopback::run(args.quick, args.seed.unwrap_or(1)))?;
+                crate::runtime(0)?.block_on(loopback::run(args.quick, args.seed.unwrap_or(1)))?;
             "Without root: lab's `table2` and `nonintrusive` in the packet simulator on the \
              demo's scaled scenarios, then the tunnel on loopback as an invariant and bytes check."
         }
