@@ -80,28 +80,36 @@ const WRITE_BATCH: usize = 256 * 1024;
 /// Writes of a pool connection between two readings of its MSS (`TCP_MAXSEG`).
 const MSS_REFRESH: u32 = 64;
 
-/// Writes every buffer of `batch` (emptying it), several per system call. Cancel safe: what
-/// was written is gone from `batch` when the future is dropped, so writing the rest later
-/// resumes where it stopped.
-async fn write_all_vectored(
+/// Writes the first `len` bytes of `batch` (all of it when it holds less), several buffers per
+/// system call, and takes them off `batch`, counting `len` down. Cancel safe: what was written
+/// is gone from `batch` and from `len` when the future is dropped, so calling again resumes
+/// where it stopped.
+async fn write_vectored(
     w: &mut tokio::net::tcp::OwnedWriteHalf,
     batch: &mut Vec<Bytes>,
+    len: &mut usize,
 ) -> std::io::Result<()> {
-    while !batch.is_empty() {
+    while *len > 0 && !batch.is_empty() {
+        let mut left = *len;
         let slices: Vec<std::io::IoSlice<'_>> = batch
             .iter()
             .take(64)
-            .map(|b| std::io::IoSlice::new(b))
+            .map_while(|b| {
+                let k = b.len().min(left);
+                left -= k;
+                (k > 0).then(|| std::io::IoSlice::new(&b[..k]))
+            })
             .collect();
         let mut n = w.write_vectored(&slices).await?;
         if n == 0 {
             return Err(std::io::ErrorKind::WriteZero.into());
         }
+        *len -= n.min(*len);
         let mut done = 0;
         while n > 0 {
-            let len = batch[done].len();
-            if n >= len {
-                n -= len;
+            let piece = batch[done].len();
+            if n >= piece {
+                n -= piece;
                 done += 1;
             } else {
                 batch[done].advance(n);
@@ -760,18 +768,20 @@ impl Engine {
             // right after reporting its end, so it is not asked twice).
             let mut saw_end = false;
             loop {
-                // Take what is ready (up to WRITE_BATCH) under one lock, write it with as few
-                // system calls as possible.
+                // Take what is ready (up to WRITE_BATCH, with what a batch cut short left)
+                // under one lock, write it with as few system calls as possible.
+                let mut taken: usize = batch.iter().map(Bytes::len).sum();
+                let mut full = false;
                 let outcome = self.with(|s, now| {
-                    let mut taken = 0;
                     loop {
+                        if taken >= WRITE_BATCH {
+                            full = true;
+                            return Ok(ReadOutcome::Blocked);
+                        }
                         match s.read(now, flow, WRITE_BATCH - taken) {
                             Ok(ReadOutcome::Data(b)) => {
                                 taken += b.len();
                                 batch.push(b);
-                                if taken >= WRITE_BATCH {
-                                    return Ok(ReadOutcome::Blocked);
-                                }
                             }
                             // Deliver what was taken before acting on the end or a reset.
                             Ok(ReadOutcome::End) if taken > 0 => {
@@ -786,12 +796,20 @@ impl Engine {
                     }
                 });
                 if !batch.is_empty() {
+                    // A batch cut by its limit (more is ready) goes in whole segments; the
+                    // tail is written with the next batch, taken at once (as the pool's writer
+                    // does: a short tail is a segment of its own).
+                    let mut len =
+                        match to_write(taken, crate::net::mss(wr.as_ref()), full && !saw_end) {
+                            0 => taken,
+                            whole => whole,
+                        };
                     // An application (or target) that does not read must not hold its socket
                     // once the flow is reset: the reset comes as `FlowReadable`, so a write in
                     // progress looks at the flow on each one (the write resumes otherwise).
                     let written = loop {
                         tokio::select! {
-                            r = write_all_vectored(&mut wr, &mut batch) => break r,
+                            r = write_vectored(&mut wr, &mut batch, &mut len) => break r,
                             _ = io.readable.notified() => {
                                 if !saw_end && self.with(|s, _| s.ended_abruptly(flow)) {
                                     debug!(session = %self.label, %flow, "flow reset while its bytes waited for the application");
@@ -918,7 +936,40 @@ fn to_write(pending: usize, mss: usize, more: bool) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::to_write;
+    use super::{to_write, write_vectored};
+    use bytes::Bytes;
+    use tokio::io::AsyncReadExt;
+
+    /// A batch cut by its limit leaves its tail behind, in order, for the next batch.
+    #[tokio::test]
+    async fn a_prefix_of_the_batch_is_written_and_the_tail_stays() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (client, server) =
+            tokio::join!(tokio::net::TcpStream::connect(addr), listener.accept());
+        let (_rd, mut wr) = client.unwrap().into_split();
+        let (mut peer, _) = server.unwrap();
+        let pieces: Vec<Bytes> = (0..5u8).map(|i| Bytes::from(vec![i; 1000])).collect();
+        let mut batch = pieces.clone();
+        // 2.5 pieces now: the third is cut inside.
+        let mut len = 2500;
+        write_vectored(&mut wr, &mut batch, &mut len).await.unwrap();
+        assert_eq!(len, 0);
+        let mut got = vec![0u8; 2500];
+        peer.read_exact(&mut got).await.unwrap();
+        let sent: Vec<u8> = pieces.iter().flat_map(|p| p.iter().copied()).collect();
+        assert_eq!(got, sent[..2500]);
+        // The tail: the rest of the third piece, then the last two, untouched.
+        let left: Vec<u8> = batch.iter().flat_map(|p| p.iter().copied()).collect();
+        assert_eq!(left, sent[2500..]);
+        // A length beyond the batch writes all of it.
+        let mut len = usize::MAX;
+        write_vectored(&mut wr, &mut batch, &mut len).await.unwrap();
+        assert!(batch.is_empty());
+        let mut rest = vec![0u8; 2500];
+        peer.read_exact(&mut rest).await.unwrap();
+        assert_eq!(rest, sent[2500..]);
+    }
 
     #[test]
     fn a_tail_shorter_than_a_segment_waits_only_while_more_is_coming() {
