@@ -22,9 +22,7 @@
 //!   intact, all of it; altered, a strict prefix, then an error (and every later call fails
 //!   too: nothing after a failure is ever handed over) or, if the last record's length was
 //!   made larger, that record left waiting; forged bytes
-//!   (even mode) never verify, so nothing at all is handed over;
-//! * the plaintext in front of the buffer (a partial frame the core left) is never touched:
-//!   records open behind it, in place.
+//!   (even mode) never verify, so nothing at all is handed over.
 
 #![no_main]
 
@@ -36,9 +34,6 @@ const PSK: &[u8] = &[0x42; 32];
 /// Records sealed one input-chosen piece at a time; the rest of the plaintext is sealed in one
 /// call.
 const SMALL_RECORDS: usize = 64;
-/// Plaintext a core left at the front of the reader's buffer (a partial frame): the opener
-/// must keep it there untouched and open behind it.
-const LEFT: &[u8] = b"partial frame";
 /// Pieces of the input-chosen size delivered; the rest arrives in pieces of one full record.
 const SMALL_PIECES: usize = 1024;
 
@@ -55,7 +50,8 @@ fn layers() -> (RecordLayer, RecordLayer) {
 /// incomplete record).
 fn deliver(wire: &[u8], cuts: &[u8]) -> (Vec<u8>, bool, usize) {
     let (_, mut server) = layers();
-    let mut inbound = BytesMut::from(LEFT);
+    let mut inbound = BytesMut::new();
+    let mut plain = BytesMut::new();
     let mut handed = Vec::new();
     let mut at = 0;
     let mut i = 0;
@@ -70,37 +66,27 @@ fn deliver(wire: &[u8], cuts: &[u8]) -> (Vec<u8>, bool, usize) {
         let end = (at + step).min(wire.len());
         inbound.extend_from_slice(&wire[at..end]);
         at = end;
-        // The front stands for a partial frame the core left (after the first call, the end
-        // of the plaintext it took): written as `LEFT`, it must come back untouched.
-        inbound[..LEFT.len()].copy_from_slice(LEFT);
-        match server.opener.open(&mut inbound, LEFT.len()) {
-            Ok(n) => {
-                assert!(n >= LEFT.len() && n <= inbound.len());
-                assert_eq!(&inbound[..LEFT.len()], LEFT, "the prefix changed");
-                handed.extend_from_slice(&inbound[LEFT.len()..n]);
-                // The core takes the plaintext but its last `LEFT.len()` bytes.
-                let _ = inbound.split_to(n - LEFT.len());
-            }
+        match server.opener.open(&mut inbound, &mut plain) {
+            Ok(n) => assert!(n <= plain.len()),
             Err(e) => {
-                // Only the prefix and what verified are kept.
-                assert!(inbound.len() >= LEFT.len(), "the prefix was cut");
-                handed.extend_from_slice(&inbound[LEFT.len()..]);
-                let mut again = BytesMut::from(&LEFT[..]);
-                again.extend_from_slice(&wire[at..]);
                 assert!(
-                    server.opener.open(&mut again, LEFT.len()).is_err(),
+                    server.opener.open(&mut inbound, &mut plain).is_err(),
                     "poisoned after {e}"
                 );
                 failed = true;
-                break;
             }
         }
+        handed.extend_from_slice(&plain);
+        plain.clear();
+        if failed {
+            break;
+        }
         assert!(
-            inbound.len() - LEFT.len() < HEADER_LEN + MAX_RECORD + TAG_LEN,
+            inbound.len() < HEADER_LEN + MAX_RECORD + TAG_LEN,
             "unverified bytes held"
         );
     }
-    (handed, failed, inbound.len() - LEFT.len())
+    (handed, failed, inbound.len())
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -50,8 +50,9 @@ fn record(c: &mut Criterion) {
                 wire
             },
             |mut wire| {
-                let n = server.opener.open(&mut wire, 0).unwrap();
-                std::hint::black_box(wire.split_to(n))
+                let mut out = BytesMut::new();
+                server.opener.open(&mut wire, &mut out).unwrap();
+                std::hint::black_box(out)
             },
             BatchSize::SmallInput,
         )

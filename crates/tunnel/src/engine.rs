@@ -486,28 +486,24 @@ impl Engine {
     ) -> anyhow::Result<()> {
         use gtcp::session::caps::CONTROL_BACKLOG_PAUSE;
         let mut backlog = self.inspect(|s| s.control_backlog());
-        // `buf` holds, in this order: the plaintext the core left (a partial frame), then what
-        // was read since. Under integrity the opener decrypts the records read in place behind
-        // that plaintext (no copy); without, every byte read is plaintext.
-        let mut left = 0;
+        // Under integrity `buf` holds records as read, `plain` what verified.
+        let mut plain = BytesMut::new();
         loop {
-            let plain = match opener.as_deref_mut() {
-                Some(o) => o.open(buf, left)?,
-                None => buf.len(),
+            let input = match opener.as_deref_mut() {
+                Some(o) => {
+                    o.open(buf, &mut plain)?;
+                    &mut plain
+                }
+                None => &mut *buf,
             };
-            if plain > left {
-                let mut input = buf.split_to(plain);
+            if !input.is_empty() {
                 // The backlog is read under the same lock as the input is handled.
-                let handled = self.with(|s, now| {
-                    s.handle_input(now, conn, &mut input)
-                        .map(|()| s.control_backlog())
-                });
-                left = input.len();
-                // What the core left goes back in front of the rest (the same allocation:
-                // no copy; the frames' payloads were copied out and released).
-                input.unsplit(std::mem::take(buf));
-                *buf = input;
-                backlog = handled.map_err(|e| anyhow::anyhow!("{PROTOCOL_VIOLATION}: {e}"))?;
+                backlog = self
+                    .with(|s, now| {
+                        s.handle_input(now, conn, input)
+                            .map(|()| s.control_backlog())
+                    })
+                    .map_err(|e| anyhow::anyhow!("{PROTOCOL_VIOLATION}: {e}"))?;
             }
             if backlog >= CONTROL_BACKLOG_PAUSE {
                 self.wait_control_backlog().await;
