@@ -195,6 +195,9 @@ pub struct AdmissionStatus {
     pub load: Option<f64>,
     /// Raises the adaptive loop took back because they bought no rate (overload).
     pub saturations: u64,
+    /// Saturations that were the sequential test's bound running out, not a decision
+    /// ([`gtcp::admission::Admission::undecided`]).
+    pub undecided: u64,
     /// The bar on M the last saturation set, while it holds.
     pub ceiling: Option<u32>,
 }
@@ -348,6 +351,7 @@ impl Engine {
                 rate: a.sending_rate(now),
                 load: a.arrival_load(now),
                 saturations: a.saturations(),
+                undecided: a.undecided(),
                 ceiling: a.ceiling(now),
             })
         })

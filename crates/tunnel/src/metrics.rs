@@ -324,6 +324,12 @@ impl Registry {
             adm(|a| a.saturations as f64),
         );
         counter(
+            "admission_undecided_total",
+            "Of those, the raises the sequential test left undecided within its bound (decide_within), taken back as the cheaper side.",
+            "counter",
+            adm(|a| a.undecided as f64),
+        );
+        counter(
             "admission_ceiling",
             "The bar on M set by the last saturation while it holds (NaN: none).",
             "gauge",
