@@ -1516,6 +1516,49 @@ mod tests {
         }
     }
 
+    /// The sequential test's wrong "pays" under bg-fig7's noise: both sides drawn from the
+    /// same log-normal law (log-rates with a standard deviation of 0.83: the raise buys
+    /// nothing), periods added to the sides in turn, the ratio tests looking after every
+    /// pair and the t interval at 2, 4, 8, … pairs, up to the 240 pairs of the default bound.
+    /// Each wrong decision has probability at most 2 × `SEQUENTIAL_ALPHA` (the ratio and the
+    /// interval together), so over 400 such raises at most 40 may be judged to pay: the
+    /// noise-scaled alternative must not let more through. 10 of 400 pay here. (A first try
+    /// of this change scaled a zone centred on g to the noise instead: in the hand-driven
+    /// model of `noisy_sweep` it let useless raises through: M reached 4 to 6 in 35 seeds of
+    /// 40 where only the raise to 2 paid.)
+    #[test]
+    fn under_strong_noise_a_raise_that_buys_nothing_rarely_pays() {
+        let scale = zone_scale(&Adaptive::default());
+        let sigma = 2f64.ln().sqrt();
+        let mut rng = Rng(0x5EED_0001);
+        let mut normal = || {
+            let (u, v) = (1.0 - rng.uniform(), rng.uniform());
+            (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+        };
+        let mut pays = 0;
+        for _ in 0..400 {
+            let (mut lo, mut hi) = (Samples::default(), Samples::default());
+            let mut looks = 0;
+            for pair in 1..=240u32 {
+                lo.add(sigma * normal(), 15.0);
+                hi.add(sigma * normal(), 15.0);
+                let look = pair.is_power_of_two().then(|| {
+                    looks += 1;
+                    looks
+                });
+                match sequential_test(&lo, &hi, 0.02, scale, look) {
+                    Decision::Pays => {
+                        pays += 1;
+                        break;
+                    }
+                    Decision::Useless => break,
+                    Decision::Open => {}
+                }
+            }
+        }
+        assert!(pays <= 40, "{pays} of 400 useless raises judged to pay");
+    }
+
     /// How the per-period rates of [`noisy_run`] vary around the M's rate.
     #[derive(Debug, Clone, Copy)]
     enum Noise {
