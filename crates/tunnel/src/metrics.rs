@@ -330,6 +330,12 @@ impl Registry {
             adm(|a| a.undecided as f64),
         );
         counter(
+            "admission_check_engaged",
+            "1 while the adaptive loop's overload check is engaged (the class fell short of its arrivals over the long memory; raises then go on trial), else 0.",
+            "gauge",
+            adm(|a| f64::from(u8::from(a.engaged))),
+        );
+        counter(
             "admission_ceiling",
             "The bar on M set by the last saturation while it holds (NaN: none).",
             "gauge",
