@@ -82,10 +82,15 @@
 //!   slot busy for two periods and [`Adaptive::probe`], 30 s), and the raise goes *on trial*:
 //!   M is held until a sequential test on the per-period busy rates of M against M − 1
 //!   decides whether the raise lifts the rate by at least [`Adaptive::min_gain`] (2%). The
-//!   test is Wald's sequential probability ratio test of "lifts it by 2 × min_gain" against
-//!   "by nothing" (an indifference zone centred on min_gain), on Student's two-sample
-//!   statistic (sample variances pooled over both sides, n − 1; valid for few periods), 5%
-//!   error each way at the zone's edges, looking after every period; at the end of every
+//!   test works on the periods' log-rates (equation (26) and the network's noise act on the
+//!   rate as factors), on Student's two-sample statistic (sample variances pooled over both
+//!   sides, n − 1; valid for few periods), looking after every period: the raise does not pay
+//!   when Wald's ratio test of "lifts it by 2 × min_gain" against "by nothing" (an
+//!   indifference zone centred on min_gain) says so, 5% error at the zone's upper edge; it
+//!   pays when a mixture of that ratio and one against a gain scaled to the measured noise
+//!   says so, at most 5% of the time for a raise that buys nothing (the noise-scaled
+//!   alternative lets a large gain be proven quickly under strong noise without letting a
+//!   useless raise through more often); at the end of every
 //!   block a t interval with its error spent over the blocks also decides (the ratio test is
 //!   slow for large gains). The periods of M − 1 are those measured before the raise;
 //!   when one side has as many as the other and the test is still open, M moves, one step, to
@@ -110,13 +115,19 @@
 //! 1 with none, and touches one more while it measures it (`in_overload_m_stays_bounded`:
 //! M ≤ 8, 10, 2 over 20 000 s at 1.5 times the excess capacity, where without the check M
 //! reaches its maximum). With per-period rates varying by ±40% (uniformly, 15 s periods) a
-//! raise that pays 9% took 40 to 110 min of trial to be proven (six seeds), and one that pays
-//! nothing was taken back after up to 2 h, decided or at the bound
-//! (`noisy_periods_do_not_make_a_paying_raise_look_useless`). In a packet network near
-//! saturation the noise is worse (per-period rates of one background flow with a standard
-//! deviation about their mean on the two 95%-loaded links of bg-fig7): a raise from 1 to 2
-//! that doubled the rate took 50 min to be proven there, so in an overload M now grows
-//! slowly and stays low where it used to creep. [`Adaptive::max`] (default 64)
+//! raise that pays 9% took 40 to 110 min of trial to be proven (six seeds) on the test of the
+//! rates with a fixed zone, and one that pays nothing was taken back after up to 2 h, decided
+//! or at the bound (`noisy_periods_do_not_make_a_paying_raise_look_useless`). In a packet
+//! network near saturation the noise is worse (per-period rates of one background flow with
+//! a standard deviation about their mean on the two 95%-loaded links of bg-fig7): a raise
+//! from 1 to 2 that doubled the rate took 50 min to be proven there. Under such noise in the
+//! hand-driven model (log-normal factors of CV 1) the test of the rates took 28 to 117 min
+//! (median 45) to prove a doubling; the test of the log-rates with the noise-scaled
+//! alternative takes 0 to 31 min (median 15) and keeps useless raises out as well
+//! (`under_packet_level_noise_a_doubling_is_proven_within_35_min`). In bg-fig7 this lifted
+//! the class at 95% load from 0.547 to 0.590 of its arrivals (mean M 2.3 → 2.8; vanilla
+//! 0.893): M still grows slowly in an overload, where before issue 10 it crept.
+//! [`Adaptive::max`] (default 64)
 //! is the hard bound whatever the measurements say. Every step remains a single one. Limits:
 //! the check needs the shortfall to show over 30 min, so in the first half hour of an
 //! overload M climbs as before; a trial holds M (or alternates it by one step) for up to
@@ -142,6 +153,11 @@ const RATIO_MEMORIES: f64 = 3.0;
 /// ends of its indifference zone (a raise that lifts the rate by 2 × `min_gain` judged useless,
 /// or one that lifts it by nothing judged to pay).
 const SEQUENTIAL_ALPHA: f64 = 0.05;
+
+/// A busy period's rate enters the sequential test at least at this fraction of the class's
+/// sending-rate estimate (`Admission::log_rate`): below, the period's flows stalled (timeouts),
+/// and the exact value says nothing more.
+const STALL_FRACTION: f64 = 0.01;
 
 /// The backlog term of the decrease rule's target rate is clamped, both ways, to this many
 /// times the rate one active flow gets (see the [module documentation](self)).
@@ -362,8 +378,9 @@ impl BusyRecord {
     }
 }
 
-/// Per-period busy rates of one M, kept whole (no fading): Welford's running mean and sum of
-/// squared deviations (the sample variance is `m2 / (n − 1)`), and the busy seconds.
+/// Per-period busy rates of one M, on the log scale (see [`sequential_test`]), kept whole (no
+/// fading): Welford's running mean and sum of squared deviations of the log-rates (the sample
+/// variance is `m2 / (n − 1)`), and the busy seconds.
 #[derive(Debug, Clone, Copy, Default)]
 struct Samples {
     n: u32,
@@ -373,11 +390,11 @@ struct Samples {
 }
 
 impl Samples {
-    fn add(&mut self, rate: f64, secs: f64) {
+    fn add(&mut self, x: f64, secs: f64) {
         self.n += 1;
-        let d = rate - self.mean;
+        let d = x - self.mean;
         self.mean += d / f64::from(self.n);
-        self.m2 += d * (rate - self.mean);
+        self.m2 += d * (x - self.mean);
         self.secs += secs;
     }
 }
@@ -409,39 +426,65 @@ struct Trial {
     started: Duration,
 }
 
-/// Wald's sequential probability ratio test of a raise from M − 1 (`lo`) to M (`hi`), on the
-/// statistic `Z = x̄_hi − (1 + g) x̄_lo` (g = `min_gain`): "the raise lifts the busy rate by
-/// 2g" (`Z = +Δ`) against "by nothing" (`Z = −Δ`), `Δ = g x̄_lo`, an indifference zone centred
-/// on g. With `V` the variance of Z, the log-likelihood ratio of a normal Z is
-/// `2 Δ Z / V = 2 (Δ / se) t`. The periods' variance is pooled over both sides (sample
-/// variances, n − 1; the same network's noise on both), so t is Student's with
-/// `n_lo + n_hi − 2` degrees of freedom — valid for few periods, and not fooled by a side of
-/// two periods that happened to agree (Welch's statistic was: it trusts that side's
-/// variance). t enters as the normal score of the same tail probability, which shrinks the
-/// evidence while the variance is poorly known. Above `ln((1 − β) / α)` the raise
-/// pays, below `ln(β / (1 − α))` it does not (α = β = [`SEQUENTIAL_ALPHA`]); between, the test
-/// goes on. Both sides need two periods (a variance) before anything is decided.
+/// The sequential test of a raise from M − 1 (`lo`) to M (`hi`), on the log-rates of the
+/// periods: `d = mean ln r_hi − mean ln r_lo` estimates the logarithm of the raise's gain.
+/// Equation (26) makes the class's busy rate `M C / (n + k + M)`: a raise multiplies it by
+/// `(M / (M − 1)) (n + k + M − 1) / (n + k + M)`, and the noise of a packet network (the
+/// number n of short flows present, their losses) multiplies it too, so on the logarithm the
+/// gain is a difference and both sides have the same variance — which the pooled variance
+/// below assumes. (On the rates themselves the side with the larger M had the larger
+/// variance, so a raise that doubled the rate needed about twice the periods to prove.)
 ///
-/// The ratio test is quickest for gains near the zone and slow for large ones (its evidence
-/// grows with `Δ Z`, and Δ is small): a raise that doubles the rate under ±50% noise would
-/// need some 40 periods a side. So at the end of every block (`look` = 1, 2, …) the
-/// t interval decides too: surely above g at the one-sided level `SEQUENTIAL_ALPHA /
-/// (look (look + 1))` (Student's t), which pays, or surely below, which does not; these
-/// levels sum to `SEQUENTIAL_ALPHA` over all looks, so each wrong decision of the pair of
-/// tests has probability at most 2 × [`SEQUENTIAL_ALPHA`].
-fn sequential_test(lo: &Samples, hi: &Samples, min_gain: f64, look: Option<u32>) -> Decision {
+/// With `c = ln(1 + g)` (g = `min_gain`) and `V` the variance of d, a normal d gives the
+/// log-likelihood ratio of "the gain is `e^μ`" against "the raise buys nothing" (`d = 0`)
+/// `λ(μ) = μ (d − μ / 2) / V`. The periods' variance `s²` is pooled over both sides (sample
+/// variances, n − 1), so `(d − μ / 2) / se` is Student's t with `n_lo + n_hi − 2` degrees of
+/// freedom — valid for few periods, and not fooled by a side of two periods that happened to
+/// agree; it enters as the normal score of the same tail probability, which shrinks the
+/// evidence while the variance is poorly known. Two alternatives:
+///
+/// * the *narrow* one, `μ = 2c` (a gain of about 2g): Wald's ratio test of it against
+///   "nothing" is the test of an indifference zone centred on g. Below `ln(β / (1 − α))` the
+///   raise does not pay (α = β = [`SEQUENTIAL_ALPHA`]): a raise that lifts the rate by 2g or
+///   more is judged useless at most β of the time;
+/// * the *wide* one, `μ = 2 δ s`, scaled to the measured noise (δ from [`zone_scale`]). The
+///   narrow ratio's evidence grows with `c (d − c)`, so under noise that makes `s` many times
+///   c it needs hundreds of periods whatever the gain: with bg-fig7's per-period noise (rates
+///   varying by about their mean, log-rates by about 0.8) a raise that doubled the rate took
+///   50 min to be proven. The wide ratio grows with `δ s (d − δ s)`.
+///
+/// The raise pays when the mixture `(e^{λ(2c)} + e^{λ(2δs)}) / 2` reaches `(1 − α) / α`:
+/// under "nothing" each ratio, so their mean, is a martingale of mean 1, so a raise that buys
+/// nothing is judged to pay at most α of the time (Ville's inequality; a mixture SPRT,
+/// Robbins 1970) — a noise-scaled zone centred on g would have judged a useless raise, which
+/// sits near its centre, to pay about half the time, and M would creep as before issue 10.
+/// While `δ s ≤ c` the two alternatives coincide and the test is the narrow ratio test.
+/// Between the bounds the test goes on; both sides need two periods (a variance) before
+/// anything is decided.
+///
+/// The ratio tests are slow for large gains, so at the end of every block (`look` = 1, 2, …)
+/// the t interval decides too: surely above c at the one-sided level
+/// `SEQUENTIAL_ALPHA / (look (look + 1))` (Student's t), which pays, or surely below, which
+/// does not; these levels sum to `SEQUENTIAL_ALPHA` over all looks, so each wrong decision of
+/// the tests together has probability at most 2 × [`SEQUENTIAL_ALPHA`].
+fn sequential_test(
+    lo: &Samples,
+    hi: &Samples,
+    min_gain: f64,
+    scale: f64,
+    look: Option<u32>,
+) -> Decision {
     if lo.n < 2 || hi.n < 2 {
         return Decision::Open;
     }
-    let k = 1.0 + min_gain;
-    let z = hi.mean - k * lo.mean;
-    let delta = min_gain * lo.mean.max(0.0);
+    let c = min_gain.ln_1p();
+    let d = hi.mean - lo.mean;
     let (nh, nl) = (f64::from(hi.n), f64::from(lo.n));
     let pooled = (hi.m2.max(0.0) + lo.m2.max(0.0)) / (nh + nl - 2.0);
-    let v = pooled * (1.0 / nh + k * k / nl);
+    let v = pooled * (1.0 / nh + 1.0 / nl);
     if v <= 0.0 || !v.is_finite() {
         // Every period gave the same rate on both sides: the means are exact.
-        return if z >= 0.0 {
+        return if d >= c {
             Decision::Pays
         } else {
             Decision::Useless
@@ -454,13 +497,21 @@ fn sequential_test(lo: &Samples, hi: &Samples, min_gain: f64, look: Option<u32>)
     ) else {
         return Decision::Open;
     };
-    let p = student.cdf(z / se).clamp(1e-15, 1.0 - 1e-15);
-    let llr = 2.0 * delta / se * normal.inverse_cdf(p);
+    // λ(μ) with Student's t in the normal score's place.
+    let llr = |mu: f64| {
+        let p = student.cdf((d - mu / 2.0) / se).clamp(1e-15, 1.0 - 1e-15);
+        mu / se * normal.inverse_cdf(p)
+    };
+    let narrow = llr(2.0 * c);
+    let wide = llr(2.0 * (scale * pooled.sqrt()).max(c));
+    // ln((e^narrow + e^wide) / 2), without overflow.
+    let top = narrow.max(wide);
+    let mixture = top + (0.5 * ((narrow - top).exp() + (wide - top).exp())).ln();
     let a = SEQUENTIAL_ALPHA;
-    if llr >= ((1.0 - a) / a).ln() {
+    if mixture >= ((1.0 - a) / a).ln() {
         return Decision::Pays;
     }
-    if llr <= (a / (1.0 - a)).ln() {
+    if narrow <= (a / (1.0 - a)).ln() {
         return Decision::Useless;
     }
     let Some(look) = look else {
@@ -468,6 +519,7 @@ fn sequential_test(lo: &Samples, hi: &Samples, min_gain: f64, look: Option<u32>)
     };
     let look = f64::from(look.max(1));
     let level = a / (look * (look + 1.0));
+    let p = student.cdf((d - c) / se);
     if 1.0 - p <= level {
         Decision::Pays
     } else if p <= level {
@@ -475,6 +527,23 @@ fn sequential_test(lo: &Samples, hi: &Samples, min_gain: f64, look: Option<u32>)
     } else {
         Decision::Open
     }
+}
+
+/// The noise scale δ of [`sequential_test`]'s wide alternative, `μ = 2 δ s`: a symmetric
+/// ratio test of `μ` against nothing, centred on `δ s`, is a driftless walk at its centre
+/// whose variance grows by `δ²` a pair of periods (`λ` grows by `δ s (d − δ s) / s²` with `d`
+/// of variance `2 s²`), so its expected length there is `A |B| / δ²` pairs (Wald's
+/// approximation, `A`, `B` its bounds) — the longest it takes, in expectation, over every
+/// gain. δ makes that half the pairs of periods `decide_within` holds,
+/// `decide_within / (2 period)`: `δ = sqrt(2 A |B| period / decide_within)`, 0.19 with the
+/// defaults (2 h, 15 s). With bg-fig7's noise (s about 0.8) the wide alternative is then a
+/// gain of e^{0.30} = 1.35, where the narrow one is 1.04.
+fn zone_scale(a: &Adaptive) -> f64 {
+    let alpha = SEQUENTIAL_ALPHA;
+    let upper = ((1.0 - alpha) / alpha).ln();
+    let lower = (alpha / (1.0 - alpha)).ln().abs();
+    let pairs = a.decide_within.as_secs_f64() / (2.0 * a.period.as_secs_f64());
+    (upper * lower / pairs).sqrt()
 }
 
 /// The access controller of one background class. See the [module documentation](self).
@@ -694,6 +763,15 @@ impl Admission {
         Some(load + excess.clamp(-cap, cap))
     }
 
+    /// What the sequential test takes of a busy period's rate: its logarithm (see
+    /// [`sequential_test`]), the rate floored at [`STALL_FRACTION`] of the class's sending-rate
+    /// estimate (and at 1 byte per second), so that a period in which every flow stalled counts
+    /// as a very low rate, not as an unbounded one on the log scale.
+    fn log_rate(&self, now: Duration, rate: f64) -> f64 {
+        let floor = (STALL_FRACTION * self.sending_rate(now)).max(1.0);
+        rate.max(floor).ln()
+    }
+
     /// A background flow arrives.
     pub fn arrive(&mut self, now: Duration, flow: FlowId) -> Verdict {
         self.started.get_or_insert(now);
@@ -808,7 +886,7 @@ impl Admission {
                 .entry(self.m)
                 .or_default()
                 .add(now, a.memory.as_secs_f64(), rate, secs);
-            self.stay.add(rate, secs);
+            self.stay.add(self.log_rate(now, rate), secs);
         }
         // The check is engaged while the class falls short of the load by more than
         // `shortfall` over the long memory: there the question is whether raising M still
@@ -821,7 +899,8 @@ impl Admission {
         }
         let mut kept_samples = false;
         if let Some(trial) = self.trial.take() {
-            kept_samples = self.run_trial(now, a, trial, exactly_m.then_some((rate, secs)));
+            let sample = exactly_m.then(|| (self.log_rate(now, rate), secs));
+            kept_samples = self.run_trial(now, a, trial, sample);
         } else if checked && self.m > self.verified.max(a.min) {
             // Engaged at an M whose last raise was made unchecked: test it, starting with M − 1
             // (M's busy periods so far are the trial's first samples of M).
@@ -896,7 +975,7 @@ impl Admission {
             t.looks += 1;
             t.looks
         });
-        let decision = sequential_test(&t.lo, &t.hi, a.min_gain, look);
+        let decision = sequential_test(&t.lo, &t.hi, a.min_gain, zone_scale(&a), look);
         let expired = now.saturating_sub(t.started) >= a.decide_within;
         if decision == Decision::Pays {
             self.m = t.m;
@@ -1374,66 +1453,227 @@ mod tests {
     /// network vary by tens of per cent (short flows come and go); here each period's rate is
     /// the M's rate times a factor drawn uniformly in [0.6, 1.4] (sd 23%), the steps
     /// 1 → 2 → 3 → 4 pay 50%, 17% and 9%, and nothing beyond 4 pays. A raise that pays 9% or
-    /// more must not be judged below 2% — not once in 20 000 s over six seeds — while the
+    /// more must not be judged below 2% — not once in 20 000 s over seven seeds — while the
     /// useless steps above 4 still are taken back (M stays bounded). The loop before the
     /// sequential test failed both ways: seed 1 kept every useless raise (M reached 32: the
     /// creep of bg-fig7), seed 2 took back a paying raise and barred growth at 2 (a
     /// population variance over one or two periods, and two standard errors instead of
-    /// Student's t, made a noisy gain look sure). Now every seed proves 3 → 4 (after 40 to
-    /// 110 min of trial) and holds M at 4 or 5: the useless raise to 5 is on trial and is
-    /// taken back, judged useless or undecided at `decide_within`. Not every seed does: of
-    /// seeds 1–40, 38 pass; seed 13's raise 3 → 4 stays undecided for 2 h and is taken back,
-    /// and seed 17 judges 2 → 3 useless after five periods (3 of M = 2 that happened to be
-    /// high, 2 of M = 3 low) — the test's error rate, 5% each way at its zone's edges.
+    /// Student's t, made a noisy gain look sure). Now every seed proves 3 → 4 and holds M at 4
+    /// or 5: the useless raise to 5 is on trial and is taken back, judged useless or undecided
+    /// at `decide_within`. Not every seed does: of seeds 1–40, 38 pass. On the rates with a
+    /// fixed zone seed 13's raise 3 → 4 stayed undecided for 2 h and was taken back, and seed
+    /// 17 judged 2 → 3 useless after five periods (3 of M = 2 that happened to be high, 2 of
+    /// M = 3 low). On the log-rates seed 17 passes (pinned here); seed 13 still leaves 3 → 4
+    /// undecided for 2 h (its 132 periods of M = 4 and 88 of M = 3 measured a gain of 2%
+    /// where the true one is 8.6%, 1.9 standard errors low), and so does seed 35 — the test's
+    /// error rate, 5% each way at its zone's edges, and its bound (`noisy_sweep`).
     #[test]
     fn noisy_periods_do_not_make_a_paying_raise_look_useless() {
-        let cfg = Adaptive::default();
         let rate_of = |m: u32| match m {
             1 => 100_000.0,
             2 => 150_000.0,
             3 => 175_000.0,
-            4 => 190_000.0,
             _ => 190_000.0,
         };
-        for seed in [1u64, 2, 3, 4, 5, 6] {
-            let mut a = Admission::new(AdmissionConfig {
-                limit: Limit::Adaptive(cfg),
-                max_waiting: 100_000,
-            })
-            .unwrap();
-            let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-            let mut next = 0u64;
-            for _ in 0..40 {
-                next += 1;
-                a.arrive(Duration::ZERO, FlowId(next));
-            }
-            let period = cfg.period.as_secs();
-            let mut factor = 1.0;
-            let mut lowest_ceiling = u32::MAX;
-            let mut top = 0;
-            for s in 1..=20_000u64 {
-                let t = Duration::from_secs(s);
-                if s % period == 1 {
-                    factor = 0.6 + 0.8 * rng.uniform();
-                }
-                // The load asked is 1 MB/s: always short, always a backlog.
-                a.sent(t, (rate_of(a.limit()) * factor) as u64);
-                a.tick(t);
-                if let Some(c) = a.ceiling(t) {
-                    lowest_ceiling = lowest_ceiling.min(c);
-                }
-                top = top.max(a.limit());
-                let oldest = *a.active.iter().next().unwrap();
-                a.release(t, oldest, Some(1_000_000));
-                next += 1;
-                a.arrive(t, FlowId(next));
-            }
+        for seed in [1u64, 2, 3, 4, 5, 6, 17] {
+            let run = noisy_run(seed, &rate_of, Noise::Uniform(0.4), 20_000);
             assert!(
-                lowest_ceiling >= 4,
-                "seed {seed}: a paying raise was taken back (ceiling {lowest_ceiling}), {} saturations",
-                a.saturations()
+                run.lowest_ceiling >= 4,
+                "seed {seed}: a paying raise was taken back (ceiling {}), {} saturations",
+                run.lowest_ceiling,
+                run.saturations
             );
-            assert!(top <= 8, "seed {seed}: M reached {top}");
+            assert!(run.top <= 8, "seed {seed}: M reached {}", run.top);
         }
+    }
+
+    /// Issue 10, bg-fig7's noise: per-period rates varying by about their mean (here a
+    /// log-normal factor with a coefficient of variation of 1, log-rates with a standard
+    /// deviation of 0.83), a raise from 1 to 2 that doubles the rate, nothing beyond 2 paying.
+    /// The doubling must be proven within 35 min (M reaches 3, the next raise, which needs
+    /// the proof and two periods of baseline) and never taken back, and the useless raises
+    /// must not be kept: M ≤ 4 over 20 000 s, ten seeds. The test on the rates themselves
+    /// with its fixed zone of 1.00 to 1.04 took 28 to 117 min (median 45) over 40 seeds; on
+    /// the log-rates with the noise-scaled wide alternative it takes 0 to 31 min (median 15),
+    /// and M reaches 4 in one seed of 40 (`noisy_sweep`).
+    #[test]
+    fn under_packet_level_noise_a_doubling_is_proven_within_35_min() {
+        let doubling = |m: u32| if m == 1 { 100_000.0 } else { 200_000.0 };
+        for seed in 1..=10u64 {
+            let run = noisy_run(seed, &doubling, Noise::LogNormal(1.0), 20_000);
+            let proven = match (run.first[2], run.first[3]) {
+                (Some(a), Some(b)) => Some(b - a),
+                _ => None,
+            };
+            assert!(
+                proven.is_some_and(|s| s <= 35 * 60),
+                "seed {seed}: 1 -> 2 proven after {proven:?} s"
+            );
+            assert!(
+                run.lowest_ceiling >= 2 && run.top <= 4,
+                "seed {seed}: {run:?}"
+            );
+        }
+    }
+
+    /// The sequential test's wrong "pays" under bg-fig7's noise: both sides drawn from the
+    /// same log-normal law (log-rates with a standard deviation of 0.83: the raise buys
+    /// nothing), periods added to the sides in turn, the ratio tests looking after every
+    /// pair and the t interval at 2, 4, 8, … pairs, up to the 240 pairs of the default bound.
+    /// Each wrong decision has probability at most 2 × `SEQUENTIAL_ALPHA` (the ratio and the
+    /// interval together), so over 400 such raises at most 40 may be judged to pay: the
+    /// noise-scaled alternative must not let more through. 10 of 400 pay here. (A first try
+    /// of this change scaled a zone centred on g to the noise instead: in the hand-driven
+    /// model of `noisy_sweep` it let useless raises through: M reached 4 to 6 in 35 seeds of
+    /// 40 where only the raise to 2 paid.)
+    #[test]
+    fn under_strong_noise_a_raise_that_buys_nothing_rarely_pays() {
+        let scale = zone_scale(&Adaptive::default());
+        let sigma = 2f64.ln().sqrt();
+        let mut rng = Rng(0x5EED_0001);
+        let mut normal = || {
+            let (u, v) = (1.0 - rng.uniform(), rng.uniform());
+            (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+        };
+        let mut pays = 0;
+        for _ in 0..400 {
+            let (mut lo, mut hi) = (Samples::default(), Samples::default());
+            let mut looks = 0;
+            for pair in 1..=240u32 {
+                lo.add(sigma * normal(), 15.0);
+                hi.add(sigma * normal(), 15.0);
+                let look = pair.is_power_of_two().then(|| {
+                    looks += 1;
+                    looks
+                });
+                match sequential_test(&lo, &hi, 0.02, scale, look) {
+                    Decision::Pays => {
+                        pays += 1;
+                        break;
+                    }
+                    Decision::Useless => break,
+                    Decision::Open => {}
+                }
+            }
+        }
+        assert!(pays <= 40, "{pays} of 400 useless raises judged to pay");
+    }
+
+    /// How the per-period rates of [`noisy_run`] vary around the M's rate.
+    #[derive(Debug, Clone, Copy)]
+    enum Noise {
+        /// A factor drawn uniformly in [1 − w, 1 + w].
+        Uniform(f64),
+        /// A log-normal factor of mean 1 and this coefficient of variation.
+        LogNormal(f64),
+    }
+
+    /// What [`noisy_run`] saw.
+    #[derive(Debug)]
+    struct NoisyRun {
+        lowest_ceiling: u32,
+        top: u32,
+        saturations: u64,
+        undecided: u64,
+        /// The first second at which M reached each value (index = M).
+        first: Vec<Option<u64>>,
+    }
+
+    /// The overload of the noisy tests, driven by hand with the core's defaults: 40 flows
+    /// waiting, a flow ends and another arrives every second (the load asked is 1 MB/s: always
+    /// short, always a backlog), and each period's rate is `rate_of(M)` times a factor drawn
+    /// per period from `noise`.
+    fn noisy_run(seed: u64, rate_of: &dyn Fn(u32) -> f64, noise: Noise, seconds: u64) -> NoisyRun {
+        let cfg = Adaptive::default();
+        let mut a = Admission::new(AdmissionConfig {
+            limit: Limit::Adaptive(cfg),
+            max_waiting: 100_000,
+        })
+        .unwrap();
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let mut next = 0u64;
+        for _ in 0..40 {
+            next += 1;
+            a.arrive(Duration::ZERO, FlowId(next));
+        }
+        let period = cfg.period.as_secs();
+        let mut factor = 1.0;
+        let mut run = NoisyRun {
+            lowest_ceiling: u32::MAX,
+            top: 0,
+            saturations: 0,
+            undecided: 0,
+            first: vec![None; cfg.max as usize + 1],
+        };
+        for s in 1..=seconds {
+            let t = Duration::from_secs(s);
+            if s % period == 1 {
+                factor = match noise {
+                    Noise::Uniform(w) => 1.0 - w + 2.0 * w * rng.uniform(),
+                    Noise::LogNormal(cv) => {
+                        // Box–Muller, then exp(σ Z − σ² / 2): mean 1, CV² = e^{σ²} − 1.
+                        let sigma = (1.0 + cv * cv).ln().sqrt();
+                        let (u, v) = (1.0 - rng.uniform(), rng.uniform());
+                        let z = (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos();
+                        (sigma * z - sigma * sigma / 2.0).exp()
+                    }
+                };
+            }
+            a.sent(t, (rate_of(a.limit()) * factor) as u64);
+            a.tick(t);
+            if let Some(c) = a.ceiling(t) {
+                run.lowest_ceiling = run.lowest_ceiling.min(c);
+            }
+            run.top = run.top.max(a.limit());
+            run.first[a.limit() as usize].get_or_insert(s);
+            let oldest = *a.active.iter().next().unwrap();
+            a.release(t, oldest, Some(1_000_000));
+            next += 1;
+            a.arrive(t, FlowId(next));
+        }
+        run.saturations = a.saturations();
+        run.undecided = a.undecided();
+        run
+    }
+
+    /// Not a check: the sweep behind the numbers in the tests' documentation
+    /// (`cargo test -p gtcp --lib noisy_sweep -- --ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn noisy_sweep() {
+        let uniform = |m: u32| match m {
+            1 => 100_000.0,
+            2 => 150_000.0,
+            3 => 175_000.0,
+            _ => 190_000.0,
+        };
+        let mut bad = Vec::new();
+        for seed in 1..=40u64 {
+            let run = noisy_run(seed, &uniform, Noise::Uniform(0.4), 20_000);
+            if run.lowest_ceiling < 4 || run.top > 8 {
+                bad.push((seed, run.lowest_ceiling, run.top, run.undecided));
+            }
+        }
+        println!("uniform ±40%: failing seeds (seed, lowest ceiling, top, undecided) {bad:?}");
+        // bg-fig7's noise: a raise from 1 to 2 doubles the rate, nothing beyond 2 pays.
+        let doubling = |m: u32| if m == 1 { 100_000.0 } else { 200_000.0 };
+        let mut times = Vec::new();
+        let mut wrong = 0;
+        for seed in 1..=40u64 {
+            let run = noisy_run(seed, &doubling, Noise::LogNormal(1.0), 20_000);
+            // Proven once M reached 3 (the next raise needs the proof and two periods).
+            let proven = match (run.first[2], run.first[3]) {
+                (Some(a), Some(b)) => Some((b - a) / 60),
+                _ => None,
+            };
+            if run.lowest_ceiling < 2 {
+                wrong += 1;
+            }
+            times.push((proven, run.top, run.saturations, run.undecided));
+        }
+        println!(
+            "log-normal CV 1, 1 -> 2 doubles: (minutes to prove, top, saturations, undecided) \
+             {times:?}; doubling taken back in {wrong} of 40"
+        );
     }
 }

@@ -206,6 +206,12 @@ pub struct AdmissionStatus {
     pub load: Option<f64>,
     /// Raises the adaptive loop took back because they bought no rate (overload).
     pub saturations: u64,
+    /// Saturations that were the sequential test's bound running out, not a decision
+    /// ([`gtcp::admission::Admission::undecided`]).
+    pub undecided: u64,
+    /// Whether the adaptive loop's overload check is engaged (the class fell short of its
+    /// arrivals over the long memory; [`gtcp::admission::Admission::check_engaged`]).
+    pub engaged: bool,
     /// The bar on M the last saturation set, while it holds.
     pub ceiling: Option<u32>,
 }
@@ -359,6 +365,8 @@ impl Engine {
                 rate: a.sending_rate(now),
                 load: a.arrival_load(now),
                 saturations: a.saturations(),
+                undecided: a.undecided(),
+                engaged: a.check_engaged(now),
                 ceiling: a.ceiling(now),
             })
         })

@@ -324,6 +324,18 @@ impl Registry {
             adm(|a| a.saturations as f64),
         );
         counter(
+            "admission_undecided_total",
+            "Of those, the raises the sequential test left undecided within its bound (decide_within), taken back as the cheaper side.",
+            "counter",
+            adm(|a| a.undecided as f64),
+        );
+        counter(
+            "admission_check_engaged",
+            "1 while the adaptive loop's overload check is engaged (the class fell short of its arrivals over the long memory; raises then go on trial), else 0.",
+            "gauge",
+            adm(|a| f64::from(u8::from(a.engaged))),
+        );
+        counter(
             "admission_ceiling",
             "The bar on M set by the last saturation while it holds (NaN: none).",
             "gauge",

@@ -243,10 +243,14 @@ struct MSample {
     ceiling: f64,
     rate_bytes: f64,
     load_bytes: f64,
+    /// Saturations that were the sequential test's bound running out, and whether the
+    /// overload check was engaged (1 or 0).
+    undecided: f64,
+    engaged: f64,
 }
 
 /// The metrics the poller keeps, in [`MSample`]'s order after the time.
-const POLLED: [&str; 7] = [
+const POLLED: [&str; 9] = [
     "limit",
     "active",
     "waiting",
@@ -254,6 +258,8 @@ const POLLED: [&str; 7] = [
     "ceiling",
     "rate_bytes",
     "load_bytes",
+    "undecided_total",
+    "check_engaged",
 ];
 
 #[derive(Serialize)]
@@ -268,6 +274,8 @@ struct MRow {
     ceiling: f64,
     rate_bytes: f64,
     load_bytes: f64,
+    undecided: f64,
+    engaged: f64,
 }
 
 fn plan(p: &Params, seed: u64) -> Vec<PlannedFlow> {
@@ -335,7 +343,7 @@ fn parse_sample(line: &str) -> Option<MSample> {
             }
         }
     }
-    let [m, active, waiting, saturations, ceiling, rate_bytes, load_bytes] = v;
+    let [m, active, waiting, saturations, ceiling, rate_bytes, load_bytes, undecided, engaged] = v;
     m.is_finite().then_some(MSample {
         t_s: t,
         m,
@@ -345,6 +353,8 @@ fn parse_sample(line: &str) -> Option<MSample> {
         ceiling,
         rate_bytes,
         load_bytes,
+        undecided,
+        engaged,
     })
 }
 
@@ -539,6 +549,8 @@ fn summarise(
                 ceiling: s.ceiling,
                 rate_bytes: s.rate_bytes,
                 load_bytes: s.load_bytes,
+                undecided: s.undecided,
+                engaged: s.engaged,
             })
         })
         .collect();
@@ -876,11 +888,13 @@ mod tests {
                     schedtcp_admission_waiting{route=\"bg\"} 9 \
                     schedtcp_admission_saturations_total{route=\"bg\"} 1 \
                     schedtcp_admission_ceiling{route=\"bg\"} NaN \
-                    schedtcp_admission_load_bytes{route=\"bg\"} 375000.5";
+                    schedtcp_admission_load_bytes{route=\"bg\"} 375000.5 \
+                    schedtcp_admission_check_engaged{route=\"bg\"} 1";
         let s = parse_sample(line).unwrap();
         assert_eq!((s.t_s, s.m, s.active, s.waiting), (12.5, 3.0, 2.0, 9.0));
         assert_eq!((s.saturations, s.load_bytes), (1.0, 375_000.5));
-        assert!(s.ceiling.is_nan() && s.rate_bytes.is_nan());
+        assert_eq!(s.engaged, 1.0);
+        assert!(s.ceiling.is_nan() && s.rate_bytes.is_nan() && s.undecided.is_nan());
         // No M (a vanilla run, or the endpoint not up yet): no sample.
         assert_eq!(parse_sample("3.0 "), None);
         assert_eq!(parse_sample("x schedtcp_admission_limit{} 1"), None);
