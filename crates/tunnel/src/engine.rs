@@ -803,11 +803,12 @@ impl Engine {
                     // A batch cut by its limit (more is ready) goes in whole segments; the
                     // tail is written with the next batch, taken at once (as the pool's writer
                     // does: a short tail is a segment of its own).
-                    let mut len =
-                        match to_write(taken, crate::net::mss(wr.as_ref()), full && !saw_end) {
-                            0 => taken,
-                            whole => whole,
-                        };
+                    let cut = full && !saw_end;
+                    let mss = if cut { crate::net::mss(wr.as_ref()) } else { 0 };
+                    let mut len = match to_write(taken, mss, cut) {
+                        0 => taken,
+                        whole => whole,
+                    };
                     // An application (or target) that does not read must not hold its socket
                     // once the flow is reset: the reset comes as `FlowReadable`, so a write in
                     // progress looks at the flow on each one (the write resumes otherwise).
