@@ -67,6 +67,10 @@ pub struct Args {
     /// the same run: the cost of authenticating every byte, as a ratio.
     #[arg(long)]
     pub compare_integrity: bool,
+    /// Worker threads of every tunnel relay (`tuning.threads`; 0, the default, leaves the
+    /// relays' own default: one per core). A `--baseline-exe` older than the setting refuses it.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
 }
 
 /// Which way the bulk bytes go.
@@ -326,6 +330,7 @@ async fn start_tunnel(
     baseline: Option<&Path>,
     key: &str,
     integrity: bool,
+    threads: usize,
 ) -> Result<Relay> {
     let exe = match baseline {
         Some(b) => b.to_path_buf(),
@@ -339,19 +344,25 @@ async fn start_tunnel(
     };
     // Written only when off: an earlier build (`--baseline-exe`) may not know the key.
     let integrity_line = if integrity { "" } else { "integrity = false\n" };
+    // Written only when asked: an earlier build may not know the setting.
+    let tuning = if threads > 0 {
+        format!("[tuning]\nthreads = {threads}\n")
+    } else {
+        String::new()
+    };
     let (ps, pc) = (free_port()?, free_port()?);
     let server_cfg = dir.join(format!("server-{policy}{tag}.toml"));
     let client_cfg = dir.join(format!("client-{policy}{tag}.toml"));
     write_owner_only(
         &server_cfg,
         format!(
-            "listen = \"127.0.0.1:{ps}\"\nkey = \"{key}\"\npolicy = \"{policy}\"\n{integrity_line}[[route]]\nname = \"bulk\"\ntarget = \"{target}\"\n"
+            "listen = \"127.0.0.1:{ps}\"\nkey = \"{key}\"\npolicy = \"{policy}\"\n{integrity_line}[[route]]\nname = \"bulk\"\ntarget = \"{target}\"\n{tuning}"
         ),
     )?;
     write_owner_only(
         &client_cfg,
         format!(
-            "server = \"127.0.0.1:{ps}\"\nkey = \"{key}\"\npolicy = \"{policy}\"\n{integrity_line}[[route]]\nname = \"bulk\"\nlisten = \"127.0.0.1:{pc}\"\n"
+            "server = \"127.0.0.1:{ps}\"\nkey = \"{key}\"\npolicy = \"{policy}\"\n{integrity_line}[[route]]\nname = \"bulk\"\nlisten = \"127.0.0.1:{pc}\"\n{tuning}"
         ),
     )?;
     let spawn = |role: &str, cfg: &PathBuf| -> Result<Child> {
@@ -503,12 +514,13 @@ pub async fn run(args: Args) -> Result<()> {
         println!("({} not found: no socat chain to compare with)", args.socat);
     }
     for p in &args.policies {
-        relays.push(start_tunnel(p, target, &workdir, None, &key, true).await?);
+        relays.push(start_tunnel(p, target, &workdir, None, &key, true, args.threads).await?);
         if args.compare_integrity {
-            relays.push(start_tunnel(p, target, &workdir, None, &key, false).await?);
+            relays.push(start_tunnel(p, target, &workdir, None, &key, false, args.threads).await?);
         }
         if let Some(b) = &args.baseline_exe {
-            relays.push(start_tunnel(p, target, &workdir, Some(b), &key, true).await?);
+            relays
+                .push(start_tunnel(p, target, &workdir, Some(b), &key, true, args.threads).await?);
         }
     }
     // The readiness probes opened connections to the target: let them end.
