@@ -1117,6 +1117,8 @@ mod tests {
         sent: f64,
         /// Flows waiting, every second.
         waiting: Vec<usize>,
+        /// Whether the overload check was engaged, every second.
+        engaged: Vec<bool>,
     }
 
     /// The fluid model of equation (26) on a synthetic load, event by event: excess capacity
@@ -1149,6 +1151,7 @@ mod tests {
             arrived: 0.0,
             sent: 0.0,
             waiting: Vec::new(),
+            engaged: Vec::new(),
         };
         while t < seconds {
             let share = excess / (k + a.active() as f64);
@@ -1195,6 +1198,7 @@ mod tests {
                 a.tick(now);
                 run.m.push(a.limit());
                 run.waiting.push(a.waiting());
+                run.engaged.push(a.check_engaged(now));
                 next_tick += 1.0;
             }
             if run.path.last() != Some(&a.limit()) {
@@ -1334,6 +1338,70 @@ mod tests {
                 run.path
             );
         }
+    }
+
+    /// The start of a run should not read as an overload (issue 10, bg-testbed repeat 0): at
+    /// the testbed's scales in the fluid model (window 6 s, period 1.5 s, probe 3 s, memory
+    /// 60 s; flows of 300 kB, background load 0.3 of a 10 Mbit/s link, 60% of it taken by short
+    /// flows, one long flow: f = 0.75, M* = 3) the loop starts at M = 1 and a backlog builds
+    /// before M can climb. Asked: over 150 s of arrivals (the testbed's run), six seeds, the
+    /// check engaged for at most half of the run on every seed and a quarter of it over all
+    /// six, and M ≥ 3 within 75 s on every seed.
+    ///
+    /// Ignored: the current loop fails it, and no change found in session 13 passes it without
+    /// failing `in_overload_m_stays_bounded`. Measured (seconds engaged of 150; first second
+    /// engaged; second M first ≥ 3), seeds 1–6:
+    ///
+    /// * current: engaged 111, 83, 83, 128, 130, 77 (from 2–7 s); M ≥ 3 at 35, 38, 72, 86,
+    ///   125, 27;
+    /// * the loop without the check (`min_gain` 0): M ≥ 3 at 50, 30, 69, 30, 36, 21 — the rate
+    ///   rules on a 6-s load estimate move M between 1 and 2 for tens of seconds on their own;
+    /// * the long-run ratio with the time before the start counted at a working backlog instead
+    ///   of an empty one (`sent` credited `e^{−age/T} × min(backlog, M + target_waiting) ×
+    ///   mean size / T`, T the ratio's memory): engaged 67, 0, 1, 28, 10, 20 (from 33–54 s);
+    ///   M ≥ 3 at 60, 30, 69, 30, 36, 21 — this test passes, but `in_overload_m_stays_bounded`
+    ///   fails (k = 1: M reaches 18, bound 8: the credit grows with M while M climbs
+    ///   unchecked); with the credit at `initial + target_waiting` instead, k = 0 reaches 10
+    ///   (bound 2) and this test fails again (engaged 76, 54, 3, 78, 63, 89).
+    ///
+    /// Why: at M = 1 the start is, to the ratio, the same event as an overload. Here M = 1 gets
+    /// 2/3 of the load (250 of 375 kB/s) and the backlog grows by a third of the load; in the
+    /// k = 0 overload of `in_overload_m_stays_bounded` M = 1 gets 437.5 of 656 kB/s, also 2/3.
+    /// Only a raise tells them apart (it pays here, not there), which is the trial's job; any
+    /// credit for the start's backlog delays engagement in the overload by about
+    /// credit / (growth − shortfall × load), there 12 periods or more, while M climbs a step
+    /// a period.
+    #[test]
+    #[ignore = "issue 10: the start of a testbed-scale run engages the overload check; see the doc"]
+    fn the_start_of_a_run_does_not_engage_the_overload_check() {
+        let cfg = Adaptive {
+            window: Duration::from_secs(6),
+            period: Duration::from_millis(1_500),
+            probe: Duration::from_secs(3),
+            memory: Duration::from_secs(60),
+            ..Adaptive::default()
+        };
+        let mut failed = Vec::new();
+        let mut total = 0;
+        for seed in [1u64, 2, 3, 4, 5, 6] {
+            let run = run_fluid((1.0, 0.75, 1.25e6 * 0.4, 3e5), cfg, 150.0, 0.0, seed);
+            let engaged = run.engaged.iter().filter(|&&e| e).count();
+            let first = run.engaged.iter().position(|&e| e).map(|i| i + 1);
+            let reached = run.m.iter().position(|&m| m >= 3).map(|i| i + 1);
+            let line = format!(
+                "seed {seed}: engaged {engaged} s of 150 (first at {first:?} s), M >= 3 at \
+                 {reached:?} s, most waiting {:?}: {:?}",
+                run.waiting.iter().max(),
+                run.path
+            );
+            eprintln!("{line}");
+            total += engaged;
+            if engaged > 75 || reached.is_none_or(|s| s > 75) {
+                failed.push(line);
+            }
+        }
+        assert!(failed.is_empty(), "{failed:#?}");
+        assert!(total * 4 <= 6 * 150, "engaged {total} s of 6 × 150");
     }
 
     /// Overload, as at 95% load on the packet-level links: the background brings more than the
