@@ -166,9 +166,51 @@ async fn app_flow(addr: SocketAddr, dir: Direction, c: Arc<Counters>) -> Result<
     Ok(())
 }
 
-/// CPU seconds (user + system) by process id, from one scan of `/proc`: each process's own
-/// (its threads) plus its reaped children's, and its parent's id.
-struct ProcCpu(std::collections::HashMap<u32, (u32, f64)>);
+/// CPU seconds of a process, split by where they were spent: in the program (`utime`) and in
+/// the kernel on its behalf (`stime`: system calls, and the softirq work of the loopback path
+/// charged to it).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Cpu {
+    user: f64,
+    kernel: f64,
+}
+
+impl Cpu {
+    fn total(self) -> f64 {
+        self.user + self.kernel
+    }
+
+    fn scaled(self, k: f64) -> Cpu {
+        Cpu {
+            user: self.user * k,
+            kernel: self.kernel * k,
+        }
+    }
+}
+
+impl std::ops::Add for Cpu {
+    type Output = Cpu;
+    fn add(self, o: Cpu) -> Cpu {
+        Cpu {
+            user: self.user + o.user,
+            kernel: self.kernel + o.kernel,
+        }
+    }
+}
+
+impl std::ops::Sub for Cpu {
+    type Output = Cpu;
+    fn sub(self, o: Cpu) -> Cpu {
+        Cpu {
+            user: self.user - o.user,
+            kernel: self.kernel - o.kernel,
+        }
+    }
+}
+
+/// CPU seconds by process id, from one scan of `/proc`: each process's own (its threads) plus
+/// its reaped children's, and its parent's id.
+struct ProcCpu(std::collections::HashMap<u32, (u32, Cpu)>);
 
 impl ProcCpu {
     fn scan(ticks: f64) -> Self {
@@ -188,23 +230,27 @@ impl ProcCpu {
                 let f: Vec<&str> = s[close + 1..].split_whitespace().collect();
                 let num = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
                 let ppid = f.get(1).and_then(|x| x.parse::<u32>().ok()).unwrap_or(0);
-                map.insert(pid, (ppid, (num(11) + num(12) + num(13) + num(14)) / ticks));
+                let cpu = Cpu {
+                    user: (num(11) + num(13)) / ticks,
+                    kernel: (num(12) + num(14)) / ticks,
+                };
+                map.insert(pid, (ppid, cpu));
             }
         }
         ProcCpu(map)
     }
 
     /// CPU seconds of `pid` alone (its threads and reaped children).
-    fn own(&self, pid: u32) -> f64 {
-        self.0.get(&pid).map_or(0.0, |&(_, c)| c)
+    fn own(&self, pid: u32) -> Cpu {
+        self.0.get(&pid).map_or(Cpu::default(), |&(_, c)| c)
     }
 
     /// CPU seconds of `pid` and every live descendant (socat forks one per connection).
-    fn tree(&self, pid: u32) -> f64 {
-        let mut total = 0.0;
+    fn tree(&self, pid: u32) -> Cpu {
+        let mut total = Cpu::default();
         let mut todo = vec![pid];
         while let Some(p) = todo.pop() {
-            total += self.own(p);
+            total = total + self.own(p);
             todo.extend(
                 self.0
                     .iter()
@@ -264,8 +310,10 @@ struct Relay {
 }
 
 impl Relay {
-    fn cpu(&self, p: &ProcCpu) -> f64 {
-        self.procs.iter().map(|c| p.tree(c.id())).sum()
+    fn cpu(&self, p: &ProcCpu) -> Cpu {
+        self.procs
+            .iter()
+            .fold(Cpu::default(), |t, c| t + p.tree(c.id()))
     }
 
     fn stop(&mut self) {
@@ -396,7 +444,7 @@ async fn start_tunnel(
 struct Cell {
     gbps: f64,
     /// CPU seconds per GB of the relay's processes (none for direct TCP).
-    relay_cpu_per_gb: Option<f64>,
+    relay_cpu_per_gb: Option<Cpu>,
     /// CPU seconds per GB of this process (the load generator).
     gen_cpu_per_gb: f64,
 }
@@ -465,8 +513,8 @@ async fn measure(
     }
     Ok(Cell {
         gbps: gb * 8.0 / (t1 - t0).as_secs_f64(),
-        relay_cpu_per_gb: r0.zip(r1).map(|(a, b)| (b - a) / gb),
-        gen_cpu_per_gb: (g1 - g0) / gb,
+        relay_cpu_per_gb: r0.zip(r1).map(|(a, b)| (b - a).scaled(1.0 / gb)),
+        gen_cpu_per_gb: (g1 - g0).total() / gb,
     })
 }
 
@@ -540,7 +588,7 @@ pub async fn run(args: Args) -> Result<()> {
             .join(" ")
     );
     println!(
-        "CPU: seconds of the relay's processes per GB moved (socat: both hops; tunnel: client and server); gen: this process (the load generator)"
+        "CPU: seconds of the relay's processes per GB moved (socat: both hops; tunnel: client and server), of which kern in the kernel (system calls, the loopback path); gen: this process (the load generator)"
     );
     // Interrupted (SIGINT, SIGTERM), the relays' processes are still stopped below.
     let result = tokio::select! {
@@ -575,8 +623,16 @@ async fn table(
             println!("\nrepeat {rep} of {}", args.repeat);
         }
         println!(
-            "{:>5} {:>4}  {:<16} {:>8} {:>8} {:>9} {:>8} {:>7}",
-            "flows", "dir", "path", "Gbit/s", "x socat", "CPU s/GB", "x socat", "gen s/GB"
+            "{:>5} {:>4}  {:<16} {:>8} {:>8} {:>9} {:>8} {:>10} {:>7}",
+            "flows",
+            "dir",
+            "path",
+            "Gbit/s",
+            "x socat",
+            "CPU s/GB",
+            "x socat",
+            "kern s/GB",
+            "gen s/GB"
         );
         for &n in &args.flows {
             for &d in dirs {
@@ -597,15 +653,18 @@ async fn table(
                         None => format!("{:>w$}", "-"),
                     };
                     let cpu_ratio = anchor
-                        .and_then(|a| Some(cell.relay_cpu_per_gb? / a.relay_cpu_per_gb?))
+                        .and_then(|a| {
+                            Some(cell.relay_cpu_per_gb?.total() / a.relay_cpu_per_gb?.total())
+                        })
                         .filter(|r| r.is_finite());
                     println!(
-                        "{n:>5} {:>4}  {name:<16} {:>8.2} {} {} {} {:>7.2}",
+                        "{n:>5} {:>4}  {name:<16} {:>8.2} {} {} {} {} {:>7.2}",
                         d.name(),
                         cell.gbps,
                         fmt(anchor.map(|a| cell.gbps / a.gbps), 8),
-                        fmt(cell.relay_cpu_per_gb, 9),
+                        fmt(cell.relay_cpu_per_gb.map(Cpu::total), 9),
                         fmt(cpu_ratio, 8),
+                        fmt(cell.relay_cpu_per_gb.map(|c| c.kernel), 10),
                         cell.gen_cpu_per_gb,
                     );
                 }
@@ -683,7 +742,9 @@ mod tests {
         let p = ProcCpu::scan(clock_ticks());
         let me = std::process::id();
         assert!(p.0.contains_key(&me));
-        assert!(p.tree(me) >= p.own(me));
-        assert_eq!(p.own(u32::MAX), 0.0);
+        let (tree, own) = (p.tree(me), p.own(me));
+        assert!(tree.user >= own.user && tree.kernel >= own.kernel);
+        assert!(own.user >= 0.0 && own.kernel >= 0.0);
+        assert_eq!(p.own(u32::MAX), Cpu::default());
     }
 }
