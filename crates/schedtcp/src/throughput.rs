@@ -24,6 +24,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 
+use crate::demo::Interval;
+
 /// Bytes per read or write of the load generator (and the socat chain's `-b`): 256 KiB.
 const IO_BUF: usize = 256 * 1024;
 
@@ -305,6 +307,9 @@ async fn wait_listening(addr: SocketAddr, child: &mut Child, what: &str) -> Resu
 /// A relay under test: where applications connect, and its processes.
 struct Relay {
     name: String,
+    /// The relay this one is a variant of (an earlier build, the tunnel without the record
+    /// layer): the summary prints that relay's cells divided by this one's, repeat by repeat.
+    versus: Option<String>,
     entry: SocketAddr,
     procs: Vec<Child>,
 }
@@ -352,6 +357,7 @@ async fn start_socat(socat: &str, target: SocketAddr, dir: &Path) -> Result<Rela
     let entry: SocketAddr = ([127, 0, 0, 1], p1).into();
     let mut relay = Relay {
         name: "socat chain".into(),
+        versus: None,
         entry,
         procs: vec![first],
     };
@@ -430,6 +436,7 @@ async fn start_tunnel(
     wait_listening(([127, 0, 0, 1], ps).into(), &mut server, "schedtcp server").await?;
     let mut relay = Relay {
         name: format!("tunnel {policy}{label}"),
+        versus: (!label.is_empty()).then(|| format!("tunnel {policy}")),
         entry: ([127, 0, 0, 1], pc).into(),
         procs: vec![server],
     };
@@ -441,6 +448,7 @@ async fn start_tunnel(
 }
 
 /// What one cell measured.
+#[derive(Clone, Copy, Debug)]
 struct Cell {
     gbps: f64,
     /// CPU seconds per GB of the relay's processes (none for direct TCP).
@@ -618,6 +626,10 @@ async fn table(
     have_socat: bool,
     ticks: f64,
 ) -> Result<()> {
+    // Every cell of every repeat: `[flows][direction][path]` (path 0 direct TCP, then the
+    // relays in order), one entry per repeat.
+    let mut all: Vec<Vec<Vec<Vec<Cell>>>> =
+        vec![vec![vec![Vec::new(); relays.len() + 1]; dirs.len()]; args.flows.len()];
     for rep in 1..=args.repeat {
         if args.repeat > 1 {
             println!("\nrepeat {rep} of {}", args.repeat);
@@ -634,8 +646,8 @@ async fn table(
             "kern s/GB",
             "gen s/GB"
         );
-        for &n in &args.flows {
-            for &d in dirs {
+        for (fi, &n) in args.flows.iter().enumerate() {
+            for (di, &d) in dirs.iter().enumerate() {
                 let mut cells = vec![(
                     "direct TCP".to_owned(),
                     measure(args, c, target, None, n, d, ticks).await?,
@@ -668,10 +680,148 @@ async fn table(
                         cell.gen_cpu_per_gb,
                     );
                 }
+                for (pi, (_, cell)) in cells.iter().enumerate() {
+                    all[fi][di][pi].push(*cell);
+                }
+            }
+        }
+    }
+    if args.repeat > 1 {
+        let mut paths = vec![SummaryPath {
+            name: "direct TCP".into(),
+            versus: None,
+        }];
+        paths.extend(relays.iter().map(|r| SummaryPath {
+            name: r.name.clone(),
+            versus: r.versus.clone(),
+        }));
+        for (fi, &n) in args.flows.iter().enumerate() {
+            for (di, &d) in dirs.iter().enumerate() {
+                let rows = summarise(&paths, &all[fi][di], have_socat);
+                if fi == 0 && di == 0 {
+                    println!(
+                        "\nsummary of {} repeats: mean, and ± the half-width of the 95% interval \
+                         (Student's t) of the ratios taken side by side within each repeat",
+                        args.repeat
+                    );
+                    println!(
+                        "{:>5} {:>4}  {:<16} {:>8} {:>13} {:>9} {:>13} {:>10}",
+                        "flows",
+                        "dir",
+                        "path",
+                        "Gbit/s",
+                        "x socat",
+                        "CPU s/GB",
+                        "x socat",
+                        "kern s/GB"
+                    );
+                }
+                for line in rows {
+                    println!("{n:>5} {:>4}  {line}", d.name());
+                }
             }
         }
     }
     Ok(())
+}
+
+/// A row of the summary: a path's name and what it is a variant of.
+struct SummaryPath {
+    name: String,
+    versus: Option<String>,
+}
+
+/// `mean ±half-width` of `v`, or `-` when `v` is empty.
+fn ci(v: &[f64]) -> String {
+    if v.is_empty() {
+        return "-".into();
+    }
+    Interval::of(v).show(2)
+}
+
+/// `below` when the 95% interval of the ratios `v` lies below 1, `above` when above 1,
+/// otherwise that they do not differ beyond the noise.
+fn verdict(v: &[f64], below: &'static str, above: &'static str) -> &'static str {
+    let i = Interval::of(v);
+    if !i.decided() {
+        "too few repeats to tell"
+    } else if i.hi() < 1.0 {
+        below
+    } else if i.lo() > 1.0 {
+        above
+    } else {
+        "no difference beyond the noise"
+    }
+}
+
+/// `f(a) / f(b)` repeat by repeat (cells `a[i]` and `b[i]` ran in the same repeat), leaving
+/// out repeats where either is missing or the ratio is not finite.
+fn paired_ratios(a: &[Cell], b: &[Cell], f: &dyn Fn(&Cell) -> Option<f64>) -> Vec<f64> {
+    a.iter()
+        .zip(b)
+        .filter_map(|(x, y)| Some(f(x)? / f(y)?))
+        .filter(|r| r.is_finite())
+        .collect()
+}
+
+/// The summary's lines for one (flows, direction): per path the mean throughput and CPU per
+/// GB with the ratios to the socat chain (path 1 when `have_socat`), then per variant the ratios
+/// of the path it varies to it. Ratios are taken within a repeat (the cells of a repeat ran
+/// one after the other on the same machine state), then averaged over the repeats.
+/// `cells[path][repeat]`.
+fn summarise(paths: &[SummaryPath], cells: &[Vec<Cell>], have_socat: bool) -> Vec<String> {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let ratios = |a: usize, b: usize, f: &dyn Fn(&Cell) -> Option<f64>| {
+        paired_ratios(&cells[a], &cells[b], f)
+    };
+    let gbps = |c: &Cell| Some(c.gbps);
+    let cpu = |c: &Cell| c.relay_cpu_per_gb.map(Cpu::total);
+    let mut lines = Vec::new();
+    for (pi, p) in paths.iter().enumerate() {
+        let g: Vec<f64> = cells[pi].iter().map(|c| c.gbps).collect();
+        let c: Vec<f64> = cells[pi].iter().filter_map(cpu).collect();
+        let k: Vec<f64> = cells[pi]
+            .iter()
+            .filter_map(|c| c.relay_cpu_per_gb.map(|x| x.kernel))
+            .collect();
+        let (xg, xc) = if have_socat && pi > 0 {
+            (ci(&ratios(pi, 1, &gbps)), ci(&ratios(pi, 1, &cpu)))
+        } else {
+            ("-".into(), "-".into())
+        };
+        let num = |v: &[f64]| {
+            if v.is_empty() {
+                "-".to_owned()
+            } else {
+                format!("{:.2}", mean(v))
+            }
+        };
+        lines.push(format!(
+            "{:<16} {:>8} {:>13} {:>9} {:>13} {:>10}",
+            p.name,
+            num(&g),
+            xg,
+            num(&c),
+            xc,
+            num(&k)
+        ));
+    }
+    for (pi, p) in paths.iter().enumerate() {
+        let Some(of) = &p.versus else { continue };
+        let Some(oi) = paths.iter().position(|q| &q.name == of) else {
+            continue;
+        };
+        let (rg, rc) = (ratios(oi, pi, &gbps), ratios(oi, pi, &cpu));
+        lines.push(format!(
+            "{of} ÷ {}: Gbit/s {} ({}), CPU per GB {} ({})",
+            p.name,
+            ci(&rg),
+            verdict(&rg, "slower", "faster"),
+            ci(&rc),
+            verdict(&rc, "lower", "higher"),
+        ));
+    }
+    lines
 }
 
 /// Writes a configuration that holds the key inline, readable by its owner only (the tunnel
@@ -735,6 +885,63 @@ mod tests {
         assert!(Cmd::try_parse_from(["throughput", "--directions", "sideways"]).is_err());
         assert_eq!(Direction::parse("down").expect("down"), Direction::Down);
         assert!(Direction::parse("left").is_err());
+    }
+
+    fn cell(gbps: f64, cpu: f64) -> Cell {
+        Cell {
+            gbps,
+            relay_cpu_per_gb: Some(Cpu {
+                user: cpu / 2.0,
+                kernel: cpu / 2.0,
+            }),
+            gen_cpu_per_gb: 0.3,
+        }
+    }
+
+    #[test]
+    fn ratios_are_paired_within_a_repeat_so_a_drifting_machine_still_gives_a_verdict() {
+        // The machine's speed drifts by 2x between repeats, the new build always costs 0.9 of
+        // the base: paired, the ratio is exactly 0.9 each time.
+        let new: Vec<Cell> = [1.0, 2.0, 1.5, 1.2]
+            .iter()
+            .map(|&k| cell(8.0 / k, 0.9 * k))
+            .collect();
+        let base: Vec<Cell> = [1.0, 2.0, 1.5, 1.2]
+            .iter()
+            .map(|&k| cell(8.0 / k, k))
+            .collect();
+        let cpu = |c: &Cell| c.relay_cpu_per_gb.map(Cpu::total);
+        let r = paired_ratios(&new, &base, &cpu);
+        assert_eq!(r.len(), 4);
+        assert!(r.iter().all(|x| (x - 0.9).abs() < 1e-12), "{r:?}");
+        assert_eq!(verdict(&r, "lower", "higher"), "lower");
+        // Unpaired, the same numbers are within each other's spread.
+        let (n, b): (Vec<f64>, Vec<f64>) = (
+            new.iter().filter_map(cpu).collect(),
+            base.iter().filter_map(cpu).collect(),
+        );
+        let (iv_n, iv_b) = (Interval::of(&n), Interval::of(&b));
+        assert!(
+            iv_n.hi() > iv_b.lo(),
+            "the drift hides the difference unpaired"
+        );
+        // A missing CPU reading (direct TCP) leaves its repeat out.
+        let mut gap = new.clone();
+        gap[1].relay_cpu_per_gb = None;
+        assert_eq!(paired_ratios(&gap, &base, &cpu).len(), 3);
+    }
+
+    #[test]
+    fn a_verdict_needs_the_interval_clear_of_one() {
+        assert_eq!(
+            verdict(&[0.95, 1.04, 0.99], "lower", "higher"),
+            "no difference beyond the noise"
+        );
+        assert_eq!(verdict(&[1.10, 1.12, 1.11], "slower", "faster"), "faster");
+        assert_eq!(
+            verdict(&[0.8], "lower", "higher"),
+            "too few repeats to tell"
+        );
     }
 
     #[test]

@@ -16,6 +16,7 @@
 
 mod loopback;
 mod report;
+pub(crate) use report::Interval;
 mod sim;
 mod testbed;
 

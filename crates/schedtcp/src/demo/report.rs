@@ -67,12 +67,12 @@ impl Interval {
         self.mean + self.half
     }
 
-    fn decided(&self) -> bool {
+    pub(crate) fn decided(&self) -> bool {
         self.mean.is_finite() && self.half.is_finite()
     }
 
     /// `0.62 ±0.04`.
-    fn show(&self, d: usize) -> String {
+    pub(crate) fn show(&self, d: usize) -> String {
         if !self.mean.is_finite() {
             "—".into()
         } else if self.half.is_finite() {
