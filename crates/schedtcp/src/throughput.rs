@@ -634,18 +634,7 @@ async fn table(
         if args.repeat > 1 {
             println!("\nrepeat {rep} of {}", args.repeat);
         }
-        println!(
-            "{:>5} {:>4}  {:<16} {:>8} {:>8} {:>9} {:>8} {:>10} {:>7}",
-            "flows",
-            "dir",
-            "path",
-            "Gbit/s",
-            "x socat",
-            "CPU s/GB",
-            "x socat",
-            "kern s/GB",
-            "gen s/GB"
-        );
+        println!("{}", header(&[8, 8, 9, 8, 10, 7]));
         for (fi, &n) in args.flows.iter().enumerate() {
             for (di, &d) in dirs.iter().enumerate() {
                 let mut cells = vec![(
@@ -704,17 +693,7 @@ async fn table(
                          (Student's t) of the ratios taken side by side within each repeat",
                         args.repeat
                     );
-                    println!(
-                        "{:>5} {:>4}  {:<16} {:>8} {:>13} {:>9} {:>13} {:>10}",
-                        "flows",
-                        "dir",
-                        "path",
-                        "Gbit/s",
-                        "x socat",
-                        "CPU s/GB",
-                        "x socat",
-                        "kern s/GB"
-                    );
+                    println!("{}", header(&[8, 13, 9, 13, 10]));
                 }
                 for line in rows {
                     println!("{n:>5} {:>4}  {line}", d.name());
@@ -723,6 +702,24 @@ async fn table(
         }
     }
     Ok(())
+}
+
+/// The tables' header: flows, direction and path, then the numeric columns right-aligned in
+/// `widths` (as many as given: the summary leaves out the generator's CPU).
+fn header(widths: &[usize]) -> String {
+    const NUMERIC: [&str; 6] = [
+        "Gbit/s",
+        "x socat",
+        "CPU s/GB",
+        "x socat",
+        "kern s/GB",
+        "gen s/GB",
+    ];
+    let mut line = format!("{:>5} {:>4}  {:<16}", "flows", "dir", "path");
+    for (h, &w) in NUMERIC.iter().zip(widths) {
+        line.push_str(&format!(" {h:>w$}"));
+    }
+    line
 }
 
 /// A row of the summary: a path's name and what it is a variant of.
