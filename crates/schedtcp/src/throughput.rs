@@ -267,6 +267,24 @@ impl ProcCpu {
     }
 }
 
+/// TCP segments sent and retransmitted so far in this network namespace (`OutSegs`,
+/// `RetransSegs` of `/proc/net/snmp`), or none when the file cannot be read or parsed.
+fn tcp_segments() -> Option<(u64, u64)> {
+    parse_tcp_segments(&std::fs::read_to_string("/proc/net/snmp").ok()?)
+}
+
+/// `OutSegs` and `RetransSegs` from the text of `/proc/net/snmp`: a `Tcp:` line of names
+/// followed by a `Tcp:` line of values.
+fn parse_tcp_segments(snmp: &str) -> Option<(u64, u64)> {
+    let mut tcp = snmp.lines().filter(|l| l.starts_with("Tcp:"));
+    let (names, values) = (tcp.next()?, tcp.next()?);
+    let field = |name: &str| {
+        let i = names.split_whitespace().position(|n| n == name)?;
+        values.split_whitespace().nth(i)?.parse::<u64>().ok()
+    };
+    Some((field("OutSegs")?, field("RetransSegs")?))
+}
+
 /// Clock ticks per second of `/proc/<pid>/stat` (`getconf CLK_TCK`; 100 on Linux otherwise).
 fn clock_ticks() -> f64 {
     Command::new("getconf")
@@ -455,6 +473,13 @@ struct Cell {
     relay_cpu_per_gb: Option<Cpu>,
     /// CPU seconds per GB of this process (the load generator).
     gen_cpu_per_gb: f64,
+    /// TCP segments retransmitted during the counted window, per 100 sent, over every
+    /// connection of this network namespace (the cell's own traffic: generator, relay, target);
+    /// none when `/proc/net/snmp` cannot be read. On a loaded machine loopback connections
+    /// retransmit too (tail loss probes that fire when a delayed ACK outlasts twice the
+    /// microsecond round trip, mostly undone by D-SACK), and a cell that did much of it costs
+    /// more kernel time per byte.
+    retrans_pct: Option<f64>,
 }
 
 /// Runs `flows` flows through `entry` for the warm-up and the counted window, then aborts
@@ -476,10 +501,12 @@ async fn measure(
     tokio::time::sleep(Duration::from_secs_f64(args.warmup)).await;
     let me = std::process::id();
     let p0 = ProcCpu::scan(ticks);
+    let s0 = tcp_segments();
     let (b0, t0) = (c.received.load(Ordering::Relaxed), Instant::now());
     tokio::time::sleep(Duration::from_secs_f64(args.seconds)).await;
     let (b1, t1) = (c.received.load(Ordering::Relaxed), Instant::now());
     let p1 = ProcCpu::scan(ticks);
+    let s1 = tcp_segments();
     let (r0, g0) = (relay.map(|r| r.cpu(&p0)), p0.own(me));
     let (r1, g1) = (relay.map(|r| r.cpu(&p1)), p1.own(me));
     let mut failed = None;
@@ -523,6 +550,9 @@ async fn measure(
         gbps: gb * 8.0 / (t1 - t0).as_secs_f64(),
         relay_cpu_per_gb: r0.zip(r1).map(|(a, b)| (b - a).scaled(1.0 / gb)),
         gen_cpu_per_gb: (g1 - g0).total() / gb,
+        retrans_pct: s0.zip(s1).and_then(|((o0, r0), (o1, r1))| {
+            (o1 > o0).then(|| 100.0 * r1.saturating_sub(r0) as f64 / (o1 - o0) as f64)
+        }),
     })
 }
 
@@ -596,7 +626,7 @@ pub async fn run(args: Args) -> Result<()> {
             .join(" ")
     );
     println!(
-        "CPU: seconds of the relay's processes per GB moved (socat: both hops; tunnel: client and server), of which kern in the kernel (system calls, the loopback path); gen: this process (the load generator)"
+        "CPU: seconds of the relay's processes per GB moved (socat: both hops; tunnel: client and server), of which kern in the kernel (system calls, the loopback path); gen: this process (the load generator); retr %: TCP segments retransmitted per 100 sent in the cell (all loopback connections)"
     );
     // Interrupted (SIGINT, SIGTERM), the relays' processes are still stopped below.
     let result = tokio::select! {
@@ -634,7 +664,7 @@ async fn table(
         if args.repeat > 1 {
             println!("\nrepeat {rep} of {}", args.repeat);
         }
-        println!("{}", header(&[8, 8, 9, 8, 10, 7]));
+        println!("{}", header(&[8, 8, 9, 8, 10, 7, 7]));
         for (fi, &n) in args.flows.iter().enumerate() {
             for (di, &d) in dirs.iter().enumerate() {
                 let mut cells = vec![(
@@ -659,7 +689,7 @@ async fn table(
                         })
                         .filter(|r| r.is_finite());
                     println!(
-                        "{n:>5} {:>4}  {name:<16} {:>8.2} {} {} {} {} {:>7.2}",
+                        "{n:>5} {:>4}  {name:<16} {:>8.2} {} {} {} {} {:>7.2} {}",
                         d.name(),
                         cell.gbps,
                         fmt(anchor.map(|a| cell.gbps / a.gbps), 8),
@@ -667,6 +697,7 @@ async fn table(
                         fmt(cpu_ratio, 8),
                         fmt(cell.relay_cpu_per_gb.map(|c| c.kernel), 10),
                         cell.gen_cpu_per_gb,
+                        fmt(cell.retrans_pct, 7),
                     );
                 }
                 for (pi, (_, cell)) in cells.iter().enumerate() {
@@ -707,13 +738,14 @@ async fn table(
 /// The tables' header: flows, direction and path, then the numeric columns right-aligned in
 /// `widths` (as many as given: the summary leaves out the generator's CPU).
 fn header(widths: &[usize]) -> String {
-    const NUMERIC: [&str; 6] = [
+    const NUMERIC: [&str; 7] = [
         "Gbit/s",
         "x socat",
         "CPU s/GB",
         "x socat",
         "kern s/GB",
         "gen s/GB",
+        "retr %",
     ];
     let mut line = format!("{:>5} {:>4}  {:<16}", "flows", "dir", "path");
     for (h, &w) in NUMERIC.iter().zip(widths) {
@@ -892,6 +924,7 @@ mod tests {
                 kernel: cpu / 2.0,
             }),
             gen_cpu_per_gb: 0.3,
+            retrans_pct: None,
         }
     }
 
@@ -939,6 +972,23 @@ mod tests {
             verdict(&[0.8], "lower", "higher"),
             "too few repeats to tell"
         );
+    }
+
+    #[test]
+    fn segments_are_read_by_name_from_the_tcp_lines_of_snmp() {
+        let snmp = "Ip: Forwarding DefaultTTL\nIp: 1 64\n\
+                    Tcp: RtoAlgorithm ActiveOpens OutSegs RetransSegs InErrs\n\
+                    Tcp: 1 20 9000 45 0\nUdp: InDatagrams\nUdp: 3\n";
+        assert_eq!(parse_tcp_segments(snmp), Some((9000, 45)));
+        assert_eq!(parse_tcp_segments("Tcp: OutSegs\n"), None);
+        assert_eq!(
+            parse_tcp_segments("Tcp: OutSegs RetransSegs\nTcp: 5 x\n"),
+            None
+        );
+        // This machine's own file parses (Linux).
+        if let Ok(t) = std::fs::read_to_string("/proc/net/snmp") {
+            assert!(parse_tcp_segments(&t).is_some());
+        }
     }
 
     #[test]

@@ -33,8 +33,9 @@ pub enum RecvError {
 /// segments above `received` wait in `ooo`. Everything buffered lies below `credit`, which is at
 /// most `read + window`: the receiver's memory for a flow is bounded by its window.
 ///
-/// Every stored byte is copied out of the frame it came in (`ready`'s blocks are this flow's
-/// own, `ooo` holds copies): a payload handed in by a driver is usually a slice of a
+/// Every stored byte is copied out of the frame it came in, once (`ready`'s blocks are this
+/// flow's own, `ooo` holds exactly sized copies, which join `ready` as blocks of their own when
+/// the gap before them fills): a payload handed in by a driver is usually a slice of a
 /// read buffer of 256 KiB or more, and keeping such a slice would pin the whole buffer, so a
 /// peer sending one-byte segments could hold hundreds of times the window. Out-of-order segments
 /// are at most [`MAX_OOO_SEGMENTS`] (beyond: [`RecvError::TooManySegments`], a protocol
@@ -57,7 +58,9 @@ pub(crate) struct RecvStream {
     /// empty has room for that many (at most [`READY_BLOCK`] and the credit), and each later
     /// block twice the one before.
     last_read: usize,
-    ooo: BTreeMap<u64, Bytes>,
+    /// Segments above `received`, each its own allocation of exactly its length (so it can
+    /// become a `ready` block as it is, without a second copy).
+    ooo: BTreeMap<u64, BytesMut>,
     pub read: u64,
     pub received: u64,
     pub credit: u64,
@@ -103,7 +106,7 @@ impl RecvStream {
             }
             let chunk = entry.remove();
             self.received += chunk.len() as u64;
-            self.append_ready(&chunk);
+            self.join_ready(chunk);
         }
         Ok(self.received > before)
     }
@@ -149,7 +152,7 @@ impl RecvStream {
                     if self.ooo.len() >= MAX_OOO_SEGMENTS {
                         return Err(RecvError::TooManySegments);
                     }
-                    self.ooo.insert(offset, Bytes::copy_from_slice(&data[..n]));
+                    self.ooo.insert(offset, BytesMut::from(&data[..n]));
                 }
             }
             data = &data[n..];
@@ -204,6 +207,22 @@ impl RecvStream {
         Some(out)
     }
 
+    /// An out-of-order segment that is now in order joins `ready`: as a block of its own when
+    /// the last block has no room left (no copy: with `srpt` and many flows most bytes arrive
+    /// out of order, handed over between connections, and this second copy of each was the
+    /// largest copy of the receiving side, docs/THROUGHPUT.md "Session 13"), else copied into
+    /// that room and beyond like any in-order bytes, so that only the last block ever has
+    /// room and the allocations stay within the credit. The segment is at most one frame's
+    /// payload, so at most [`READY_BLOCK`].
+    fn join_ready(&mut self, chunk: BytesMut) {
+        let full = self.ready.back().is_none_or(|b| b.capacity() == b.len());
+        if full && chunk.len() <= READY_BLOCK {
+            self.ready.push_back(chunk);
+        } else {
+            self.append_ready(&chunk);
+        }
+    }
+
     /// Appends in-order bytes to `ready`: into the last block's room, then into new blocks.
     /// A new block has room for twice the last block (for the first, the application's last
     /// read), at least what is left of `data` up to [`READY_BLOCK`], at most [`READY_BLOCK`]
@@ -224,10 +243,16 @@ impl RecvStream {
             let held: usize = self.ready.iter().map(BytesMut::len).sum();
             // `data` lies below the credit, so what may still come is at least `data`.
             let may_come = (self.outstanding() as usize).saturating_sub(held);
-            let hint = self
-                .ready
-                .back()
-                .map_or(self.last_read, |b| 2 * b.capacity());
+            // While segments wait above a gap, the bytes after these will join as blocks of
+            // their own (`join_ready`): a new block then holds exactly these bytes, so that it
+            // is full when they join and they need no second copy.
+            let hint = if self.ooo.is_empty() {
+                self.ready
+                    .back()
+                    .map_or(self.last_read, |b| 2 * b.capacity())
+            } else {
+                0
+            };
             let room = hint
                 .min(may_come)
                 .clamp(data.len().min(READY_BLOCK), READY_BLOCK);
@@ -255,7 +280,7 @@ impl RecvStream {
     pub fn allocated(&self) -> u64 {
         self.front
             + self.ready.iter().map(|b| b.capacity() as u64).sum::<u64>()
-            + self.ooo.values().map(|b| b.len() as u64).sum::<u64>()
+            + self.ooo.values().map(|b| b.capacity() as u64).sum::<u64>()
     }
 
     /// Whether every byte up to the final size has been read.
@@ -378,6 +403,15 @@ mod tests {
                     out.extend_from_slice(&chunk);
                 }
                 proptest::prop_assert!(r.credit - r.read <= 2500 + INITIAL_CREDIT);
+                // Memory: the blocks' room is sized by what may still come less what `ready`
+                // holds (not what `ooo` holds), so blocks and out-of-order copies are each
+                // within the outstanding credit, plus the first block's read front
+                // (out-of-order segments joining `ready` as blocks included).
+                proptest::prop_assert!(
+                    r.allocated() <= 2 * (r.credit - r.read) + r.front,
+                    "allocated {} > credit {} - read {} + front {}",
+                    r.allocated(), r.credit, r.read, r.front
+                );
             }
             while let Some(chunk) = r.read(usize::MAX) {
                 out.extend_from_slice(&chunk);
@@ -427,6 +461,53 @@ mod tests {
         r.credit = r.read + 5_000;
         r.insert(r.read, Bytes::from(vec![3u8; 100])).unwrap();
         assert_eq!(r.allocated(), 5_000);
+    }
+
+    /// An out-of-order segment is copied once: when the gap before it fills and the last
+    /// block is full, its copy becomes the next block as it is; when the last block has room,
+    /// it is copied into that room (only the last block ever has room).
+    #[test]
+    fn an_out_of_order_segment_joins_the_buffer_without_a_second_copy() {
+        let mut r = RecvStream::new(1 << 20);
+        r.credit = 1 << 20;
+        let later: Vec<u8> = (0..1000u32).map(|i| (i % 251) as u8).collect();
+        r.insert(1000, Bytes::from(later.clone())).unwrap();
+        let held = r.ooo[&1000].as_ptr();
+        // The first block holds exactly the 1 000 in-order bytes (no earlier read to size it
+        // by), so it is full when the held segment becomes in order.
+        assert_eq!(r.insert(0, Bytes::from(vec![7u8; 1000])), Ok(true));
+        assert_eq!(r.ready.len(), 2);
+        assert_eq!(r.ready[1].as_ptr(), held, "the segment was copied again");
+        assert!(r.ready.iter().all(|b| b.len() == b.capacity()));
+        let mut got = Vec::new();
+        while let Some(c) = r.read(usize::MAX) {
+            got.extend_from_slice(&c);
+        }
+        assert_eq!(&got[..1000], &[7u8; 1000][..]);
+        assert_eq!(&got[1000..], &later[..]);
+        assert_eq!(r.allocated(), 0);
+        // After a read of 64 KiB, in-order bytes with nothing held above them start a block
+        // with room to spare. A segment that arrives above a gap and joins once the gap is
+        // filled (into that room) is copied into the room: it is not a block of its own.
+        r.last_read = READY_BLOCK;
+        r.insert(2000, Bytes::from(vec![8u8; 100])).unwrap();
+        assert!(r.ready[0].capacity() > 100);
+        r.insert(2200, Bytes::from(vec![9u8; 500])).unwrap();
+        r.insert(2100, Bytes::from(vec![7u8; 100])).unwrap();
+        assert_eq!(r.ready.len(), 1);
+        assert_eq!(r.ready[0].len(), 700);
+        // While a segment waits above a gap, the bytes that fill the gap get a new block of
+        // exactly their size (not one with room after the last read), so the segment joins
+        // without a copy.
+        while r.read(usize::MAX).is_some() {}
+        r.last_read = READY_BLOCK;
+        r.insert(5000, Bytes::from(vec![5u8; 300])).unwrap();
+        let held = r.ooo[&5000].as_ptr();
+        r.insert(2700, Bytes::from(vec![4u8; 2300])).unwrap();
+        let last = r.ready.back().map(|b| b.as_ptr());
+        assert_eq!(last, Some(held), "the segment was copied again");
+        assert_eq!(r.ready.len(), 2);
+        assert!(r.ready.iter().all(|b| b.len() == b.capacity()));
     }
 
     #[test]
