@@ -588,6 +588,10 @@ pub struct Admission {
     /// The largest M whose raise is proven (or M's minimum): while the check is engaged, a
     /// larger M (reached by raises made while it was not) has its last raise tested.
     verified: u32,
+    /// Until when the last proof holds: till then `verified` outlives steps down by the rate
+    /// rules and the check's disengaging, so a raise back to a proven M is not tried again
+    /// (see "Overload" in the [module documentation](self)).
+    proven_until: Option<Duration>,
     /// The same estimates with the memory of [`Adaptive::memory`]: sent bytes, arrivals,
     /// finished bytes and flows. Their ratio says whether the class keeps up over the long run.
     long: [Ewma; 4],
@@ -623,6 +627,7 @@ impl Admission {
             stay: Samples::default(),
             trial: None,
             verified: m,
+            proven_until: None,
             long: [Ewma::default(); 4],
         })
     }
@@ -871,9 +876,12 @@ impl Admission {
         let secs = since.as_secs_f64();
         let rate = self.since_step as f64 / secs;
         self.since_step = 0;
-        let busy = !self.idle_since_step && self.active.len() >= self.m as usize;
+        // A flow that just ended (`release` looks before it refills the slot) leaves no slot
+        // idle while another waits to take it: busy counts the waiting flows too.
+        let busy = !self.idle_since_step
+            && self.active.len() + self.waiting.len() >= self.m as usize;
         // Busy with exactly M: what M gives (the per-M records).
-        let exactly_m = busy && !self.crowded_since_step && self.active.len() == self.m as usize;
+        let exactly_m = busy && !self.crowded_since_step && self.active.len() <= self.m as usize;
         self.idle_since_step = false;
         self.crowded_since_step = false;
         let waiting = self.waiting.len();
@@ -893,9 +901,18 @@ impl Admission {
         // helps. While it keeps up, M moves by the rates alone, with no proof asked of its
         // steps, and no raise is on trial.
         let checked = self.check_engaged(now);
+        if self.proven_until.is_some_and(|until| now >= until) {
+            // The proof is a memory old: conditions may have changed, so raises beyond the
+            // current M are tried again.
+            self.proven_until = None;
+            self.verified = self.verified.min(self.m).max(a.min);
+        }
+        let proof_holds = self.proven_until.is_some();
         if !checked {
             self.trial = None;
-            self.verified = a.min;
+            if !proof_holds {
+                self.verified = a.min;
+            }
         }
         let mut kept_samples = false;
         if let Some(trial) = self.trial.take() {
@@ -919,12 +936,14 @@ impl Admission {
             && rate < load * (1.0 - a.margin)
             && self.m < a.max
             && self.ceiling(now).is_none_or(|c| self.m < c)
-            && (!checked || (self.stay.n >= 2 && self.stay.secs >= a.probe.as_secs_f64()))
+            && (!checked
+                || self.m < self.verified
+                || (self.stay.n >= 2 && self.stay.secs >= a.probe.as_secs_f64()))
         {
             // Every slot stayed busy, flows wait beyond the target and still the class sends
             // less than the target rate. Engaged, M needs a baseline to judge the raise by,
-            // and the raise goes on trial.
-            if checked {
+            // and the raise goes on trial, unless it was proven within the memory.
+            if checked && self.m >= self.verified {
                 let lo = self.stay;
                 self.trial = Some(Trial {
                     m: self.m + 1,
@@ -940,7 +959,9 @@ impl Admission {
             // Sending faster than the target (whatever the backlog): stability may hold with
             // fewer flows in the network (if not, the rate falls short and M grows back).
             self.m = self.m.saturating_sub(1).max(a.min);
-            self.verified = self.verified.min(self.m);
+            if !proof_holds {
+                self.verified = self.verified.min(self.m);
+            }
         }
         self.last_step = now;
         if self.m != before {
@@ -980,6 +1001,7 @@ impl Admission {
         if decision == Decision::Pays {
             self.m = t.m;
             self.verified = self.verified.max(t.m);
+            self.proven_until = Some(now + a.memory);
             self.stay = t.hi;
             true
         } else if decision == Decision::Useless || expired {
