@@ -97,7 +97,10 @@
 //!   the other side for a block of as many periods again, so both sides grow and a change of
 //!   conditions (a long flow leaving) shows on both;
 //! * "pays": M stays, and may be raised again once engaged (the trial's periods of M are the
-//!   next raise's baseline). "Does not pay": M goes back to M − 1 and may not exceed it for a
+//!   next raise's baseline). The proof holds for a memory: steps down by the rate rules and
+//!   the check's disengaging leave it, and M comes back up to a proven value without a new
+//!   trial (see "The start of a run" below); a memory after the proof, raises beyond the
+//!   current M are tried again. "Does not pay": M goes back to M − 1 and may not exceed it for a
 //!   memory (a *saturation*, counted by [`Admission::saturations`]; [`Admission::ceiling`] is
 //!   the bar while it holds). After that it may probe again: under conditions that changed
 //!   the step may pay;
@@ -133,6 +136,40 @@
 //! overload M climbs as before; a trial holds M (or alternates it by one step) for up to
 //! `decide_within`; and the test takes the periods as independent, which they are not quite
 //! in a packet network (flows span periods).
+//!
+//! # The start of a run
+//!
+//! Both long averages start empty, so over the first memories arrived − sent is the backlog
+//! built so far (over the ratio's memory): the backlog rising to its working level reads as
+//! a shortfall and the check engages within seconds, at M = 1. To the ratio that start and an
+//! overload with no long flow are the same event (at the testbed's scale M = 1 carries 2/3 of
+//! the load in both); what tells them apart is a raise, which is the trial's job: by (26) the
+//! raise from 1 to 2 multiplies the busy rate by `2 (n + k + 1) / (n + k + 2)` (4/3 with one
+//! long flow, the excess shared by k = 1 and M; 1 when nothing else shares it), so at the
+//! start it pays and is proven within its first blocks, and in the overload it does not. What
+//! held M at the start was not the test but the loop around it:
+//!
+//! * a proof was forgotten at the next step down. Near (27) the rate rules move M by single
+//!   steps both ways on a load estimate with a short memory; every step down lowered the
+//!   proven M, so each raise back was a new trial that started by sending M down a step for
+//!   a block, and so did each return of the check (the ratio crosses its bar several times
+//!   while the backlog settles), which reset the proofs on disengaging. Now a proof outlives
+//!   both for a memory (above): M goes back up to a proven value as the rate rules ask,
+//!   and only raises past it are tried;
+//! * a period the loop closed on a flow's end (the controller looks when a slot frees,
+//!   before the next waiting flow takes it) counted as not busy, so it gave the trial and
+//!   the baselines no sample though no slot idled: now a slot that a waiting flow is about
+//!   to take counts as busy.
+//!
+//! In the fluid model at the testbed's scales M reaches 3 within 17–67 s and the backlog
+//! averages within 1.4 flows of the same loop without the check, where it took 27–125 s and
+//! up to 6.7 flows more
+//! (`the_overload_check_does_not_hold_back_the_start_of_a_run`); the overload bounds of (26)
+//! are unchanged (`in_overload_m_stays_bounded`: M ≤ 8, 10, 2, the same saturations). The
+//! check still engages at the start for about as long as the working backlog (8 flows
+//! waiting) reads as a shortfall, about `10 × backlog / load` (75 s on the testbed): a loop
+//! with no check reads short as long. Not changed: the test itself, its error bounds and its
+//! speed under a packet network's noise.
 //!
 //! Sans-IO: time is an argument; the [`Session`](crate::Session) owns one controller when
 //! background routes are configured and tells it of arrivals, bytes sent and flow ends.
@@ -878,8 +915,8 @@ impl Admission {
         self.since_step = 0;
         // A flow that just ended (`release` looks before it refills the slot) leaves no slot
         // idle while another waits to take it: busy counts the waiting flows too.
-        let busy = !self.idle_since_step
-            && self.active.len() + self.waiting.len() >= self.m as usize;
+        let busy =
+            !self.idle_since_step && self.active.len() + self.waiting.len() >= self.m as usize;
         // Busy with exactly M: what M gives (the per-M records).
         let exactly_m = busy && !self.crowded_since_step && self.active.len() <= self.m as usize;
         self.idle_since_step = false;
@@ -1141,6 +1178,9 @@ mod tests {
         waiting: Vec<usize>,
         /// Whether the overload check was engaged, every second.
         engaged: Vec<bool>,
+        /// Whether the long-run ratio of sent to arrived read as a shortfall (below
+        /// `1 − shortfall`), every second, whether or not the check can engage (`min_gain` 0).
+        short: Vec<bool>,
     }
 
     /// The fluid model of equation (26) on a synthetic load, event by event: excess capacity
@@ -1174,6 +1214,7 @@ mod tests {
             sent: 0.0,
             waiting: Vec::new(),
             engaged: Vec::new(),
+            short: Vec::new(),
         };
         while t < seconds {
             let share = excess / (k + a.active() as f64);
@@ -1221,6 +1262,8 @@ mod tests {
                 run.m.push(a.limit());
                 run.waiting.push(a.waiting());
                 run.engaged.push(a.check_engaged(now));
+                run.short
+                    .push(a.long_ratio(now).is_some_and(|r| r < 1.0 - cfg.shortfall));
                 next_tick += 1.0;
             }
             if run.path.last() != Some(&a.limit()) {
@@ -1293,7 +1336,9 @@ mod tests {
     /// stands above its target (the target rate of the module documentation), which keeps
     /// the backlog at 10, 10, 11 flows on average and carries 99.2%, 100.0%, 99.9%, at the
     /// price of M 6.66, 6.30, 8.58 on average: draining a backlog at this load takes several
-    /// flows per per cent of rate.)
+    /// flows per per cent of rate. With busy periods counted across a release (issue 10, the
+    /// start of a run): backlog 10.5, 9.6, 11.1, carried 99.2%, 99.8%, 100.0%, mean M 6.65,
+    /// 6.25, 8.56.)
     #[test]
     fn at_high_load_the_loop_does_not_ratchet_m_up() {
         let (k, f): (f64, f64) = (1.0, 0.84);
@@ -1331,7 +1376,8 @@ mod tests {
     /// 300 s start, six seeds: M may sit below 3 while more than twice `target_waiting` flows
     /// wait for at most 2% of the time, and the class carries at least 98% of the load.
     /// (The rule before issue 10: 1 533–1 856 s below 3 with such a backlog, 90–92% carried,
-    /// hundreds of flows waiting at the end; this one: at most 16 s, 99.5–101%.)
+    /// hundreds of flows waiting at the end; this one: at most 16 s, 99.5–101%; with busy
+    /// periods counted across a release, at most 1 s, 99.6–100.1%.)
     #[test]
     fn a_noisy_load_estimate_does_not_step_m_below_critical_while_a_backlog_stands() {
         let (k, f): (f64, f64) = (1.0, 0.75);
@@ -1362,40 +1408,46 @@ mod tests {
         }
     }
 
-    /// The start of a run should not read as an overload (issue 10, bg-testbed repeat 0): at
-    /// the testbed's scales in the fluid model (window 6 s, period 1.5 s, probe 3 s, memory
-    /// 60 s; flows of 300 kB, background load 0.3 of a 10 Mbit/s link, 60% of it taken by short
-    /// flows, one long flow: f = 0.75, M* = 3) the loop starts at M = 1 and a backlog builds
-    /// before M can climb. Asked: over 150 s of arrivals (the testbed's run), six seeds, the
-    /// check engaged for at most half of the run on every seed and a quarter of it over all
-    /// six, and M ≥ 3 within 75 s on every seed.
+    /// The start of a run must not be held back by the overload check (issue 10, bg-testbed
+    /// repeat 0): at the testbed's scales in the fluid model (window 6 s, period 1.5 s, probe
+    /// 3 s, memory 60 s; flows of 300 kB, background load 0.3 of a 10 Mbit/s link, 60% of it
+    /// taken by short flows, one long flow: f = 0.75, M* = 3 by (27)) the loop starts at M = 1
+    /// and a backlog builds before M can climb. Over 150 s of arrivals (the testbed's run), six
+    /// seeds, each run beside the same loop without the check (`min_gain` 0) on the same
+    /// arrivals:
     ///
-    /// Ignored: the current loop fails it, and no change found in session 13 passes it without
-    /// failing `in_overload_m_stays_bounded`. Measured (seconds engaged of 150; first second
-    /// engaged; second M first ≥ 3), seeds 1–6:
+    /// * M ≥ 3 within 75 s on every seed;
+    /// * on every seed the backlog's time-average exceeds the unchecked loop's by at most two
+    ///   flows;
+    /// * over all six, the class carries at least the unchecked loop's share of its arrivals
+    ///   less 0.01, and the check is engaged at most 25% longer in all than the long-run ratio
+    ///   reads a shortfall under the unchecked loop.
     ///
-    /// * current: engaged 111, 83, 83, 128, 130, 77 (from 2–7 s); M ≥ 3 at 35, 38, 72, 86,
-    ///   125, 27;
-    /// * the loop without the check (`min_gain` 0): M ≥ 3 at 50, 30, 69, 30, 36, 21 — the rate
-    ///   rules on a 6-s load estimate move M between 1 and 2 for tens of seconds on their own;
-    /// * the long-run ratio with the time before the start counted at a working backlog instead
-    ///   of an empty one (`sent` credited `e^{−age/T} × min(backlog, M + target_waiting) ×
-    ///   mean size / T`, T the ratio's memory): engaged 67, 0, 1, 28, 10, 20 (from 33–54 s);
-    ///   M ≥ 3 at 60, 30, 69, 30, 36, 21 — this test passes, but `in_overload_m_stays_bounded`
-    ///   fails (k = 1: M reaches 18, bound 8: the credit grows with M while M climbs
-    ///   unchecked); with the credit at `initial + target_waiting` instead, k = 0 reaches 10
-    ///   (bound 2) and this test fails again (engaged 76, 54, 3, 78, 63, 89).
+    /// Measured (seeds 1–6), this loop / the loop of session 13 (before the busy periods were
+    /// counted across a release and proofs outlived steps down): M ≥ 3 at 35, 17, 67, 55, 35,
+    /// 25 s / 35, 38, 72, 86, 125, 27 s; mean waiting over the unchecked loop's +0.5, +0.1,
+    /// +0.5, +1.2, +1.4, +0.8 / +1.8, +2.0, +1.8, +6.7, +3.7, +0.1 flows (most waiting 15, 17,
+    /// 17, 18, 21, 18 / 22, 23, 18, 31, 29, 19); carried 0.929 against 0.932 unchecked / 0.898
+    /// against 0.924 (means of the seeds); engaged 436 s against 393 s read short (1.11) /
+    /// 612 s against 456 s (1.34). Session 13's loop fails the per-seed bars (seeds 4 and 5:
+    /// M ≥ 3 at 86 and 125 s, 6.7 and 3.7 flows more waiting) and the last two.
     ///
-    /// Why: at M = 1 the start is, to the ratio, the same event as an overload. Here M = 1 gets
-    /// 2/3 of the load (250 of 375 kB/s) and the backlog grows by a third of the load; in the
-    /// k = 0 overload of `in_overload_m_stays_bounded` M = 1 gets 437.5 of 656 kB/s, also 2/3.
-    /// Only a raise tells them apart (it pays here, not there), which is the trial's job; any
-    /// credit for the start's backlog delays engagement in the overload by about
-    /// credit / (growth − shortfall × load), there 12 periods or more, while M climbs a step
-    /// a period.
+    /// Restated from session 12's bar, which asked the check to be engaged at most half the run
+    /// on every seed and a quarter of it over all six. That bar cannot be met by any loop that
+    /// keeps the backlog this module aims at: the long-run ratio compares sent with arrived
+    /// over averages started empty, so a backlog `Q` reads as a shortfall until the arrivals
+    /// counted reach `Q / shortfall`: with `target_waiting` flows waiting (2.4 MB) and the
+    /// active flows' remainders at a load of 375 kB/s that is about 75 s, whatever the trial
+    /// does. Measured: the loop without the check reads short 58–71 s per seed, 393 s of 900
+    /// over the six (a quarter is 225); session 13's unchecked loop read short 98 s on seed 5;
+    /// even M held at 4 from the start (one above (27)'s M*, no loop) reads short 4–30 s. The
+    /// ratio is not what to change (the ignored test's earlier notes, kept in
+    /// `results/bg-testbed/repeat0-startup-credit-adm13/`: any credit for the start's backlog
+    /// let M climb unchecked in an overload and failed `in_overload_m_stays_bounded`); what
+    /// the check must not do at the start is hold M down while the backlog grows, and that is
+    /// what the bars above measure, against the loop that has no check.
     #[test]
-    #[ignore = "issue 10: the start of a testbed-scale run engages the overload check; see the doc"]
-    fn the_start_of_a_run_does_not_engage_the_overload_check() {
+    fn the_overload_check_does_not_hold_back_the_start_of_a_run() {
         let cfg = Adaptive {
             window: Duration::from_secs(6),
             period: Duration::from_millis(1_500),
@@ -1403,27 +1455,52 @@ mod tests {
             memory: Duration::from_secs(60),
             ..Adaptive::default()
         };
+        let unchecked = Adaptive {
+            min_gain: 0.0,
+            ..cfg
+        };
+        let mean = |w: &[usize]| w.iter().sum::<usize>() as f64 / w.len() as f64;
         let mut failed = Vec::new();
-        let mut total = 0;
+        let (mut engaged, mut short) = (0, 0);
+        let (mut sent, mut sent_unchecked, mut arrived) = (0.0, 0.0, 0.0);
         for seed in [1u64, 2, 3, 4, 5, 6] {
-            let run = run_fluid((1.0, 0.75, 1.25e6 * 0.4, 3e5), cfg, 150.0, 0.0, seed);
-            let engaged = run.engaged.iter().filter(|&&e| e).count();
-            let first = run.engaged.iter().position(|&e| e).map(|i| i + 1);
+            let load = (1.0, 0.75, 1.25e6 * 0.4, 3e5);
+            let run = run_fluid(load, cfg, 150.0, 0.0, seed);
+            let bare = run_fluid(load, unchecked, 150.0, 0.0, seed);
+            assert_eq!(run.arrived, bare.arrived, "the same arrivals");
+            engaged += run.engaged.iter().filter(|&&e| e).count();
+            short += bare.short.iter().filter(|&&e| e).count();
+            sent += run.sent;
+            sent_unchecked += bare.sent;
+            arrived += run.arrived;
             let reached = run.m.iter().position(|&m| m >= 3).map(|i| i + 1);
+            let (waiting, waiting_bare) = (mean(&run.waiting), mean(&bare.waiting));
             let line = format!(
-                "seed {seed}: engaged {engaged} s of 150 (first at {first:?} s), M >= 3 at \
-                 {reached:?} s, most waiting {:?}: {:?}",
-                run.waiting.iter().max(),
+                "seed {seed}: M >= 3 at {reached:?} s, mean waiting {waiting:.1} (unchecked \
+                 {waiting_bare:.1}), carried {:.3} (unchecked {:.3}): {:?}",
+                run.sent / run.arrived,
+                bare.sent / bare.arrived,
                 run.path
             );
             eprintln!("{line}");
-            total += engaged;
-            if engaged > 75 || reached.is_none_or(|s| s > 75) {
+            if reached.is_none_or(|s| s > 75) || waiting > waiting_bare + 2.0 {
                 failed.push(line);
             }
         }
         assert!(failed.is_empty(), "{failed:#?}");
-        assert!(total * 4 <= 6 * 150, "engaged {total} s of 6 × 150");
+        let (carried, carried_bare) = (sent / arrived, sent_unchecked / arrived);
+        eprintln!(
+            "carried {carried:.3} (unchecked {carried_bare:.3}), engaged {engaged} s (unchecked \
+             ratio short {short} s)"
+        );
+        assert!(
+            carried >= carried_bare - 0.01,
+            "carried {carried:.3}, unchecked {carried_bare:.3}"
+        );
+        assert!(
+            engaged * 4 <= short * 5,
+            "engaged {engaged} s, the unchecked loop's ratio short {short} s"
+        );
     }
 
     /// Overload, as at 95% load on the packet-level links: the background brings more than the
