@@ -156,6 +156,12 @@
 //!   while the backlog settles), which reset the proofs on disengaging. Now a proof outlives
 //!   both for a memory (above): M goes back up to a proven value as the rate rules ask,
 //!   and only raises past it are tried;
+//! * a baseline measured under other conditions than the raise's periods judged the raise
+//!   useless: on bg-testbed repeat 0 the periods of M = 1 came from the first seconds, the
+//!   network still filling, those of M = 2 after them, lower, and the test said "useless" at
+//!   its first look and barred M = 2 for the check's memory while the backlog grew to 35
+//!   flows. By (26) a raise never lowers the rate, so periods that say it did (beyond the
+//!   noise) no longer give a "useless" (`sequential_test`); the blocks go on alternating;
 //! * a period the loop closed on a flow's end (the controller looks when a slot frees,
 //!   before the next waiting flow takes it) counted as not busy, so it gave the trial and
 //!   the baselines no sample though no slot idled: now a slot that a waiting flow is about
@@ -168,8 +174,8 @@
 //! are unchanged (`in_overload_m_stays_bounded`: M ≤ 8, 10, 2, the same saturations). The
 //! check still engages at the start for about as long as the working backlog (8 flows
 //! waiting) reads as a shortfall, about `10 × backlog / load` (75 s on the testbed): a loop
-//! with no check reads short as long. Not changed: the test itself, its error bounds and its
-//! speed under a packet network's noise.
+//! with no check reads short as long. Not changed: the test's alternatives, its error bounds
+//! and its speed under a packet network's noise.
 //!
 //! Sans-IO: time is an argument; the [`Session`](crate::Session) owns one controller when
 //! background routes are configured and tells it of arrivals, bytes sent and flow ends.
@@ -504,6 +510,13 @@ struct Trial {
 /// `SEQUENTIAL_ALPHA / (look (look + 1))` (Student's t), which pays, or surely below, which
 /// does not; these levels sum to `SEQUENTIAL_ALPHA` over all looks, so each wrong decision of
 /// the tests together has probability at most 2 × [`SEQUENTIAL_ALPHA`].
+///
+/// "Useless" is not taken while the periods say the raise *lowered* the rate beyond the noise
+/// (`d < 0` at the one-sided level α of Student's t): by (26) a raise never does, so such sides
+/// were measured under different conditions (at the start of a run the baseline is taken while
+/// the network fills), and the test goes on, the blocks alternating. This only removes
+/// stopping points, so the error bounds above still hold; under a raise that buys nothing
+/// (`d` centred on 0) it withholds a decision about α of the time.
 fn sequential_test(
     lo: &Samples,
     hi: &Samples,
@@ -548,7 +561,11 @@ fn sequential_test(
     if mixture >= ((1.0 - a) / a).ln() {
         return Decision::Pays;
     }
-    if narrow <= (a / (1.0 - a)).ln() {
+    // By (26) a raise never lowers the busy rate: sides that say it did, beyond the noise
+    // (one-sided, level α), were measured under different conditions, and no "useless" is
+    // taken from them.
+    let lowered = student.cdf(d / se) <= a;
+    if narrow <= (a / (1.0 - a)).ln() && !lowered {
         return Decision::Useless;
     }
     let Some(look) = look else {
@@ -559,7 +576,7 @@ fn sequential_test(
     let p = student.cdf((d - c) / se);
     if 1.0 - p <= level {
         Decision::Pays
-    } else if p <= level {
+    } else if p <= level && !lowered {
         Decision::Useless
     } else {
         Decision::Open
@@ -1724,6 +1741,44 @@ mod tests {
             }
         }
         assert!(pays <= 40, "{pays} of 400 useless raises judged to pay");
+    }
+
+    /// By (26) a raise never lowers the class's busy rate, so periods of M well below those of
+    /// M − 1 say the two sides were measured under different conditions, not that the raise is
+    /// useless: the test goes on. The case of bg-testbed repeat 0 (run of d2a57f9, stopped):
+    /// the baseline of M = 1 measured in the run's first seconds, the network still filling
+    /// (rates near 250–280 kB/s), the raise's periods after it (210–230 kB/s, falling); the test
+    /// of session 13 judged the raise useless at its first look, 5 s after it, and held M at 1
+    /// for the check's memory while the backlog grew to 35 flows. Here it stays open; with the
+    /// same spread around equal means (a raise that does buy nothing) it still decides useless.
+    #[test]
+    fn a_raise_measured_below_its_baseline_is_not_judged_useless() {
+        let side = |rates: &[f64]| {
+            let mut s = Samples::default();
+            for r in rates {
+                s.add(r.ln(), 1.5);
+            }
+            s
+        };
+        let scale = zone_scale(&Adaptive::default());
+        let lo = side(&[250e3, 270e3, 280e3, 265e3]);
+        let hi = side(&[230e3, 210e3]);
+        for look in [None, Some(1)] {
+            assert_eq!(
+                sequential_test(&lo, &hi, 0.02, scale, look),
+                Decision::Open,
+                "look {look:?}"
+            );
+        }
+        // Useless raises are still found: the same spreads, many periods, equal means.
+        let flat: Vec<f64> = (0..60)
+            .map(|i| [250e3, 270e3, 280e3, 265e3][i % 4])
+            .collect();
+        let (lo, hi) = (side(&flat), side(&flat[..58]));
+        assert_eq!(
+            sequential_test(&lo, &hi, 0.02, scale, None),
+            Decision::Useless
+        );
     }
 
     /// How the per-period rates of [`noisy_run`] vary around the M's rate.
