@@ -97,7 +97,10 @@
 //!   the other side for a block of as many periods again, so both sides grow and a change of
 //!   conditions (a long flow leaving) shows on both;
 //! * "pays": M stays, and may be raised again once engaged (the trial's periods of M are the
-//!   next raise's baseline). "Does not pay": M goes back to M − 1 and may not exceed it for a
+//!   next raise's baseline). The proof holds for a memory: steps down by the rate rules and
+//!   the check's disengaging leave it, and M comes back up to a proven value without a new
+//!   trial (see "The start of a run" below); a memory after the proof, raises beyond the
+//!   current M are tried again. "Does not pay": M goes back to M − 1 and may not exceed it for a
 //!   memory (a *saturation*, counted by [`Admission::saturations`]; [`Admission::ceiling`] is
 //!   the bar while it holds). After that it may probe again: under conditions that changed
 //!   the step may pay;
@@ -133,6 +136,51 @@
 //! overload M climbs as before; a trial holds M (or alternates it by one step) for up to
 //! `decide_within`; and the test takes the periods as independent, which they are not quite
 //! in a packet network (flows span periods).
+//!
+//! # The start of a run
+//!
+//! Both long averages start empty, so over the first memories arrived − sent is the backlog
+//! built so far (over the ratio's memory): the backlog rising to its working level reads as
+//! a shortfall and the check engages within seconds, at M = 1. To the ratio that start and an
+//! overload with no long flow are the same event (at the testbed's scale M = 1 carries 2/3 of
+//! the load in both); what tells them apart is a raise, which is the trial's job: by (26) the
+//! raise from 1 to 2 multiplies the busy rate by `2 (n + k + 1) / (n + k + 2)` (4/3 with one
+//! long flow, the excess shared by k = 1 and M; 1 when nothing else shares it), so in the
+//! fluid model it pays at the start and is proven within its first blocks, and in the overload
+//! it does not. What held M at the start there was not the test but the loop around it:
+//!
+//! * a proof was forgotten at the next step down. Near (27) the rate rules move M by single
+//!   steps both ways on a load estimate with a short memory; every step down lowered the
+//!   proven M, so each raise back was a new trial that started by sending M down a step for
+//!   a block, and so did each return of the check (the ratio crosses its bar several times
+//!   while the backlog settles), which reset the proofs on disengaging. Now a proof outlives
+//!   both for a memory (above): M goes back up to a proven value as the rate rules ask,
+//!   and only raises past it are tried;
+//! * a baseline measured under other conditions than the raise's periods judged the raise
+//!   useless: on bg-testbed repeat 0 the periods of M = 1 came from the first seconds, the
+//!   network still filling, those of M = 2 after them, lower, and the test said "useless" at
+//!   its first look and barred M = 2 for the check's memory while the backlog grew to 35
+//!   flows. By (26) a raise never lowers the rate, so periods that say it did (beyond the
+//!   noise) no longer give a "useless" (`sequential_test`); the blocks go on alternating;
+//! * a period the loop closed on a flow's end (the controller looks when a slot frees,
+//!   before the next waiting flow takes it) counted as not busy, so it gave the trial and
+//!   the baselines no sample though no slot idled: now a slot that a waiting flow is about
+//!   to take counts as busy.
+//!
+//! In the fluid model at the testbed's scales M reaches 3 within 17–67 s and the backlog
+//! averages within 1.4 flows of the same loop without the check, where it took 27–125 s and
+//! up to 6.7 flows more
+//! (`the_overload_check_does_not_hold_back_the_start_of_a_run`); the overload bounds of (26)
+//! are unchanged (`in_overload_m_stays_bounded`: M ≤ 8, 10, 2, the same saturations). The
+//! check still engages at the start for about as long as the working backlog (8 flows
+//! waiting) reads as a shortfall, about `10 × backlog / load` (75 s on the testbed): a loop
+//! with no check reads short as long. Not changed: the test's alternatives, its error bounds
+//! and its speed under a packet network's noise. On the real-TCP testbed (1.5-s periods) that
+//! speed is what limits the start: the per-second busy rates vary with a log standard
+//! deviation of 0.5–1, and M = 2 gave no measurable gain over M = 1 on three of four sample
+//! paths, so while the check is engaged the raise stays on trial and M alternates between 1
+//! and 2 (bg-testbed, `results/bg-testbed/summary.md`: the class carried 1.031 of its load on
+//! average, 0.867 on the hardest path, with no raise taken back).
 //!
 //! Sans-IO: time is an argument; the [`Session`](crate::Session) owns one controller when
 //! background routes are configured and tells it of arrivals, bytes sent and flow ends.
@@ -467,6 +515,13 @@ struct Trial {
 /// `SEQUENTIAL_ALPHA / (look (look + 1))` (Student's t), which pays, or surely below, which
 /// does not; these levels sum to `SEQUENTIAL_ALPHA` over all looks, so each wrong decision of
 /// the tests together has probability at most 2 × [`SEQUENTIAL_ALPHA`].
+///
+/// "Useless" is not taken while the periods say the raise *lowered* the rate beyond the noise
+/// (`d < 0` at the one-sided level α of Student's t): by (26) a raise never does, so such sides
+/// were measured under different conditions (at the start of a run the baseline is taken while
+/// the network fills), and the test goes on, the blocks alternating. This only removes
+/// stopping points, so the error bounds above still hold; under a raise that buys nothing
+/// (`d` centred on 0) it withholds a decision about α of the time.
 fn sequential_test(
     lo: &Samples,
     hi: &Samples,
@@ -511,7 +566,11 @@ fn sequential_test(
     if mixture >= ((1.0 - a) / a).ln() {
         return Decision::Pays;
     }
-    if narrow <= (a / (1.0 - a)).ln() {
+    // By (26) a raise never lowers the busy rate: sides that say it did, beyond the noise
+    // (one-sided, level α), were measured under different conditions, and no "useless" is
+    // taken from them.
+    let lowered = student.cdf(d / se) <= a;
+    if narrow <= (a / (1.0 - a)).ln() && !lowered {
         return Decision::Useless;
     }
     let Some(look) = look else {
@@ -522,7 +581,7 @@ fn sequential_test(
     let p = student.cdf((d - c) / se);
     if 1.0 - p <= level {
         Decision::Pays
-    } else if p <= level {
+    } else if p <= level && !lowered {
         Decision::Useless
     } else {
         Decision::Open
@@ -588,6 +647,10 @@ pub struct Admission {
     /// The largest M whose raise is proven (or M's minimum): while the check is engaged, a
     /// larger M (reached by raises made while it was not) has its last raise tested.
     verified: u32,
+    /// Until when the last proof holds: till then `verified` outlives steps down by the rate
+    /// rules and the check's disengaging, so a raise back to a proven M is not tried again
+    /// (see "Overload" in the [module documentation](self)).
+    proven_until: Option<Duration>,
     /// The same estimates with the memory of [`Adaptive::memory`]: sent bytes, arrivals,
     /// finished bytes and flows. Their ratio says whether the class keeps up over the long run.
     long: [Ewma; 4],
@@ -623,6 +686,7 @@ impl Admission {
             stay: Samples::default(),
             trial: None,
             verified: m,
+            proven_until: None,
             long: [Ewma::default(); 4],
         })
     }
@@ -871,9 +935,12 @@ impl Admission {
         let secs = since.as_secs_f64();
         let rate = self.since_step as f64 / secs;
         self.since_step = 0;
-        let busy = !self.idle_since_step && self.active.len() >= self.m as usize;
+        // A flow that just ended (`release` looks before it refills the slot) leaves no slot
+        // idle while another waits to take it: busy counts the waiting flows too.
+        let busy =
+            !self.idle_since_step && self.active.len() + self.waiting.len() >= self.m as usize;
         // Busy with exactly M: what M gives (the per-M records).
-        let exactly_m = busy && !self.crowded_since_step && self.active.len() == self.m as usize;
+        let exactly_m = busy && !self.crowded_since_step && self.active.len() <= self.m as usize;
         self.idle_since_step = false;
         self.crowded_since_step = false;
         let waiting = self.waiting.len();
@@ -893,9 +960,18 @@ impl Admission {
         // helps. While it keeps up, M moves by the rates alone, with no proof asked of its
         // steps, and no raise is on trial.
         let checked = self.check_engaged(now);
+        if self.proven_until.is_some_and(|until| now >= until) {
+            // The proof is a memory old: conditions may have changed, so raises beyond the
+            // current M are tried again.
+            self.proven_until = None;
+            self.verified = self.verified.min(self.m).max(a.min);
+        }
+        let proof_holds = self.proven_until.is_some();
         if !checked {
             self.trial = None;
-            self.verified = a.min;
+            if !proof_holds {
+                self.verified = a.min;
+            }
         }
         let mut kept_samples = false;
         if let Some(trial) = self.trial.take() {
@@ -919,12 +995,14 @@ impl Admission {
             && rate < load * (1.0 - a.margin)
             && self.m < a.max
             && self.ceiling(now).is_none_or(|c| self.m < c)
-            && (!checked || (self.stay.n >= 2 && self.stay.secs >= a.probe.as_secs_f64()))
+            && (!checked
+                || self.m < self.verified
+                || (self.stay.n >= 2 && self.stay.secs >= a.probe.as_secs_f64()))
         {
             // Every slot stayed busy, flows wait beyond the target and still the class sends
             // less than the target rate. Engaged, M needs a baseline to judge the raise by,
-            // and the raise goes on trial.
-            if checked {
+            // and the raise goes on trial, unless it was proven within the memory.
+            if checked && self.m >= self.verified {
                 let lo = self.stay;
                 self.trial = Some(Trial {
                     m: self.m + 1,
@@ -940,7 +1018,9 @@ impl Admission {
             // Sending faster than the target (whatever the backlog): stability may hold with
             // fewer flows in the network (if not, the rate falls short and M grows back).
             self.m = self.m.saturating_sub(1).max(a.min);
-            self.verified = self.verified.min(self.m);
+            if !proof_holds {
+                self.verified = self.verified.min(self.m);
+            }
         }
         self.last_step = now;
         if self.m != before {
@@ -980,6 +1060,7 @@ impl Admission {
         if decision == Decision::Pays {
             self.m = t.m;
             self.verified = self.verified.max(t.m);
+            self.proven_until = Some(now + a.memory);
             self.stay = t.hi;
             true
         } else if decision == Decision::Useless || expired {
@@ -1119,6 +1200,9 @@ mod tests {
         waiting: Vec<usize>,
         /// Whether the overload check was engaged, every second.
         engaged: Vec<bool>,
+        /// Whether the long-run ratio of sent to arrived read as a shortfall (below
+        /// `1 − shortfall`), every second, whether or not the check can engage (`min_gain` 0).
+        short: Vec<bool>,
     }
 
     /// The fluid model of equation (26) on a synthetic load, event by event: excess capacity
@@ -1152,6 +1236,7 @@ mod tests {
             sent: 0.0,
             waiting: Vec::new(),
             engaged: Vec::new(),
+            short: Vec::new(),
         };
         while t < seconds {
             let share = excess / (k + a.active() as f64);
@@ -1199,6 +1284,8 @@ mod tests {
                 run.m.push(a.limit());
                 run.waiting.push(a.waiting());
                 run.engaged.push(a.check_engaged(now));
+                run.short
+                    .push(a.long_ratio(now).is_some_and(|r| r < 1.0 - cfg.shortfall));
                 next_tick += 1.0;
             }
             if run.path.last() != Some(&a.limit()) {
@@ -1271,7 +1358,9 @@ mod tests {
     /// stands above its target (the target rate of the module documentation), which keeps
     /// the backlog at 10, 10, 11 flows on average and carries 99.2%, 100.0%, 99.9%, at the
     /// price of M 6.66, 6.30, 8.58 on average: draining a backlog at this load takes several
-    /// flows per per cent of rate.)
+    /// flows per per cent of rate. With busy periods counted across a release (issue 10, the
+    /// start of a run): backlog 10.5, 9.6, 11.1, carried 99.2%, 99.8%, 100.0%, mean M 6.65,
+    /// 6.25, 8.56.)
     #[test]
     fn at_high_load_the_loop_does_not_ratchet_m_up() {
         let (k, f): (f64, f64) = (1.0, 0.84);
@@ -1309,7 +1398,8 @@ mod tests {
     /// 300 s start, six seeds: M may sit below 3 while more than twice `target_waiting` flows
     /// wait for at most 2% of the time, and the class carries at least 98% of the load.
     /// (The rule before issue 10: 1 533–1 856 s below 3 with such a backlog, 90–92% carried,
-    /// hundreds of flows waiting at the end; this one: at most 16 s, 99.5–101%.)
+    /// hundreds of flows waiting at the end; this one: at most 16 s, 99.5–101%; with busy
+    /// periods counted across a release, at most 1 s, 99.6–100.1%.)
     #[test]
     fn a_noisy_load_estimate_does_not_step_m_below_critical_while_a_backlog_stands() {
         let (k, f): (f64, f64) = (1.0, 0.75);
@@ -1340,40 +1430,46 @@ mod tests {
         }
     }
 
-    /// The start of a run should not read as an overload (issue 10, bg-testbed repeat 0): at
-    /// the testbed's scales in the fluid model (window 6 s, period 1.5 s, probe 3 s, memory
-    /// 60 s; flows of 300 kB, background load 0.3 of a 10 Mbit/s link, 60% of it taken by short
-    /// flows, one long flow: f = 0.75, M* = 3) the loop starts at M = 1 and a backlog builds
-    /// before M can climb. Asked: over 150 s of arrivals (the testbed's run), six seeds, the
-    /// check engaged for at most half of the run on every seed and a quarter of it over all
-    /// six, and M ≥ 3 within 75 s on every seed.
+    /// The start of a run must not be held back by the overload check (issue 10, bg-testbed
+    /// repeat 0): at the testbed's scales in the fluid model (window 6 s, period 1.5 s, probe
+    /// 3 s, memory 60 s; flows of 300 kB, background load 0.3 of a 10 Mbit/s link, 60% of it
+    /// taken by short flows, one long flow: f = 0.75, M* = 3 by (27)) the loop starts at M = 1
+    /// and a backlog builds before M can climb. Over 150 s of arrivals (the testbed's run), six
+    /// seeds, each run beside the same loop without the check (`min_gain` 0) on the same
+    /// arrivals:
     ///
-    /// Ignored: the current loop fails it, and no change found in session 13 passes it without
-    /// failing `in_overload_m_stays_bounded`. Measured (seconds engaged of 150; first second
-    /// engaged; second M first ≥ 3), seeds 1–6:
+    /// * M ≥ 3 within 75 s on every seed;
+    /// * on every seed the backlog's time-average exceeds the unchecked loop's by at most two
+    ///   flows;
+    /// * over all six, the class carries at least the unchecked loop's share of its arrivals
+    ///   less 0.01, and the check is engaged at most 25% longer in all than the long-run ratio
+    ///   reads a shortfall under the unchecked loop.
     ///
-    /// * current: engaged 111, 83, 83, 128, 130, 77 (from 2–7 s); M ≥ 3 at 35, 38, 72, 86,
-    ///   125, 27;
-    /// * the loop without the check (`min_gain` 0): M ≥ 3 at 50, 30, 69, 30, 36, 21 — the rate
-    ///   rules on a 6-s load estimate move M between 1 and 2 for tens of seconds on their own;
-    /// * the long-run ratio with the time before the start counted at a working backlog instead
-    ///   of an empty one (`sent` credited `e^{−age/T} × min(backlog, M + target_waiting) ×
-    ///   mean size / T`, T the ratio's memory): engaged 67, 0, 1, 28, 10, 20 (from 33–54 s);
-    ///   M ≥ 3 at 60, 30, 69, 30, 36, 21 — this test passes, but `in_overload_m_stays_bounded`
-    ///   fails (k = 1: M reaches 18, bound 8: the credit grows with M while M climbs
-    ///   unchecked); with the credit at `initial + target_waiting` instead, k = 0 reaches 10
-    ///   (bound 2) and this test fails again (engaged 76, 54, 3, 78, 63, 89).
+    /// Measured (seeds 1–6), this loop / the loop of session 13 (before the busy periods were
+    /// counted across a release and proofs outlived steps down): M ≥ 3 at 35, 17, 67, 55, 35,
+    /// 25 s / 35, 38, 72, 86, 125, 27 s; mean waiting over the unchecked loop's +0.5, +0.1,
+    /// +0.5, +1.2, +1.4, +0.8 / +1.8, +2.0, +1.8, +6.7, +3.7, +0.1 flows (most waiting 15, 17,
+    /// 17, 18, 21, 18 / 22, 23, 18, 31, 29, 19); carried 0.929 against 0.932 unchecked / 0.898
+    /// against 0.924 (means of the seeds); engaged 436 s against 393 s read short (1.11) /
+    /// 612 s against 456 s (1.34). Session 13's loop fails the per-seed bars (seeds 4 and 5:
+    /// M ≥ 3 at 86 and 125 s, 6.7 and 3.7 flows more waiting) and the last two.
     ///
-    /// Why: at M = 1 the start is, to the ratio, the same event as an overload. Here M = 1 gets
-    /// 2/3 of the load (250 of 375 kB/s) and the backlog grows by a third of the load; in the
-    /// k = 0 overload of `in_overload_m_stays_bounded` M = 1 gets 437.5 of 656 kB/s, also 2/3.
-    /// Only a raise tells them apart (it pays here, not there), which is the trial's job; any
-    /// credit for the start's backlog delays engagement in the overload by about
-    /// credit / (growth − shortfall × load), there 12 periods or more, while M climbs a step
-    /// a period.
+    /// Restated from session 12's bar, which asked the check to be engaged at most half the run
+    /// on every seed and a quarter of it over all six. That bar cannot be met by any loop that
+    /// keeps the backlog this module aims at: the long-run ratio compares sent with arrived
+    /// over averages started empty, so a backlog `Q` reads as a shortfall until the arrivals
+    /// counted reach `Q / shortfall`: with `target_waiting` flows waiting (2.4 MB) and the
+    /// active flows' remainders at a load of 375 kB/s that is about 75 s, whatever the trial
+    /// does. Measured: the loop without the check reads short 58–71 s per seed, 393 s of 900
+    /// over the six (a quarter is 225); session 13's unchecked loop read short 98 s on seed 5;
+    /// even M held at 4 from the start (one above (27)'s M*, no loop) reads short 4–30 s. The
+    /// ratio is not what to change (the ignored test's earlier notes, kept in
+    /// `results/bg-testbed/repeat0-startup-credit-adm13/`: any credit for the start's backlog
+    /// let M climb unchecked in an overload and failed `in_overload_m_stays_bounded`); what
+    /// the check must not do at the start is hold M down while the backlog grows, and that is
+    /// what the bars above measure, against the loop that has no check.
     #[test]
-    #[ignore = "issue 10: the start of a testbed-scale run engages the overload check; see the doc"]
-    fn the_start_of_a_run_does_not_engage_the_overload_check() {
+    fn the_overload_check_does_not_hold_back_the_start_of_a_run() {
         let cfg = Adaptive {
             window: Duration::from_secs(6),
             period: Duration::from_millis(1_500),
@@ -1381,27 +1477,52 @@ mod tests {
             memory: Duration::from_secs(60),
             ..Adaptive::default()
         };
+        let unchecked = Adaptive {
+            min_gain: 0.0,
+            ..cfg
+        };
+        let mean = |w: &[usize]| w.iter().sum::<usize>() as f64 / w.len() as f64;
         let mut failed = Vec::new();
-        let mut total = 0;
+        let (mut engaged, mut short) = (0, 0);
+        let (mut sent, mut sent_unchecked, mut arrived) = (0.0, 0.0, 0.0);
         for seed in [1u64, 2, 3, 4, 5, 6] {
-            let run = run_fluid((1.0, 0.75, 1.25e6 * 0.4, 3e5), cfg, 150.0, 0.0, seed);
-            let engaged = run.engaged.iter().filter(|&&e| e).count();
-            let first = run.engaged.iter().position(|&e| e).map(|i| i + 1);
+            let load = (1.0, 0.75, 1.25e6 * 0.4, 3e5);
+            let run = run_fluid(load, cfg, 150.0, 0.0, seed);
+            let bare = run_fluid(load, unchecked, 150.0, 0.0, seed);
+            assert_eq!(run.arrived, bare.arrived, "the same arrivals");
+            engaged += run.engaged.iter().filter(|&&e| e).count();
+            short += bare.short.iter().filter(|&&e| e).count();
+            sent += run.sent;
+            sent_unchecked += bare.sent;
+            arrived += run.arrived;
             let reached = run.m.iter().position(|&m| m >= 3).map(|i| i + 1);
+            let (waiting, waiting_bare) = (mean(&run.waiting), mean(&bare.waiting));
             let line = format!(
-                "seed {seed}: engaged {engaged} s of 150 (first at {first:?} s), M >= 3 at \
-                 {reached:?} s, most waiting {:?}: {:?}",
-                run.waiting.iter().max(),
+                "seed {seed}: M >= 3 at {reached:?} s, mean waiting {waiting:.1} (unchecked \
+                 {waiting_bare:.1}), carried {:.3} (unchecked {:.3}): {:?}",
+                run.sent / run.arrived,
+                bare.sent / bare.arrived,
                 run.path
             );
             eprintln!("{line}");
-            total += engaged;
-            if engaged > 75 || reached.is_none_or(|s| s > 75) {
+            if reached.is_none_or(|s| s > 75) || waiting > waiting_bare + 2.0 {
                 failed.push(line);
             }
         }
         assert!(failed.is_empty(), "{failed:#?}");
-        assert!(total * 4 <= 6 * 150, "engaged {total} s of 6 × 150");
+        let (carried, carried_bare) = (sent / arrived, sent_unchecked / arrived);
+        eprintln!(
+            "carried {carried:.3} (unchecked {carried_bare:.3}), engaged {engaged} s (unchecked \
+             ratio short {short} s)"
+        );
+        assert!(
+            carried >= carried_bare - 0.01,
+            "carried {carried:.3}, unchecked {carried_bare:.3}"
+        );
+        assert!(
+            engaged * 4 <= short * 5,
+            "engaged {engaged} s, the unchecked loop's ratio short {short} s"
+        );
     }
 
     /// Overload, as at 95% load on the packet-level links: the background brings more than the
@@ -1625,6 +1746,44 @@ mod tests {
             }
         }
         assert!(pays <= 40, "{pays} of 400 useless raises judged to pay");
+    }
+
+    /// By (26) a raise never lowers the class's busy rate, so periods of M well below those of
+    /// M − 1 say the two sides were measured under different conditions, not that the raise is
+    /// useless: the test goes on. The case of bg-testbed repeat 0 (run of d2a57f9, stopped):
+    /// the baseline of M = 1 measured in the run's first seconds, the network still filling
+    /// (rates near 250–280 kB/s), the raise's periods after it (210–230 kB/s, falling); the test
+    /// of session 13 judged the raise useless at its first look, 5 s after it, and held M at 1
+    /// for the check's memory while the backlog grew to 35 flows. Here it stays open; with the
+    /// same spread around equal means (a raise that does buy nothing) it still decides useless.
+    #[test]
+    fn a_raise_measured_below_its_baseline_is_not_judged_useless() {
+        let side = |rates: &[f64]| {
+            let mut s = Samples::default();
+            for r in rates {
+                s.add(r.ln(), 1.5);
+            }
+            s
+        };
+        let scale = zone_scale(&Adaptive::default());
+        let lo = side(&[250e3, 270e3, 280e3, 265e3]);
+        let hi = side(&[230e3, 210e3]);
+        for look in [None, Some(1)] {
+            assert_eq!(
+                sequential_test(&lo, &hi, 0.02, scale, look),
+                Decision::Open,
+                "look {look:?}"
+            );
+        }
+        // Useless raises are still found: the same spreads, many periods, equal means.
+        let flat: Vec<f64> = (0..60)
+            .map(|i| [250e3, 270e3, 280e3, 265e3][i % 4])
+            .collect();
+        let (lo, hi) = (side(&flat), side(&flat[..58]));
+        assert_eq!(
+            sequential_test(&lo, &hi, 0.02, scale, None),
+            Decision::Useless
+        );
     }
 
     /// How the per-period rates of [`noisy_run`] vary around the M's rate.
