@@ -13,6 +13,14 @@ use crate::session::caps::MAX_OOO_SEGMENTS;
 /// application takes four of them.
 pub const READY_BLOCK: usize = 64 * 1024;
 
+/// Smallest out-of-order segment that joins the contiguous buffer as a block of its own, and
+/// smallest run of in-order bytes given an exactly sized block while segments wait above a
+/// gap (16 KiB, a default chunk). Smaller ones are copied into a shared block: a block costs
+/// its bookkeeping (a queue slot, the allocation's header) whatever it holds, so a peer
+/// sending tiny frames around a gap must not get a block per frame (the `session_bounds` fuzz
+/// target found that: fuzz/findings/session_bounds/tiny_blocks_around_a_gap).
+pub const JOIN_MIN: usize = READY_BLOCK / 4;
+
 /// A peer broke the flow's rules; the connection that carried the frame is closed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RecvError {
@@ -208,7 +216,7 @@ impl RecvStream {
     }
 
     /// An out-of-order segment that is now in order joins `ready`: as a block of its own when
-    /// the last block has no room left (no copy: with `srpt` and many flows most bytes arrive
+    /// it holds at least [`JOIN_MIN`] bytes and the last block has no room left (no copy: with `srpt` and many flows most bytes arrive
     /// out of order, handed over between connections, and this second copy of each was the
     /// largest copy of the receiving side, docs/THROUGHPUT.md "Session 13"), else copied into
     /// that room and beyond like any in-order bytes, so that only the last block ever has
@@ -216,7 +224,7 @@ impl RecvStream {
     /// payload, so at most [`READY_BLOCK`].
     fn join_ready(&mut self, chunk: BytesMut) {
         let full = self.ready.back().is_none_or(|b| b.capacity() == b.len());
-        if full && chunk.len() <= READY_BLOCK {
+        if full && (JOIN_MIN..=READY_BLOCK).contains(&chunk.len()) {
             self.ready.push_back(chunk);
         } else {
             self.append_ready(&chunk);
@@ -246,7 +254,7 @@ impl RecvStream {
             // While segments wait above a gap, the bytes after these will join as blocks of
             // their own (`join_ready`): a new block then holds exactly these bytes, so that it
             // is full when they join and they need no second copy.
-            let hint = if self.ooo.is_empty() {
+            let hint = if self.ooo.is_empty() || data.len() < JOIN_MIN {
                 self.ready
                     .back()
                     .map_or(self.last_read, |b| 2 * b.capacity())
@@ -463,19 +471,20 @@ mod tests {
         assert_eq!(r.allocated(), 5_000);
     }
 
-    /// An out-of-order segment is copied once: when the gap before it fills and the last
-    /// block is full, its copy becomes the next block as it is; when the last block has room,
-    /// it is copied into that room (only the last block ever has room).
+    /// An out-of-order segment of at least [`JOIN_MIN`] bytes is copied once: when the gap
+    /// before it fills and the last block is full, its copy becomes the next block as it is,
+    /// and while it waits, the bytes that fill the gap get a block of exactly their size; a
+    /// segment that joins while the last block has room is copied into that room.
     #[test]
     fn an_out_of_order_segment_joins_the_buffer_without_a_second_copy() {
+        const K: usize = JOIN_MIN;
         let mut r = RecvStream::new(1 << 20);
         r.credit = 1 << 20;
-        let later: Vec<u8> = (0..1000u32).map(|i| (i % 251) as u8).collect();
-        r.insert(1000, Bytes::from(later.clone())).unwrap();
-        let held = r.ooo[&1000].as_ptr();
-        // The first block holds exactly the 1 000 in-order bytes (no earlier read to size it
-        // by), so it is full when the held segment becomes in order.
-        assert_eq!(r.insert(0, Bytes::from(vec![7u8; 1000])), Ok(true));
+        r.last_read = READY_BLOCK; // a new block would otherwise get 64 KiB of room
+        let later: Vec<u8> = (0..K as u32).map(|i| (i % 251) as u8).collect();
+        r.insert(K as u64, Bytes::from(later.clone())).unwrap();
+        let held = r.ooo[&(K as u64)].as_ptr();
+        assert_eq!(r.insert(0, Bytes::from(vec![7u8; K])), Ok(true));
         assert_eq!(r.ready.len(), 2);
         assert_eq!(r.ready[1].as_ptr(), held, "the segment was copied again");
         assert!(r.ready.iter().all(|b| b.len() == b.capacity()));
@@ -483,31 +492,49 @@ mod tests {
         while let Some(c) = r.read(usize::MAX) {
             got.extend_from_slice(&c);
         }
-        assert_eq!(&got[..1000], &[7u8; 1000][..]);
-        assert_eq!(&got[1000..], &later[..]);
+        assert_eq!(&got[..K], &vec![7u8; K][..]);
+        assert_eq!(&got[K..], &later[..]);
         assert_eq!(r.allocated(), 0);
-        // After a read of 64 KiB, in-order bytes with nothing held above them start a block
-        // with room to spare. A segment that arrives above a gap and joins once the gap is
-        // filled (into that room) is copied into the room: it is not a block of its own.
+        // In order with nothing held above: a block with room to spare. A segment that
+        // arrives above a gap and joins once the gap is filled (into that room) is copied into
+        // the room, not made a block of its own.
         r.last_read = READY_BLOCK;
-        r.insert(2000, Bytes::from(vec![8u8; 100])).unwrap();
-        assert!(r.ready[0].capacity() > 100);
-        r.insert(2200, Bytes::from(vec![9u8; 500])).unwrap();
-        r.insert(2100, Bytes::from(vec![7u8; 100])).unwrap();
+        let at = 2 * K as u64;
+        r.insert(at, Bytes::from(vec![8u8; 100])).unwrap();
+        assert!(r.ready[0].capacity() > 100 + 2 * K);
+        r.insert(at + 100 + K as u64, Bytes::from(vec![9u8; K]))
+            .unwrap();
+        r.insert(at + 100, Bytes::from(vec![6u8; K])).unwrap();
         assert_eq!(r.ready.len(), 1);
-        assert_eq!(r.ready[0].len(), 700);
-        // While a segment waits above a gap, the bytes that fill the gap get a new block of
-        // exactly their size (not one with room after the last read), so the segment joins
-        // without a copy.
-        while r.read(usize::MAX).is_some() {}
-        r.last_read = READY_BLOCK;
-        r.insert(5000, Bytes::from(vec![5u8; 300])).unwrap();
-        let held = r.ooo[&5000].as_ptr();
-        r.insert(2700, Bytes::from(vec![4u8; 2300])).unwrap();
-        let last = r.ready.back().map(|b| b.as_ptr());
-        assert_eq!(last, Some(held), "the segment was copied again");
-        assert_eq!(r.ready.len(), 2);
-        assert!(r.ready.iter().all(|b| b.len() == b.capacity()));
+        assert_eq!(r.ready[0].len(), 100 + 2 * K);
+    }
+
+    /// Tiny frames around a gap do not get a block each (a block's bookkeeping costs the same
+    /// whatever it holds): 2 000 in-order frames of 10 bytes below a waiting segment, and 100
+    /// small segments that join, end in a few blocks (each new block twice the last, from 10
+    /// bytes: 12 here), not one per frame (2 100 without [`JOIN_MIN`]).
+    #[test]
+    fn tiny_frames_around_a_gap_share_blocks() {
+        let mut r = RecvStream::new(1 << 20);
+        r.credit = 1 << 20;
+        r.insert(500_000, Bytes::from(vec![1u8; 10])).unwrap();
+        for i in 0..2_000u64 {
+            r.insert(i * 10, Bytes::from(vec![2u8; 10])).unwrap();
+        }
+        for i in 0..100u64 {
+            r.insert(20_010 + i * 20, Bytes::from(vec![3u8; 10]))
+                .unwrap();
+        }
+        for i in 0..100u64 {
+            r.insert(20_000 + i * 20, Bytes::from(vec![4u8; 10]))
+                .unwrap();
+        }
+        assert_eq!(r.received, 22_000);
+        assert!(
+            r.ready.len() <= 16,
+            "{} blocks for 22 000 bytes",
+            r.ready.len()
+        );
     }
 
     #[test]
