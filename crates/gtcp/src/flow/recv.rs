@@ -13,14 +13,6 @@ use crate::session::caps::MAX_OOO_SEGMENTS;
 /// application takes four of them.
 pub const READY_BLOCK: usize = 64 * 1024;
 
-/// Smallest out-of-order segment that joins the contiguous buffer as a block of its own, and
-/// smallest run of in-order bytes given an exactly sized block while segments wait above a
-/// gap (16 KiB, a default chunk). Smaller ones are copied into a shared block: a block costs
-/// its bookkeeping (a queue slot, the allocation's header) whatever it holds, so a peer
-/// sending tiny frames around a gap must not get a block per frame (the `session_bounds` fuzz
-/// target found that: fuzz/findings/session_bounds/tiny_blocks_around_a_gap).
-pub const JOIN_MIN: usize = READY_BLOCK / 4;
-
 /// A peer broke the flow's rules; the connection that carried the frame is closed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RecvError {
@@ -41,9 +33,8 @@ pub enum RecvError {
 /// segments above `received` wait in `ooo`. Everything buffered lies below `credit`, which is at
 /// most `read + window`: the receiver's memory for a flow is bounded by its window.
 ///
-/// Every stored byte is copied out of the frame it came in, once (`ready`'s blocks are this
-/// flow's own, `ooo` holds exactly sized copies, which join `ready` as blocks of their own when
-/// the gap before them fills): a payload handed in by a driver is usually a slice of a
+/// Every stored byte is copied out of the frame it came in (`ready`'s blocks are this flow's
+/// own, `ooo` holds copies): a payload handed in by a driver is usually a slice of a
 /// read buffer of 256 KiB or more, and keeping such a slice would pin the whole buffer, so a
 /// peer sending one-byte segments could hold hundreds of times the window. Out-of-order segments
 /// are at most [`MAX_OOO_SEGMENTS`] (beyond: [`RecvError::TooManySegments`], a protocol
@@ -66,9 +57,7 @@ pub(crate) struct RecvStream {
     /// empty has room for that many (at most [`READY_BLOCK`] and the credit), and each later
     /// block twice the one before.
     last_read: usize,
-    /// Segments above `received`, each its own allocation of exactly its length (so it can
-    /// become a `ready` block as it is, without a second copy).
-    ooo: BTreeMap<u64, BytesMut>,
+    ooo: BTreeMap<u64, Bytes>,
     pub read: u64,
     pub received: u64,
     pub credit: u64,
@@ -114,7 +103,7 @@ impl RecvStream {
             }
             let chunk = entry.remove();
             self.received += chunk.len() as u64;
-            self.join_ready(chunk);
+            self.append_ready(&chunk);
         }
         Ok(self.received > before)
     }
@@ -160,7 +149,7 @@ impl RecvStream {
                     if self.ooo.len() >= MAX_OOO_SEGMENTS {
                         return Err(RecvError::TooManySegments);
                     }
-                    self.ooo.insert(offset, BytesMut::from(&data[..n]));
+                    self.ooo.insert(offset, Bytes::copy_from_slice(&data[..n]));
                 }
             }
             data = &data[n..];
@@ -215,22 +204,6 @@ impl RecvStream {
         Some(out)
     }
 
-    /// An out-of-order segment that is now in order joins `ready`: as a block of its own when
-    /// it holds at least [`JOIN_MIN`] bytes and the last block has no room left (no copy: with `srpt` and many flows most bytes arrive
-    /// out of order, handed over between connections, and this second copy of each was the
-    /// largest copy of the receiving side, docs/THROUGHPUT.md "Session 13"), else copied into
-    /// that room and beyond like any in-order bytes, so that only the last block ever has
-    /// room and the allocations stay within the credit. The segment is at most one frame's
-    /// payload, so at most [`READY_BLOCK`].
-    fn join_ready(&mut self, chunk: BytesMut) {
-        let full = self.ready.back().is_none_or(|b| b.capacity() == b.len());
-        if full && (JOIN_MIN..=READY_BLOCK).contains(&chunk.len()) {
-            self.ready.push_back(chunk);
-        } else {
-            self.append_ready(&chunk);
-        }
-    }
-
     /// Appends in-order bytes to `ready`: into the last block's room, then into new blocks.
     /// A new block has room for twice the last block (for the first, the application's last
     /// read), at least what is left of `data` up to [`READY_BLOCK`], at most [`READY_BLOCK`]
@@ -251,16 +224,10 @@ impl RecvStream {
             let held: usize = self.ready.iter().map(BytesMut::len).sum();
             // `data` lies below the credit, so what may still come is at least `data`.
             let may_come = (self.outstanding() as usize).saturating_sub(held);
-            // While segments wait above a gap, the bytes after these will join as blocks of
-            // their own (`join_ready`): a new block then holds exactly these bytes, so that it
-            // is full when they join and they need no second copy.
-            let hint = if self.ooo.is_empty() || data.len() < JOIN_MIN {
-                self.ready
-                    .back()
-                    .map_or(self.last_read, |b| 2 * b.capacity())
-            } else {
-                0
-            };
+            let hint = self
+                .ready
+                .back()
+                .map_or(self.last_read, |b| 2 * b.capacity());
             let room = hint
                 .min(may_come)
                 .clamp(data.len().min(READY_BLOCK), READY_BLOCK);
@@ -288,7 +255,7 @@ impl RecvStream {
     pub fn allocated(&self) -> u64 {
         self.front
             + self.ready.iter().map(|b| b.capacity() as u64).sum::<u64>()
-            + self.ooo.values().map(|b| b.capacity() as u64).sum::<u64>()
+            + self.ooo.values().map(|b| b.len() as u64).sum::<u64>()
     }
 
     /// Whether every byte up to the final size has been read.
@@ -411,13 +378,12 @@ mod tests {
                     out.extend_from_slice(&chunk);
                 }
                 proptest::prop_assert!(r.credit - r.read <= 2500 + INITIAL_CREDIT);
-                // Memory: the blocks' room is sized by what may still come less what `ready`
+                // Memory: a new block's room is sized by what may still come less what `ready`
                 // holds (not what `ooo` holds), so blocks and out-of-order copies are each
-                // within the outstanding credit, plus the first block's read front
-                // (out-of-order segments joining `ready` as blocks included).
+                // within the outstanding credit, plus the first block's read front.
                 proptest::prop_assert!(
                     r.allocated() <= 2 * (r.credit - r.read) + r.front,
-                    "allocated {} > credit {} - read {} + front {}",
+                    "allocated {} > 2 × (credit {} - read {}) + front {}",
                     r.allocated(), r.credit, r.read, r.front
                 );
             }
@@ -469,72 +435,6 @@ mod tests {
         r.credit = r.read + 5_000;
         r.insert(r.read, Bytes::from(vec![3u8; 100])).unwrap();
         assert_eq!(r.allocated(), 5_000);
-    }
-
-    /// An out-of-order segment of at least [`JOIN_MIN`] bytes is copied once: when the gap
-    /// before it fills and the last block is full, its copy becomes the next block as it is,
-    /// and while it waits, the bytes that fill the gap get a block of exactly their size; a
-    /// segment that joins while the last block has room is copied into that room.
-    #[test]
-    fn an_out_of_order_segment_joins_the_buffer_without_a_second_copy() {
-        const K: usize = JOIN_MIN;
-        let mut r = RecvStream::new(1 << 20);
-        r.credit = 1 << 20;
-        r.last_read = READY_BLOCK; // a new block would otherwise get 64 KiB of room
-        let later: Vec<u8> = (0..K as u32).map(|i| (i % 251) as u8).collect();
-        r.insert(K as u64, Bytes::from(later.clone())).unwrap();
-        let held = r.ooo[&(K as u64)].as_ptr();
-        assert_eq!(r.insert(0, Bytes::from(vec![7u8; K])), Ok(true));
-        assert_eq!(r.ready.len(), 2);
-        assert_eq!(r.ready[1].as_ptr(), held, "the segment was copied again");
-        assert!(r.ready.iter().all(|b| b.len() == b.capacity()));
-        let mut got = Vec::new();
-        while let Some(c) = r.read(usize::MAX) {
-            got.extend_from_slice(&c);
-        }
-        assert_eq!(&got[..K], &vec![7u8; K][..]);
-        assert_eq!(&got[K..], &later[..]);
-        assert_eq!(r.allocated(), 0);
-        // In order with nothing held above: a block with room to spare. A segment that
-        // arrives above a gap and joins once the gap is filled (into that room) is copied into
-        // the room, not made a block of its own.
-        r.last_read = READY_BLOCK;
-        let at = 2 * K as u64;
-        r.insert(at, Bytes::from(vec![8u8; 100])).unwrap();
-        assert!(r.ready[0].capacity() > 100 + 2 * K);
-        r.insert(at + 100 + K as u64, Bytes::from(vec![9u8; K]))
-            .unwrap();
-        r.insert(at + 100, Bytes::from(vec![6u8; K])).unwrap();
-        assert_eq!(r.ready.len(), 1);
-        assert_eq!(r.ready[0].len(), 100 + 2 * K);
-    }
-
-    /// Tiny frames around a gap do not get a block each (a block's bookkeeping costs the same
-    /// whatever it holds): 2 000 in-order frames of 10 bytes below a waiting segment, and 100
-    /// small segments that join, end in a few blocks (each new block twice the last, from 10
-    /// bytes: 12 here), not one per frame (2 100 without [`JOIN_MIN`]).
-    #[test]
-    fn tiny_frames_around_a_gap_share_blocks() {
-        let mut r = RecvStream::new(1 << 20);
-        r.credit = 1 << 20;
-        r.insert(500_000, Bytes::from(vec![1u8; 10])).unwrap();
-        for i in 0..2_000u64 {
-            r.insert(i * 10, Bytes::from(vec![2u8; 10])).unwrap();
-        }
-        for i in 0..100u64 {
-            r.insert(20_010 + i * 20, Bytes::from(vec![3u8; 10]))
-                .unwrap();
-        }
-        for i in 0..100u64 {
-            r.insert(20_000 + i * 20, Bytes::from(vec![4u8; 10]))
-                .unwrap();
-        }
-        assert_eq!(r.received, 22_000);
-        assert!(
-            r.ready.len() <= 16,
-            "{} blocks for 22 000 bytes",
-            r.ready.len()
-        );
     }
 
     #[test]
