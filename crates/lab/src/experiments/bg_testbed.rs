@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use sim::workload::{FlowSource, Poisson, SizeDist, SourcePick};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use testbed::proc::Proc;
-use testbed::workload::{Path as FlowPath, PlannedFlow};
+use testbed::workload::{Path as FlowPath, PlannedFlow, MAX_TRANSFER};
 use testbed::{BedConfig, Queue, Session};
 
 pub const NAME: &str = "bg-testbed";
@@ -315,7 +315,9 @@ fn plan(p: &Params, seed: u64) -> Vec<PlannedFlow> {
         flows.push(PlannedFlow {
             id: 0,
             at_s: 0.0,
-            download: (c * (p.duration_s + p.flow_timeout_s) * 2.0) as u64,
+            // Stopped at T, so it only needs more than the link carries by then; the margin
+            // is capped at what the target serves (`run` checks that `c × T` fits).
+            download: ((c * (p.duration_s + p.flow_timeout_s) * 2.0) as u64).min(MAX_TRANSFER),
             upload: 16,
             path: FlowPath::Direct,
             label: "long".into(),
@@ -367,6 +369,10 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     check_param!(
         p.duration_s >= 10.0 && p.mean_size >= 1000.0 && p.repeats >= 1,
         "need duration_s >= 10, mean_size >= 1000, repeats >= 1"
+    );
+    check_param!(
+        p.rate_bytes_per_s as f64 * p.duration_s <= MAX_TRANSFER as f64,
+        "a long flow runs at most 1 GiB: need rate_bytes_per_s x duration_s <= {MAX_TRANSFER}"
     );
     check_param!(
         p.steady_from_s >= 0.0 && p.steady_from_s + 10.0 <= p.duration_s,
@@ -917,6 +923,27 @@ mod tests {
             against_95(0.99, f64::NAN),
             "within 5% on the mean, not beyond the interval"
         );
+    }
+
+    /// A long run (480 s at 1.25 MB/s): the long flow's margin (twice the link over the run and
+    /// the timeout) would exceed what the target serves, which refused the whole plan; it is
+    /// capped, and still more than the link can carry before the flow is stopped at T.
+    #[test]
+    fn a_long_run_plans_a_long_flow_the_target_serves() {
+        let mut t: toml::Table = toml::from_str(SCENARIO).unwrap();
+        t.remove("quick");
+        t.insert("duration_s".into(), toml::Value::Float(480.0));
+        let p: Params = t.try_into().unwrap();
+        let long: Vec<PlannedFlow> = plan(&p, 1)
+            .into_iter()
+            .filter(|f| f.label == "long")
+            .collect();
+        assert_eq!(long.len(), p.long_flows);
+        for f in long {
+            assert!(f.download <= MAX_TRANSFER, "{}", f.download);
+            assert!(f.download as f64 > p.rate_bytes_per_s as f64 * p.duration_s);
+            assert_eq!(f.stop_at_s, Some(p.duration_s));
+        }
     }
 
     #[test]
