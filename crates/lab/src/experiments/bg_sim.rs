@@ -77,6 +77,10 @@ pub(crate) struct Params {
     /// absent, the core's default.
     #[serde(default)]
     pub adaptive_min_gain: Option<f64>,
+    /// The overload check's engagement bar: it engages while the class sends less than
+    /// `1 − shortfall` of its arrivals over three memories; absent, the core's default (0.1).
+    #[serde(default)]
+    pub adaptive_shortfall: Option<f64>,
     /// The overload check's probe and memory, seconds; absent, the core's defaults.
     #[serde(default)]
     pub adaptive_probe_s: Option<f64>,
@@ -92,6 +96,10 @@ impl Params {
         p.seed = ctx.seed(p.seed);
         check_param!(p.repeats >= 1, "repeats must be >= 1");
         check_param!(p.threads >= 1, "threads must be >= 1");
+        check_param!(
+            p.adaptive_shortfall.is_none_or(|f| (0.0..1.0).contains(&f)),
+            "adaptive_shortfall must be in [0, 1)"
+        );
         check_param!(
             p.warmup_s >= 0.0 && p.tail_s >= 0.0 && p.duration_s > p.warmup_s + p.tail_s,
             "need duration_s > warmup_s + tail_s >= 0"
@@ -245,6 +253,7 @@ fn policy(p: &Params, name: &str, fixed_m: u32) -> anyhow::Result<BgPolicy> {
                 window: Duration::from_secs_f64(p.adaptive_window_s),
                 period: Duration::from_secs_f64(p.adaptive_period_s),
                 min_gain: p.adaptive_min_gain.unwrap_or(core.min_gain),
+                shortfall: p.adaptive_shortfall.unwrap_or(core.shortfall),
                 probe: p
                     .adaptive_probe_s
                     .map_or(core.probe, Duration::from_secs_f64),
