@@ -780,15 +780,19 @@ impl Admission {
         Some(sent / (arrivals * bytes / flows))
     }
 
-    /// Whether the overload check is engaged at `now`: adaptive, with a minimum gain, and the
-    /// class sent less than `1 −` [`Adaptive::shortfall`] of what arrived over the long memory.
-    pub fn check_engaged(&self, now: Duration) -> bool {
+    /// Whether the class sent less than `1 −` [`Adaptive::shortfall`] of what arrived over the
+    /// long memory (adaptive only), whether or not the check can engage (`min_gain` 0).
+    pub fn reads_short(&self, now: Duration) -> bool {
         match self.config.limit {
-            Limit::Adaptive(a) => {
-                a.min_gain > 0.0 && self.long_ratio(now).is_some_and(|r| r < 1.0 - a.shortfall)
-            }
+            Limit::Adaptive(a) => self.long_ratio(now).is_some_and(|r| r < 1.0 - a.shortfall),
             Limit::Fixed(_) => false,
         }
+    }
+
+    /// Whether the overload check is engaged at `now`: adaptive, with a minimum gain, and the
+    /// class [reads short](Self::reads_short).
+    pub fn check_engaged(&self, now: Duration) -> bool {
+        matches!(self.config.limit, Limit::Adaptive(a) if a.min_gain > 0.0) && self.reads_short(now)
     }
 
     /// Estimated background sending rate, bytes per second.
@@ -1287,8 +1291,7 @@ mod tests {
                 run.m.push(a.limit());
                 run.waiting.push(a.waiting());
                 run.engaged.push(a.check_engaged(now));
-                run.short
-                    .push(a.long_ratio(now).is_some_and(|r| r < 1.0 - cfg.shortfall));
+                run.short.push(a.reads_short(now));
                 next_tick += 1.0;
             }
             if run.path.last() != Some(&a.limit()) {

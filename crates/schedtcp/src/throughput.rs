@@ -24,7 +24,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 
-use crate::demo::Interval;
+use crate::demo::{Interval, Verdict};
 
 /// Bytes per read or write of the load generator (and the socat chain's `-b`): 256 KiB.
 const IO_BUF: usize = 256 * 1024;
@@ -769,17 +769,14 @@ fn ci(v: &[f64]) -> String {
 }
 
 /// `below` when the 95% interval of the ratios `v` lies below 1, `above` when above 1,
-/// otherwise that they do not differ beyond the noise.
+/// otherwise that they do not differ beyond the noise ([`Verdict::judge`] with no margin: the
+/// repeats are independent runs, so their interval is the noise itself).
 fn verdict(v: &[f64], below: &'static str, above: &'static str) -> &'static str {
-    let i = Interval::of(v);
-    if !i.decided() {
-        "too few repeats to tell"
-    } else if i.hi() < 1.0 {
-        below
-    } else if i.lo() > 1.0 {
-        above
-    } else {
-        "no difference beyond the noise"
+    match Verdict::judge(&Interval::of(v), 0.0) {
+        Verdict::Faster => below,
+        Verdict::Slower => above,
+        Verdict::Undecided => "too few repeats to tell",
+        Verdict::WithinNoise | Verdict::Noise => "no difference beyond the noise",
     }
 }
 

@@ -97,10 +97,6 @@ impl Params {
         check_param!(p.repeats >= 1, "repeats must be >= 1");
         check_param!(p.threads >= 1, "threads must be >= 1");
         check_param!(
-            p.adaptive_shortfall.is_none_or(|f| (0.0..1.0).contains(&f)),
-            "adaptive_shortfall must be in [0, 1)"
-        );
-        check_param!(
             p.warmup_s >= 0.0 && p.tail_s >= 0.0 && p.duration_s > p.warmup_s + p.tail_s,
             "need duration_s > warmup_s + tail_s >= 0"
         );

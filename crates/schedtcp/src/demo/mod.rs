@@ -16,7 +16,7 @@
 
 mod loopback;
 mod report;
-pub(crate) use report::Interval;
+pub(crate) use report::{Interval, Verdict};
 mod sim;
 mod testbed;
 

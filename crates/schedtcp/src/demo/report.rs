@@ -67,7 +67,7 @@ impl Interval {
         self.mean + self.half
     }
 
-    pub(crate) fn decided(&self) -> bool {
+    fn decided(&self) -> bool {
         self.mean.is_finite() && self.half.is_finite()
     }
 
