@@ -245,17 +245,19 @@ fn policy(p: &Params, name: &str, fixed_m: u32) -> anyhow::Result<BgPolicy> {
         "access-fixed" => access(Limit::Fixed(fixed_m)),
         "access-adaptive" => {
             let core = Adaptive::default();
+            let secs = |v: f64, what: &str| {
+                Duration::try_from_secs_f64(v).map_err(|_| {
+                    anyhow::anyhow!("{what} must be a non-negative number of seconds, not {v}")
+                })
+            };
+            let or = |v: Option<f64>, d: Duration, what: &str| v.map_or(Ok(d), |v| secs(v, what));
             access(Limit::Adaptive(Adaptive {
-                window: Duration::from_secs_f64(p.adaptive_window_s),
-                period: Duration::from_secs_f64(p.adaptive_period_s),
+                window: secs(p.adaptive_window_s, "adaptive_window_s")?,
+                period: secs(p.adaptive_period_s, "adaptive_period_s")?,
                 min_gain: p.adaptive_min_gain.unwrap_or(core.min_gain),
                 shortfall: p.adaptive_shortfall.unwrap_or(core.shortfall),
-                probe: p
-                    .adaptive_probe_s
-                    .map_or(core.probe, Duration::from_secs_f64),
-                memory: p
-                    .adaptive_memory_s
-                    .map_or(core.memory, Duration::from_secs_f64),
+                probe: or(p.adaptive_probe_s, core.probe, "adaptive_probe_s")?,
+                memory: or(p.adaptive_memory_s, core.memory, "adaptive_memory_s")?,
                 ..core
             }))
         }
@@ -1187,6 +1189,34 @@ mod tests {
         assert_eq!(critical_m(1, 0.2, 0.3), 1); // M* = 0.6
         assert_eq!(critical_m(2, 0.5, 0.3), 4); // M* = 3
         assert_eq!(critical_m(0, 0.65, 0.3), 1);
+    }
+
+    /// A scenario's adaptive timescales are checked before they reach the core: a negative
+    /// or non-finite number of seconds is a clear error naming the field, not a panic.
+    #[test]
+    fn bad_adaptive_timescales_are_refused_by_name() {
+        let p: Params =
+            crate::scenario::parse(crate::experiments::bg_fig7::SCENARIO, "bg-fig7", true).unwrap();
+        assert!(policy(&p, "access-adaptive", 0).is_ok());
+        let cases: [(fn(&mut Params), &str); 3] = [
+            (|p| p.adaptive_window_s = -1.0, "adaptive_window_s"),
+            (|p| p.adaptive_period_s = f64::NAN, "adaptive_period_s"),
+            (
+                |p| p.adaptive_memory_s = Some(f64::INFINITY),
+                "adaptive_memory_s",
+            ),
+        ];
+        for (spoil, field) in cases {
+            let mut bad = p.clone();
+            spoil(&mut bad);
+            let err = policy(&bad, "access-adaptive", 0)
+                .err()
+                .map(|e| e.to_string());
+            assert!(
+                err.as_deref().is_some_and(|e| e.contains(field)),
+                "{field}: {err:?}"
+            );
+        }
     }
 
     /// The background's books balance: what was acknowledged after the warm-up is what
