@@ -2,8 +2,8 @@
 //! active micro-flows under each background policy, normalised by the vanilla policy.
 
 use crate::experiments::bg_sim::{
-    find, labels, normalised_grid, plot_rows, rows_table, series_label, Group, Params, Row, Setup,
-    StreamDef,
+    bg_flag, bg_within_interval, find, labels, normalised_grid, plot_rows, rows_table,
+    series_label, Group, Params, Row, Setup, StreamDef,
 };
 use crate::experiments::verdict;
 use crate::Context;
@@ -197,20 +197,32 @@ fn summary(p: &Params, rows: &[Row]) -> String {
         }
     }
     for policy in labels(rows).iter().filter(|l| l.starts_with("access")) {
-        let t: Vec<f64> = rows
-            .iter()
-            .filter(|r| series_label(r) == *policy)
-            .map(|r| r.bg_throughput_vs_arrived)
-            .collect();
+        let rs: Vec<&Row> = rows.iter().filter(|r| series_label(r) == *policy).collect();
+        let t: Vec<f64> = rs.iter().map(|r| r.bg_throughput_vs_arrived).collect();
         if let (Some(lo), Some(hi)) = (
             t.iter().copied().reduce(f64::min),
             t.iter().copied().reduce(f64::max),
         ) {
-            let ok = lo >= 0.95 && hi <= 1.05;
+            let unclear: Vec<String> = rs
+                .iter()
+                .filter(|r| !bg_within_interval(r))
+                .map(|r| format!("{}, ρ = {:.1}: {}", r.group, r.rho, bg_flag(r)))
+                .collect();
+            let verdict = if lo < 0.95 || hi > 1.05 {
+                "NOT within 5% everywhere"
+            } else if unclear.is_empty() {
+                "within 5%, beyond the interval, at every load"
+            } else {
+                "within 5% on the mean at every load, not beyond the interval at every load"
+            };
             s.push_str(&format!(
-                "- background goodput / arrived load, {policy}: {lo:.3} … {hi:.3} over all loads and k \
-                 ({})\n",
-                if ok { "within 5%" } else { "NOT within 5% everywhere" }
+                "- background goodput / arrived load, {policy}: {lo:.3} … {hi:.3} over all loads \
+                 and k ({verdict}){}\n",
+                if unclear.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {}", unclear.join("; "))
+                }
             ));
         }
     }

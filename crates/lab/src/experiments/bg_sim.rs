@@ -592,7 +592,13 @@ pub(crate) struct Row {
     pub bg_throughput_ratio: f64,
     /// Background goodput over the load that actually arrived in the run.
     pub bg_throughput_vs_arrived: f64,
-    /// Whether that is within 5% of 1: the class carries what its arrival load asks.
+    /// The 95% interval of that ratio over the repeats (Student's t on each repeat's goodput
+    /// over its arrivals), and the lowest repeat's: one run's start can hold the class back
+    /// far more than the mean shows (`results/bg-fig5/start-ab-session15/`).
+    pub bg_vs_arrived_ci95: f64,
+    pub bg_vs_arrived_worst: f64,
+    /// Whether the mean ratio is within 5% of 1: the class carries what its arrival load asks
+    /// ([`bg_flag`] says whether the interval is too).
     pub bg_within_5pct: bool,
     /// Mean M (access control), summed over the background classes: the slots in total.
     pub mean_m: f64,
@@ -730,6 +736,13 @@ pub(crate) fn normalised_grid(
                 let arrived: Vec<f64> =
                     runs.iter().map(|r| r.bg_arrived_bps.iter().sum()).collect();
                 let vs_arrived = mean(&rate) / mean(&arrived);
+                let per_repeat = Ratio::of(rate.iter().copied().zip(arrived.iter().copied()));
+                let worst = rate
+                    .iter()
+                    .zip(&arrived)
+                    .filter(|(_, a)| **a > 0.0)
+                    .map(|(r, a)| r / a)
+                    .fold(f64::NAN, f64::min);
                 rows.push(Row {
                     group: label.clone(),
                     rho: *rho,
@@ -751,6 +764,8 @@ pub(crate) fn normalised_grid(
                     ),
                     bg_throughput_ratio: mean(&rate) / nominal,
                     bg_throughput_vs_arrived: vs_arrived,
+                    bg_vs_arrived_ci95: per_repeat.ci95,
+                    bg_vs_arrived_worst: worst,
                     bg_within_5pct: (0.95..=1.05).contains(&vs_arrived),
                     mean_m: mean(
                         &runs
@@ -904,16 +919,37 @@ pub(crate) fn overloaded(vanilla: &Row) -> bool {
 }
 
 /// Whether a row carries what its class's arrival load asks, as a table cell.
+/// The background's goodput over its arrivals, with its interval over the repeats, the worst
+/// repeat, and a verdict against the goal (within 5% of the load): "within 5%" only when the
+/// whole interval is.
 pub(crate) fn bg_flag(r: &Row) -> String {
-    format!(
-        "{:.3}{}",
-        r.bg_throughput_vs_arrived,
-        if r.bg_within_5pct {
-            ""
-        } else {
-            " **NOT within 5%**"
-        }
-    )
+    let (m, ci) = (r.bg_throughput_vs_arrived, r.bg_vs_arrived_ci95);
+    let spread = if ci.is_finite() {
+        format!(" ± {ci:.3} (worst repeat {:.3})", r.bg_vs_arrived_worst)
+    } else {
+        String::new()
+    };
+    let verdict = if !r.bg_within_5pct {
+        " **NOT within 5%**"
+    } else if !bg_within_interval(r) {
+        " (within 5% on the mean, **not beyond the interval**)"
+    } else {
+        ""
+    };
+    format!("{m:.3}{spread}{verdict}")
+}
+
+/// Whether the background's goodput over its arrivals is within 5% of 1 over its whole 95%
+/// interval (on the mean alone when there is no interval: one repeat).
+pub(crate) fn bg_within_interval(r: &Row) -> bool {
+    within_5pct_over(r.bg_throughput_vs_arrived, r.bg_vs_arrived_ci95)
+}
+
+/// Whether `mean ± ci95` lies within [0.95, 1.05] (a missing interval counts as none).
+fn within_5pct_over(mean: f64, ci95: f64) -> bool {
+    let ci = if ci95.is_finite() { ci95 } else { 0.0 };
+    let inside = |x: f64| (0.95..=1.05).contains(&x);
+    inside(mean - ci) && inside(mean + ci)
 }
 
 /// The markdown table of `rows`.
@@ -1191,6 +1227,20 @@ mod tests {
         assert_eq!(critical_m(0, 0.65, 0.3), 1);
     }
 
+    /// The goal "background throughput within 5% of the load" is met only when the whole 95%
+    /// interval over the repeats is within 5% (bg-fig5, k = 1, ρ = 0.5 over 40 repeats in ten
+    /// groups: group means 0.970 ± 0.033 with the default bar, 0.983 ± 0.023 with a bar of
+    /// 0.15); a NaN interval (one repeat) falls back to the mean; a NaN mean is never within.
+    #[test]
+    fn within_five_per_cent_needs_the_whole_interval() {
+        assert!(!within_5pct_over(0.970, 0.033));
+        assert!(within_5pct_over(0.983, 0.023));
+        assert!(!within_5pct_over(1.04, 0.02));
+        assert!(within_5pct_over(0.96, f64::NAN));
+        assert!(!within_5pct_over(0.94, f64::NAN));
+        assert!(!within_5pct_over(f64::NAN, 0.01));
+    }
+
     /// A scenario's adaptive timescales are checked before they reach the core: a negative
     /// or non-finite number of seconds is a clear error naming the field, not a panic.
     #[test]
@@ -1198,17 +1248,17 @@ mod tests {
         let p: Params =
             crate::scenario::parse(crate::experiments::bg_fig7::SCENARIO, "bg-fig7", true).unwrap();
         assert!(policy(&p, "access-adaptive", 0).is_ok());
-        let cases: [(fn(&mut Params), &str); 3] = [
-            (|p| p.adaptive_window_s = -1.0, "adaptive_window_s"),
-            (|p| p.adaptive_period_s = f64::NAN, "adaptive_period_s"),
-            (
-                |p| p.adaptive_memory_s = Some(f64::INFINITY),
-                "adaptive_memory_s",
-            ),
-        ];
-        for (spoil, field) in cases {
+        for field in [
+            "adaptive_window_s",
+            "adaptive_period_s",
+            "adaptive_memory_s",
+        ] {
             let mut bad = p.clone();
-            spoil(&mut bad);
+            match field {
+                "adaptive_window_s" => bad.adaptive_window_s = -1.0,
+                "adaptive_period_s" => bad.adaptive_period_s = f64::NAN,
+                _ => bad.adaptive_memory_s = Some(f64::INFINITY),
+            }
             let err = policy(&bad, "access-adaptive", 0)
                 .err()
                 .map(|e| e.to_string());
