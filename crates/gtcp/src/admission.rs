@@ -1584,6 +1584,45 @@ mod tests {
         assert_eq!(run.m.iter().copied().max(), Some(unchecked.max));
     }
 
+    /// Not a check: the creep near capacity (issue 10, `results/bg-fig5/start-and-long-runs-
+    /// session14/`, `f5-cl6`) in the fluid model, in seconds instead of hours of packet-level
+    /// runs (`cargo test -p gtcp --release --lib creep_sweep -- --ignored --nocapture`). The
+    /// load of `in_overload_m_stays_bounded` at milder excesses: the class asks f times the
+    /// excess capacity; with k = 0 any M carries all of it, so the class sends 1 / f of its
+    /// arrivals (0.95 at f = 1.05): short by more than the rate rules' 2% margin, so M is
+    /// raised, but by less than the check's 10% bar, so no raise is asked for a proof.
+    #[test]
+    #[ignore]
+    fn creep_sweep() {
+        for k in [0.0, 1.0] {
+            for f in [0.9, 1.0, 1.05, 1.1, 1.2, 1.5] {
+                let mut line = format!("k = {k}, f = {f}:");
+                for seed in [5u64, 13] {
+                    let run = run_fluid(
+                        (k, f, 437_500.0, 3e6),
+                        Adaptive::default(),
+                        20_000.0,
+                        5_000.0,
+                        seed,
+                    );
+                    let late = &run.m[10_000..];
+                    let mean = late.iter().map(|&m| f64::from(m)).sum::<f64>() / late.len() as f64;
+                    let engaged = run.engaged.iter().filter(|&&e| e).count() as f64
+                        / run.engaged.len() as f64;
+                    line += &format!(
+                        " seed {seed}: top M {}, mean M after 10 000 s {mean:.1}, engaged {:.0}%, \
+                         saturations {}, carried {:.3};",
+                        run.m.iter().copied().max().unwrap_or(0),
+                        100.0 * engaged,
+                        run.saturations,
+                        run.sent / run.arrived
+                    );
+                }
+                println!("{line}");
+            }
+        }
+    }
+
     /// The check judges the rate a step gave, measured: a raise that lifted the busy rate by
     /// less than `min_gain` is taken back and bars growth for `memory`; one that lifted it more
     /// stays. Driven by hand: a flow per slot, always a backlog, the rate chosen per M.

@@ -206,7 +206,7 @@ fn summary(p: &Params, rows: &[Row]) -> String {
             let unclear: Vec<String> = rs
                 .iter()
                 .filter(|r| !bg_within_interval(r))
-                .map(|r| format!("{}, ρ = {:.1}: {}", r.group, r.rho, bg_flag(r)))
+                .map(|r| format!("{}, ρ = {:.2}: {}", r.group, r.rho, bg_flag(r)))
                 .collect();
             let verdict = if lo < 0.95 || hi > 1.05 {
                 "NOT within 5% everywhere"

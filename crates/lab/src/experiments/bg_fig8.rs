@@ -117,7 +117,7 @@ fn summary(p: &Params, rows: &[crate::experiments::bg_sim::Row], bins: &[BinRow]
     let bg: Vec<String> = rows
         .iter()
         .filter(|r| r.policy.starts_with("access"))
-        .map(|r| format!("{} at ρ1 = {:.1}: {}", r.label, r.rho, bg_flag(r)))
+        .map(|r| format!("{} at ρ1 = {:.2}: {}", r.label, r.rho, bg_flag(r)))
         .collect();
     s.push_str(&format!(
         "\nBackground goodput / arrived load (all three classes): {}.\n\n## Per route and size\n\n",

@@ -152,7 +152,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let bg: Vec<String> = rows
         .iter()
         .filter(|r| r.policy.starts_with("access"))
-        .map(|r| format!("{} at ρ1 = {:.1}: {}", r.label, r.rho, bg_flag(r)))
+        .map(|r| format!("{} at ρ1 = {:.2}: {}", r.label, r.rho, bg_flag(r)))
         .collect();
     Ok(format!(
         "# bg-fig9 — paper 004, Figures 8 and 9 (three links)\n\n\
