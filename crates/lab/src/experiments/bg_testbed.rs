@@ -57,6 +57,10 @@ struct Params {
     adaptive_probe_s: Option<f64>,
     #[serde(default)]
     adaptive_memory_s: Option<f64>,
+    /// The overload check's engagement bar (`[admission] shortfall`); absent: the core's
+    /// default (0.1).
+    #[serde(default)]
+    adaptive_shortfall: Option<f64>,
     /// The background class's steady-state rate is measured over [steady_from_s, duration_s):
     /// after the adaptive loop's start (its first window and steps).
     #[serde(default = "default_steady_from")]
@@ -424,6 +428,9 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                         if let Some(s) = p.adaptive_memory_s {
                             a += &format!("memory_secs = {s}\n");
                         }
+                        if let Some(s) = p.adaptive_shortfall {
+                            a += &format!("shortfall = {s}\n");
+                        }
                         a
                     }
                     _ => String::new(),
@@ -775,7 +782,7 @@ fn summarise(
          through `schedtcp client`/`server` on one route: a plain route for `vanilla`, a \
          `background = true` route under `[admission]` otherwise (fixed M = {m_fixed}, equation \
          (27)'s critical M for k = {}, ρ = {}, ρ_b = {}; adaptive: window {} s, period {} s, \
-         overload check's probe {} and memory {}). \
+         overload check's probe {}, memory {} and engagement bar {}). \
          Poisson arrivals for {} s, exponential sizes of mean {:.0} kB (the paper's 3 MB on \
          10 Mbit/s scaled down so a run takes minutes). {} repeats (new sample paths), the same \
          flows under every variant of a repeat, variants rotated; ± is the 95% interval of the \
@@ -824,6 +831,10 @@ fn summarise(
         p.adaptive_memory_s.map_or_else(
             || format!("{} s (default)", core_default.memory.as_secs_f64()),
             |s| format!("{s} s")
+        ),
+        p.adaptive_shortfall.map_or_else(
+            || format!("{} (default)", core_default.shortfall),
+            |s| format!("{s}")
         ),
         p.duration_s,
         p.mean_size / 1e3,
