@@ -189,8 +189,8 @@
 //! varies widely from run to run: with one long flow at ρ = 0.5 (bg-fig5) single runs carry
 //! 0.78–1.01 of the load. Over 40 runs (ten seeds) the class carries 0.970 ± 0.033 of it
 //! (0.987 ± 0.013 without the check) at 0.77 of vanilla's short-flow delay (0.89 without);
-//! the engagement bar [`Adaptive::shortfall`] trades the two smoothly (0.05: 0.936 at 0.67;
-//! 0.2: 0.991 at 0.85), and ignoring the first period after each change of M (TCP's shares
+//! the engagement bar [`Adaptive::shortfall`] trades the two smoothly (0.05: 0.943 at 0.67;
+//! 0.15: 0.984 at 0.84; 0.2: 0.987 at 0.86), and ignoring the first period after each change of M (TCP's shares
 //! converging) did not help (`results/bg-fig5/start-ab-session15/`).
 //!
 //! Sans-IO: time is an argument; the [`Session`](crate::Session) owns one controller when
