@@ -190,8 +190,8 @@
 //! 0.78–1.01 of the load. Over 40 runs (ten seeds) the class carries 0.970 ± 0.033 of it
 //! (0.987 ± 0.013 without the check) at 0.77 of vanilla's short-flow delay (0.89 without);
 //! the engagement bar [`Adaptive::shortfall`] trades the two smoothly (0.05: 0.943 at 0.67;
-//! 0.15: 0.984 at 0.84; 0.2: 0.987 at 0.86), and ignoring the first period after each change of M (TCP's shares
-//! converging) did not help (`results/bg-fig5/start-ab-session15/`).
+//! 0.15: 0.984 at 0.84; 0.2: 0.987 at 0.86), and ignoring the first period after each change
+//! of M (TCP's shares converging) did not help (`results/bg-fig5/start-ab-session15/`).
 //!
 //! Sans-IO: time is an argument; the [`Session`](crate::Session) owns one controller when
 //! background routes are configured and tells it of arrivals, bytes sent and flow ends.

@@ -614,9 +614,8 @@ listen = "127.0.0.1:8080"
     }
 
     /// The adaptive loop's overload check takes its probe, memory, minimum gain and engagement
-    /// bar (shortfall) from
-    /// `[admission]` (scaled like the window and period in the testbed), keeps the core's
-    /// defaults for what is absent, and refuses a nonsense value.
+    /// bar (shortfall) from `[admission]` (scaled like the window and period in the testbed),
+    /// keeps the core's defaults for what is absent, and refuses a nonsense value.
     #[test]
     fn admission_overload_check_is_configurable() {
         use gtcp::admission::{Adaptive, Limit};
