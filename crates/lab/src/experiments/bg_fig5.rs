@@ -2,8 +2,8 @@
 //! active micro-flows under each background policy, normalised by the vanilla policy.
 
 use crate::experiments::bg_sim::{
-    bg_flag, bg_within_interval, find, labels, normalised_grid, plot_rows, rows_table,
-    series_label, Group, Params, Row, Setup, StreamDef,
+    bg_flag, bg_within_interval, carried_goal, find, labels, normalised_grid, plot_rows,
+    rows_table, series_label, Group, Params, Row, Setup, StreamDef,
 };
 use crate::experiments::verdict;
 use crate::Context;
@@ -217,12 +217,13 @@ fn summary(p: &Params, rows: &[Row]) -> String {
             };
             s.push_str(&format!(
                 "- background goodput / arrived load, {policy}: {lo:.3} … {hi:.3} over all loads \
-                 and k ({verdict}){}\n",
+                 and k ({verdict}){}. By load: {}\n",
                 if unclear.is_empty() {
                     String::new()
                 } else {
                     format!("; {}", unclear.join("; "))
-                }
+                },
+                carried_goal(rows, &rs)
             ));
         }
     }
