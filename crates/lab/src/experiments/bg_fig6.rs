@@ -3,8 +3,8 @@
 
 use crate::experiments::bg_fig5::{never_worse, single_link};
 use crate::experiments::bg_sim::{
-    bins_table, carried_goal, find, labels, normalised_grid, plot_bins, rows_table, series_label,
-    size_rows, BinRow, Group, Params, Row,
+    bins_table, carried_goal_lines, find, normalised_grid, plot_bins, rows_table, size_rows,
+    BinRow, Group, Params,
 };
 use crate::Context;
 
@@ -105,15 +105,7 @@ fn summary(p: &Params, rows: &[crate::experiments::bg_sim::Row], bins: &[BinRow]
     s.push_str("## Goals\n\n");
     s.push_str(&super::bg_fig5::never_worse_header());
     s.push_str(&never_worse(rows, "k=1"));
-    for policy in labels(rows).iter().filter(|l| l.starts_with("access")) {
-        let rs: Vec<&Row> = rows.iter().filter(|r| series_label(r) == *policy).collect();
-        if !rs.is_empty() {
-            s.push_str(&format!(
-                "- background goodput / arrived load, {policy}: {}\n",
-                carried_goal(rows, &rs)
-            ));
-        }
-    }
+    s.push_str(&carried_goal_lines(rows));
     for &rho in &p.loads {
         let mut labels: Vec<&str> = Vec::new();
         for b in bins.iter().filter(|b| (b.rho - rho).abs() < 1e-9) {

@@ -3,7 +3,7 @@
 
 use crate::experiments::bg_fig5::vs_vanilla;
 use crate::experiments::bg_sim::{
-    bg_flag, carried_goal, find, labels, normalised_grid, overloaded, plot_rows, rows_table,
+    bg_flag, carried_goal_lines, find, labels, normalised_grid, overloaded, plot_rows, rows_table,
     series_label, Group, Params, Row, Setup, StreamDef,
 };
 use crate::Context;
@@ -187,19 +187,7 @@ fn summary(p: &Params, rows: &[Row]) -> String {
         s.push_str(&line);
         s.push('\n');
     }
-    for policy in labels(rows).iter().filter(|l| l.starts_with("access")) {
-        let rs: Vec<&Row> = rows.iter().filter(|r| series_label(r) == *policy).collect();
-        if !rs.is_empty() {
-            s.push_str(&format!(
-                "- background goodput / arrived load, {policy}: {}; {}\n",
-                rs.iter()
-                    .map(|r| format!("ρ = {:.2}: {:.3}", r.rho, r.bg_throughput_vs_arrived))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                carried_goal(rows, &rs)
-            ));
-        }
-    }
+    s.push_str(&carried_goal_lines(rows));
     if let Some(a) = p
         .loads
         .iter()

@@ -5,7 +5,7 @@
 
 use crate::experiments::bg_fig9::{three_link_groups, three_links};
 use crate::experiments::bg_sim::{
-    bg_flag, bins_table, normalised_grid, plot_bins, size_rows, BinRow, Params,
+    bg_flag, bins_table, carried_goal_lines, normalised_grid, plot_bins, size_rows, BinRow, Params,
 };
 use crate::Context;
 use sim::driver::StreamKind;
@@ -120,8 +120,9 @@ fn summary(p: &Params, rows: &[crate::experiments::bg_sim::Row], bins: &[BinRow]
         .map(|r| format!("{} at ρ1 = {:.2}: {}", r.label, r.rho, bg_flag(r)))
         .collect();
     s.push_str(&format!(
-        "\nBackground goodput / arrived load (all three classes): {}.\n\n## Per route and size\n\n",
-        bg.join("; ")
+        "\nBackground goodput / arrived load (all three classes): {}.\n\n{}\n## Per route and size\n\n",
+        bg.join("; "),
+        carried_goal_lines(rows)
     ));
     s.push_str(&bins_table(bins));
     s.push_str(

@@ -3,8 +3,8 @@
 //! (Fig. 9).
 
 use crate::experiments::bg_sim::{
-    bg_flag, mean, normalised_grid, vs_vanilla_cells, Group, Params, Ratio, RunOut, Setup,
-    StreamDef,
+    bg_flag, carried_goal_lines, mean, normalised_grid, vs_vanilla_cells, Group, Params, Ratio,
+    RunOut, Setup, StreamDef,
 };
 use crate::experiments::md_table;
 use crate::plot::{render_svg, LinePlot, Series};
@@ -166,7 +166,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
          except 123 and 23, where it is close to LEDBAT (the lowest there). At ρ1 = 0.5 the \
          difference in favour of access control grows on the loaded routes 1 and 123.\n\n\
          ## Results\n\n{table}\n\
-         Background goodput / arrived load (all three classes): {}.\n\n\
+         Background goodput / arrived load (all three classes): {}.\n\n{}\n\
          Plots: `bg-fig9-rho3.svg`, `bg-fig9-rho5.svg` (Fig. 8 is the topology above). \
          Differences from the paper: this simulator's NewReno, RFC 6817 LEDBAT and TCP-LP; \
          much shorter runs.\n",
@@ -176,6 +176,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         p.mean_size_bytes / 1e6,
         p.repeats,
         p.duration_s,
-        bg.join("; ")
+        bg.join("; "),
+        carried_goal_lines(rows)
     ))
 }

@@ -991,6 +991,21 @@ pub(crate) fn carried_goal(all: &[Row], rows: &[&Row]) -> String {
     s
 }
 
+/// One line of [`carried_goal`] per access-control variant of `rows`.
+pub(crate) fn carried_goal_lines(rows: &[Row]) -> String {
+    let mut s = String::new();
+    for policy in labels(rows).iter().filter(|l| l.starts_with("access")) {
+        let rs: Vec<&Row> = rows.iter().filter(|r| series_label(r) == *policy).collect();
+        if !rs.is_empty() {
+            s.push_str(&format!(
+                "- background goodput / arrived load, {policy}: {}\n",
+                carried_goal(rows, &rs)
+            ));
+        }
+    }
+    s
+}
+
 /// Whether the background's goodput over its arrivals is within 5% of 1 over its whole 95%
 /// interval (on the mean alone when there is no interval: one repeat).
 pub(crate) fn bg_within_interval(r: &Row) -> bool {
