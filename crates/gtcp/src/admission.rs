@@ -276,8 +276,8 @@ pub struct Adaptive {
     /// least this fraction, or it is taken back and M held below it for `memory` (default
     /// 0.02; 0 disables the check). See "Overload" in the [module documentation](self).
     pub min_gain: f64,
-    /// Busy time an M needs before, engaged, it is raised, and before it is judged against
-    /// M − 1 (default 30 s, two periods).
+    /// Busy time an M needs before, engaged, it is raised (default 30 s, two periods): its
+    /// last period is the first of the raise's trial's first pair.
     pub probe: Duration,
     /// How long a saturation bars growth, and the memory of the per-M rate records; the
     /// long-run ratio of sent to arrived is taken over three of it (default 600 s).

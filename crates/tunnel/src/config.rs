@@ -233,8 +233,8 @@ pub struct AdmissionToml {
     pub period_secs: Option<f64>,
     /// Waiting flows the loop aims to keep (default 8).
     pub target_waiting: Option<usize>,
-    /// Overload check (`gtcp::admission::Adaptive`): busy time an M needs before it is raised
-    /// or judged, seconds (default 30).
+    /// Overload check (`gtcp::admission::Adaptive`): busy time an M needs before, engaged, it
+    /// is raised, seconds (default 30).
     pub probe_secs: Option<f64>,
     /// Overload check: how long a saturation bars growth and the per-M records last,
     /// seconds; the shortfall that engages the check is taken over three of it (default 600).
