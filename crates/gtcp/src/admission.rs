@@ -522,14 +522,36 @@ impl Trial {
             started: now,
         };
         if let Some((at_hi, rate, secs)) = first {
-            if at_hi {
-                t.hi.add(rate, secs);
-            } else {
-                t.lo.add(rate, secs);
-            }
-            t.pending = Some((at_hi, rate));
+            t.add(at_hi, rate, secs);
         }
         t
+    }
+
+    /// A busy period of the side `at_hi` (`true`: M): it joins that side's record and either
+    /// completes the pair under way (the pending period was of the other side) or starts one.
+    /// Returns the interval test's look number when a completed pair makes the count a power
+    /// of two (2, 4, 8, …).
+    fn add(&mut self, at_hi: bool, rate: f64, secs: f64) -> Option<u32> {
+        if at_hi {
+            self.hi.add(rate, secs);
+        } else {
+            self.lo.add(rate, secs);
+        }
+        match self.pending {
+            Some((first_hi, first)) if first_hi != at_hi => {
+                self.pairs
+                    .add(if at_hi { rate - first } else { first - rate }, 0.0);
+                self.pending = None;
+                (self.pairs.n >= 2 && self.pairs.n.is_power_of_two()).then(|| {
+                    self.looks += 1;
+                    self.looks
+                })
+            }
+            _ => {
+                self.pending = Some((at_hi, rate));
+                None
+            }
+        }
     }
 }
 
@@ -1105,31 +1127,14 @@ impl Admission {
         sample: Option<(f64, f64)>,
     ) -> bool {
         let at_hi = self.m == t.m;
-        let mut look = None;
-        match (sample, t.pending) {
-            (Some((rate, secs)), pending) => {
-                if at_hi {
-                    t.hi.add(rate, secs);
-                } else {
-                    t.lo.add(rate, secs);
-                }
-                match pending {
-                    Some((first_hi, first)) if first_hi != at_hi => {
-                        t.pairs
-                            .add(if at_hi { rate - first } else { first - rate }, 0.0);
-                        t.pending = None;
-                        if t.pairs.n >= 2 && t.pairs.n.is_power_of_two() {
-                            t.looks += 1;
-                            look = Some(t.looks);
-                        }
-                    }
-                    _ => {
-                        t.pending = Some((at_hi, rate));
-                    }
-                }
+        let look = match sample {
+            Some((rate, secs)) => t.add(at_hi, rate, secs),
+            None => {
+                // No sample (a slot idle, or more than M active): the pair under way is broken.
+                t.pending = None;
+                None
             }
-            (None, _) => t.pending = None,
-        }
+        };
         let decision = sequential_test(&t.pairs, a.min_gain, zone_scale(&a), look);
         let expired = now.saturating_sub(t.started) >= a.decide_within;
         if decision == Decision::Pays {

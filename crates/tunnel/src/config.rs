@@ -250,9 +250,11 @@ pub struct AdmissionToml {
     /// arrives over three `memory_secs` (default 0.1, in [0, 1)). A trade, not a fix: a higher
     /// bar engages the check less at the start of a run and near capacity, so the class
     /// carries more of its load and short flows wait longer (paper 004's k = 1, ρ = 0.5 over
-    /// 40 simulated runs: 0.1 carries 0.970 ± 0.033 at 0.77 of vanilla's short-flow delay,
-    /// 0.15 0.984 ± 0.022 at 0.84, 0.2 0.987 ± 0.018 at 0.86; at 95% load on two links the
-    /// delay goes from 0.13 to 0.19 and 0.26 of vanilla's: `results/bg-fig5/start-ab-session15/`).
+    /// 40 simulated runs, measured with session 15's trial: 0.1 carried 0.970 ± 0.033 at 0.77
+    /// of vanilla's short-flow delay, 0.15 0.984 ± 0.022 at 0.84, 0.2 0.987 ± 0.018 at 0.86;
+    /// at 95% load on two links the delay went from 0.13 to 0.19 and 0.26 of vanilla's:
+    /// `results/bg-fig5/start-ab-session15/`. With the trial on adjacent pairs the default
+    /// carries 0.986 ± 0.022 there at 0.79: `results/bg-fig5/paired-trial-session16/`).
     pub shortfall: Option<f64>,
 }
 

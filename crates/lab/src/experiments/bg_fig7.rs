@@ -112,12 +112,8 @@ fn summary(p: &Params, rows: &[Row]) -> String {
     s.push_str(&rows_table(rows));
     s.push_str("\n## Goals\n\n");
     s.push_str("Capacity first (the vanilla rows: every background flow in the network):\n\n");
-    let mut over_loads = Vec::new();
     for v in rows.iter().filter(|r| r.policy == "vanilla") {
         let over = overloaded(v);
-        if over {
-            over_loads.push(v.rho);
-        }
         s.push_str(&format!(
             "- ρ = {:.2}: the most loaded link was offered {:.3} of its rate in payload and carried \
              {:.3} ({:.1}% of it), its wire busy {:.1}% of the time, {:.1}% of data packets \
