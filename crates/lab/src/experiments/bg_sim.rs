@@ -81,6 +81,10 @@ pub(crate) struct Params {
     /// `1 − shortfall` of its arrivals over three memories; absent, the core's default (0.1).
     #[serde(default)]
     pub adaptive_shortfall: Option<f64>,
+    /// The overload check's floor: raises up to this M need no proof; absent, the core's
+    /// default (2).
+    #[serde(default)]
+    pub adaptive_check_floor: Option<u32>,
     /// The overload check's probe and memory, seconds; absent, the core's defaults.
     #[serde(default)]
     pub adaptive_probe_s: Option<f64>,
@@ -256,6 +260,7 @@ fn policy(p: &Params, name: &str, fixed_m: u32) -> anyhow::Result<BgPolicy> {
                 period: secs(p.adaptive_period_s, "adaptive_period_s")?,
                 min_gain: p.adaptive_min_gain.unwrap_or(core.min_gain),
                 shortfall: p.adaptive_shortfall.unwrap_or(core.shortfall),
+                check_floor: p.adaptive_check_floor.unwrap_or(core.check_floor),
                 probe: or(p.adaptive_probe_s, core.probe, "adaptive_probe_s")?,
                 memory: or(p.adaptive_memory_s, core.memory, "adaptive_memory_s")?,
                 ..core

@@ -782,7 +782,7 @@ fn summarise(
          through `schedtcp client`/`server` on one route: a plain route for `vanilla`, a \
          `background = true` route under `[admission]` otherwise (fixed M = {m_fixed}, equation \
          (27)'s critical M for k = {}, ρ = {}, ρ_b = {}; adaptive: window {} s, period {} s, \
-         overload check's probe {}, memory {} and engagement bar {}). \
+         overload check's probe {}, memory {}, engagement bar {} and floor {} (default)). \
          Poisson arrivals for {} s, exponential sizes of mean {:.0} kB (the paper's 3 MB on \
          10 Mbit/s scaled down so a run takes minutes). {} repeats (new sample paths), the same \
          flows under every variant of a repeat, variants rotated; ± is the 95% interval of the \
@@ -836,6 +836,7 @@ fn summarise(
             || format!("{} (default)", core_default.shortfall),
             |s| format!("{s}")
         ),
+        core_default.check_floor,
         p.duration_s,
         p.mean_size / 1e3,
         p.repeats,
