@@ -254,7 +254,8 @@ pub struct AdmissionToml {
     /// of vanilla's short-flow delay, 0.15 0.984 ± 0.022 at 0.84, 0.2 0.987 ± 0.018 at 0.86;
     /// at 95% load on two links the delay went from 0.13 to 0.19 and 0.26 of vanilla's:
     /// `results/bg-fig5/start-ab-session15/`. With the trial on adjacent pairs the default
-    /// carries 0.986 ± 0.022 there at 0.79: `results/bg-fig5/paired-trial-session16/`).
+    /// carries 0.986 ± 0.022 there at 0.79: `results/bg-fig5/paired-trial-session16/`; with
+    /// the check's floor as well, 0.983 ± 0.018 at 0.80).
     pub shortfall: Option<f64>,
     /// Overload check: raises up to this M need no proof (default 2; 1 asks a proof of every
     /// raise). By paper 004's equation (26) the raise from 1 to 2 buys nothing only when the
