@@ -130,8 +130,8 @@
 //! In the fluid model of (26) the step from M − 1 to M adds `k / ((M − 1)(k + M))` of the rate,
 //! so with the default `min_gain` M keeps the steps up to 7 with one long flow, 9 with two,
 //! 1 with none (2, the check's floor, below), and touches one more while it measures it
-//! (`in_overload_m_stays_bounded`: M ≤ 8, 10, 3 over 20 000 s at 1.5 times the excess capacity, where without the check M
-//! reaches its maximum). With per-period rates varying by ±40% (uniformly, 15 s periods) a
+//! (`in_overload_m_stays_bounded`: M ≤ 8, 10, 3 over 20 000 s at 1.5 times the excess
+//! capacity, where without the check M reaches its maximum). With per-period rates varying by ±40% (uniformly, 15 s periods) a
 //! raise that pays 9% took 40 to 110 min of trial to be proven (six seeds) on the test of the
 //! rates with a fixed zone, and one that pays nothing was taken back after up to 2 h, decided
 //! or at the bound (`noisy_periods_do_not_make_a_paying_raise_look_useless`). In a packet
