@@ -131,10 +131,10 @@
 //! so with the default `min_gain` M keeps the steps up to 7 with one long flow, 9 with two,
 //! 1 with none (2, the check's floor, below), and touches one more while it measures it
 //! (`in_overload_m_stays_bounded`: M ≤ 8, 10, 3 over 20 000 s at 1.5 times the excess
-//! capacity, where without the check M reaches its maximum). With per-period rates varying by ±40% (uniformly, 15 s periods) a
-//! raise that pays 9% took 40 to 110 min of trial to be proven (six seeds) on the test of the
-//! rates with a fixed zone, and one that pays nothing was taken back after up to 2 h, decided
-//! or at the bound (`noisy_periods_do_not_make_a_paying_raise_look_useless`). In a packet
+//! capacity, where without the check M reaches its maximum). With per-period rates varying
+//! by ±40% (uniformly, 15 s periods) a raise that pays 9% took 40 to 110 min of trial to be
+//! proven (six seeds) on the test of the rates with a fixed zone, and one that pays nothing
+//! was taken back after up to 2 h, decided or at the bound (`noisy_periods_do_not_make_a_paying_raise_look_useless`). In a packet
 //! network near saturation the noise is worse (per-period rates of one background flow with
 //! a standard deviation about their mean on the two 95%-loaded links of bg-fig7): a raise
 //! from 1 to 2 that doubled the rate took 50 min to be proven there. Under such noise in the
