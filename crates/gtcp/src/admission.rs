@@ -767,7 +767,8 @@ pub struct Admission {
     /// The raise being tested, while the check is engaged.
     trial: Option<Trial>,
     /// The largest M whose raise is proven (or M's minimum): while the check is engaged, a
-    /// larger M (reached by raises made while it was not) has its last raise tested.
+    /// larger M (reached by raises made while it was not) has its last raise tested. Read
+    /// with the check's floor applied ([`Adaptive::check_floor`]), in `adapt` only.
     verified: u32,
     /// Until when the last proof holds: till then `verified` outlives steps down by the rate
     /// rules and the check's disengaging, so a raise back to a proven M is not tried again
@@ -1048,8 +1049,6 @@ impl Admission {
 
     fn adapt(&mut self, now: Duration, a: Adaptive) {
         let Some(start) = self.started else { return };
-        // Raises up to the check's floor need no proof: they count as proven.
-        self.verified = self.verified.max(a.unchecked_up_to());
         // The load estimate needs one window of memory before it means anything.
         let since = now.saturating_sub(self.last_step.max(start));
         if self.trial.is_some()
@@ -1107,19 +1106,21 @@ impl Admission {
             // The proof is a memory old: conditions may have changed, so raises beyond the
             // current M are tried again.
             self.proven_until = None;
-            self.verified = self.verified.min(self.m).max(a.unchecked_up_to());
+            self.verified = self.verified.min(self.m).max(a.min);
         }
         let proof_holds = self.proven_until.is_some();
         if !checked {
             self.trial = None;
             if !proof_holds {
-                self.verified = a.unchecked_up_to();
+                self.verified = a.min;
             }
         }
+        // Raises up to the check's floor need no proof: they count as proven.
+        let proven = self.verified.max(a.unchecked_up_to());
         let mut kept_samples = false;
         if let Some(trial) = self.trial.take() {
             kept_samples = self.run_trial(now, a, trial, sample);
-        } else if checked && self.m > self.verified {
+        } else if checked && self.m > proven {
             // Engaged at an M whose last raise was made unchecked: test it, starting with M − 1
             // (M's busy periods so far are the trial's first samples of M).
             self.trial = Some(Trial::new(self.m, now, sample.map(|(r, s)| (true, r, s))));
@@ -1130,13 +1131,13 @@ impl Admission {
             && self.m < a.max
             && self.ceiling(now).is_none_or(|c| self.m < c)
             && (!checked
-                || self.m < self.verified
+                || self.m < proven
                 || (self.stay.n >= 2 && self.stay.secs >= a.probe.as_secs_f64()))
         {
             // Every slot stayed busy, flows wait beyond the target and still the class sends
             // less than the target rate. Engaged, M needs a baseline to judge the raise by,
             // and the raise goes on trial, unless it was proven within the memory.
-            if checked && self.m >= self.verified {
+            if checked && self.m >= proven {
                 self.trial = Some(Trial::new(
                     self.m + 1,
                     now,
@@ -1149,7 +1150,7 @@ impl Admission {
             // fewer flows in the network (if not, the rate falls short and M grows back).
             self.m = self.m.saturating_sub(1).max(a.min);
             if !proof_holds {
-                self.verified = self.verified.min(self.m).max(a.unchecked_up_to());
+                self.verified = self.verified.min(self.m);
             }
         }
         self.last_step = now;

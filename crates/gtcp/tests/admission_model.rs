@@ -33,7 +33,7 @@ fn op() -> impl Strategy<Value = Op> {
 fn limit() -> impl Strategy<Value = Limit> {
     prop_oneof![
         (1u32..5).prop_map(Limit::Fixed),
-        (1u32..4, 0.0f64..0.1).prop_map(|(max_extra, min_gain)| {
+        (1u32..4, 0.0f64..0.1, 0u32..4).prop_map(|(max_extra, min_gain, check_floor)| {
             Limit::Adaptive(Adaptive {
                 min: 1,
                 max: 1 + max_extra,
@@ -43,6 +43,7 @@ fn limit() -> impl Strategy<Value = Limit> {
                 probe: Duration::from_secs(3),
                 memory: Duration::from_secs(30),
                 min_gain,
+                check_floor,
                 ..Adaptive::default()
             })
         }),
