@@ -1,5 +1,5 @@
 //! A long-lived plain-TCP competitor beside a scheduled workload: the measurement of
-//! non-intrusiveness under load (paper 000, Proposition 1; issue 8).
+//! non-intrusiveness under load (paper 000, Proposition 1).
 //!
 //! gtcp promises that the pair takes exactly the share of the path plain TCP would: its
 //! connections send whenever plain TCP's would, only *whose* bytes they carry changes. A

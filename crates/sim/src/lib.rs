@@ -27,7 +27,7 @@
 //! - [`stats`]: run reports, and the distance between two runs' injections
 //!   (Proposition 1);
 //! - [`scenario`]: TOML scenario files and a one-call runner;
-//! - [`competitor`]: a long plain-TCP competitor beside a scheduled workload (issue 8).
+//! - [`competitor`]: a long plain-TCP competitor beside a scheduled workload.
 //!
 //! Time is integer nanoseconds ([`time::Time`]); the same scenario and seed give the same
 //! bytes out ([`stats::Report::fingerprint`]).

@@ -1,4 +1,4 @@
-//! Fault injection (issue 15): while a workload runs through the tunnel, a pool connection is
+//! Fault injection: while a workload runs through the tunnel, a pool connection is
 //! silently blackholed, the server is killed and started again, the target is killed and
 //! started again. Every flow must then complete intact (the workload checks each byte and the
 //! target's SHA-256 digest) or fail clearly (a reset, an end too early) within a bound; a flow

@@ -212,7 +212,7 @@ const SECTION_HEADER: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
 /// (pcapng) The length of the block at the start of `data` if it is below the 12 bytes that
 /// every block's type and two length fields take. `pcap-parser` 0.17 subtracts 12 from it
 /// unchecked for blocks whose fixed header is shorter (process information, 4 bytes): an
-/// overflow panic with overflow checks on (found by fuzzing, issue 16), and a request for
+/// overflow panic with overflow checks on (found by fuzzing), and a request for
 /// about 4 GiB more input without them. A section header is checked by its own parser.
 fn short_block(data: &[u8], big_endian: bool) -> Option<u32> {
     if data.len() < 8 || data[..4] == SECTION_HEADER {

@@ -12,7 +12,7 @@
 //! closes that connection on both ends, as the tunnel would, and goes on. A panic is a bug.
 //!
 //! After every op ([`check`]): every live connection keeps the ledger identity; state stays
-//! bounded whatever the input (issue 16: open flows within `max_flows` and closed ones within
+//! bounded whatever the input (open flows within `max_flows` and closed ones within
 //! as many more, bytes held for the applications within the credit either side may grant,
 //! unsent bytes within their bound); while no raw bytes were injected, the pair saw no
 //! violation of the contract.

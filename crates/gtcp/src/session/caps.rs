@@ -26,7 +26,7 @@ pub const MAX_OOO_SEGMENTS: usize = 4096;
 /// A flow the acceptor created for a connection that names it as its owner is not counted while
 /// that connection awaits its first frame (which must be the flow's opening, or the flow is
 /// reset): it is bounded by the live connections, and a client opening more flows at once than
-/// this would otherwise see the rest of its connections refused (issue 8). If the connection
+/// this would otherwise see the rest of its connections refused. If the connection
 /// closes first, the flow counts again; so at most `MAX_UNOPENED_FLOWS` + live connections
 /// flows are held unopened.
 pub const MAX_UNOPENED_FLOWS: usize = 256;

@@ -185,8 +185,8 @@ mod tests {
         );
     }
 
-    /// Issue 16: `start + head_len + len` overflowed for a Content-Length near u64::MAX (a
-    /// panic in debug builds, a wrong size in release ones); now the size is unknown.
+    /// `start + head_len + len` would overflow for a Content-Length near u64::MAX (a panic in
+    /// debug builds, a wrong size in release ones): the size stays unknown instead.
     #[test]
     fn a_content_length_beyond_u64_gives_up_without_overflow() {
         for len in [u64::MAX, u64::MAX - 10, u64::MAX - 60] {
