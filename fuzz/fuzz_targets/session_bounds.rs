@@ -462,6 +462,7 @@ fn open(f: u16) -> Frame {
         route: "web".into(),
         class: 0,
         size_hint: None,
+        origin: None,
     })
 }
 

@@ -42,6 +42,7 @@ fn acceptor(n: usize) -> Session {
             route: "bench".into(),
             class: 0,
             size_hint: None,
+            origin: None,
         });
         s.handle_frame(Duration::ZERO, c, open).expect("open");
         let data = Frame::Data(DataFrame {

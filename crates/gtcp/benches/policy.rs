@@ -209,6 +209,7 @@ impl SessionRig {
                 route: "bench".into(),
                 class: (i % 4) as u8,
                 size_hint: Some(size),
+                origin: None,
             });
             out.clear();
             let len = open.encoded_len();

@@ -29,6 +29,7 @@ fn main() {
         route: "web".into(),
         class: 0,
         size_hint: None,
+        origin: None,
     })
     .encode(&mut buf);
     let (mut offset, mut read) = (0u64, 0u64);

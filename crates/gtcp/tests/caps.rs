@@ -58,6 +58,7 @@ fn open(flow: u64) -> Frame {
         route: WEB.into(),
         class: 0,
         size_hint: None,
+        origin: None,
     })
 }
 

@@ -27,6 +27,7 @@ fn acceptor(conns: u64) -> Session {
                 route: "r".into(),
                 class: 0,
                 size_hint: None,
+                origin: None,
             }),
         )
         .expect("open");

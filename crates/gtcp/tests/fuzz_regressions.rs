@@ -39,6 +39,7 @@ fn open(flow: u64) -> Frame {
         route: "web".into(),
         class: 0,
         size_hint: None,
+        origin: None,
     })
 }
 

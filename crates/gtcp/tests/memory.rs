@@ -207,6 +207,7 @@ fn a_close_resends_only_the_acknowledgements_that_went_on_it() {
             route: "r".into(),
             class: 0,
             size_hint: None,
+            origin: None,
         };
         s.handle_frame(now, c, Frame::Open(open)).expect("open");
         let data = DataFrame {

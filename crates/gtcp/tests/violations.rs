@@ -36,6 +36,7 @@ fn open(flow: u64) -> Frame {
         route: "r".into(),
         class: 0,
         size_hint: None,
+        origin: None,
     })
 }
 

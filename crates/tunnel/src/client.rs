@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use gtcp::wire::handshake::SessionId;
+use gtcp::wire::Origin;
 use gtcp::{ConnId, FlowId, Role as CoreRole, Session};
 use rand::RngCore;
 use tokio::net::{TcpListener, TcpStream};
@@ -44,7 +45,7 @@ struct Params {
 struct ClientRole(Arc<Params>);
 
 impl Role for ClientRole {
-    fn flow_opened(&self, _: &Arc<Engine>, _: FlowId, _: String) {}
+    fn flow_opened(&self, _: &Arc<Engine>, _: FlowId, _: String, _: Option<Origin>) {}
 
     fn conn_needed(&self, engine: &Arc<Engine>, owner: FlowId) {
         tokio::spawn(open_conn(engine.clone(), self.0.clone(), Some(owner)));
@@ -283,10 +284,16 @@ async fn accept_loop(
             continue;
         }
         let warm = take_warm(&engine, &p);
+        let origin = origin_of(&app, peer);
         let opened = engine.with(|s, now| {
             // A warm connection that died meanwhile is refused: open without one.
-            s.open_flow(now, warm, &route.name, route.class, None)
-                .or_else(|_| s.open_flow(now, None, &route.name, route.class, None))
+            let flow = s
+                .open_flow(now, warm, &route.name, route.class, None)
+                .or_else(|_| s.open_flow(now, None, &route.name, route.class, None))?;
+            if let Some(o) = origin {
+                s.set_origin(flow, o)?;
+            }
+            Ok::<_, gtcp::SessionError>(flow)
         });
         match opened {
             Ok(flow) => {
@@ -308,6 +315,16 @@ async fn accept_loop(
     }
 }
 
+/// The application connection's addresses as this side sees them (its peer, and the listener's
+/// address it reached), carried in the flow's opening for a server route with
+/// `proxy_protocol`.
+fn origin_of(app: &TcpStream, peer: SocketAddr) -> Option<Origin> {
+    app.local_addr().ok().map(|destination| Origin {
+        source: peer,
+        destination,
+    })
+}
+
 /// An application connected on a background route: admitted, it starts as any flow (on a new
 /// connection, never a warm one: the class is counted in connections); waiting, its bytes are
 /// not read and no connection is opened until the core admits it (`ConnNeeded`); refused (the
@@ -320,7 +337,15 @@ fn open_background(
     peer: SocketAddr,
 ) {
     use gtcp::admission::Verdict;
-    match engine.with(|s, now| s.open_background_flow(now, &route.name, route.class, None)) {
+    let origin = origin_of(&app, peer);
+    let opened = engine.with(|s, now| {
+        let (flow, verdict) = s.open_background_flow(now, &route.name, route.class, None)?;
+        if let Some(o) = origin {
+            s.set_origin(flow, o)?;
+        }
+        Ok::<_, gtcp::SessionError>((flow, verdict))
+    });
+    match opened {
         Ok((flow, verdict)) => {
             tracing::debug!(route = %route.name, %peer, %flow, ?verdict, "background flow");
             engine.register_flow(flow);

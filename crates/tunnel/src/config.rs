@@ -379,6 +379,12 @@ pub struct ServerRoute {
     /// Read HTTP/1.1 `Content-Length` in the target's responses to learn flow sizes (opt-in).
     #[serde(default)]
     pub http_content_length: bool,
+    /// Start every connection to the target with a PROXY protocol version 2 header naming the
+    /// application's address and the client listener it connected to, as the client saw them
+    /// (opt-in; the target must expect the header, e.g. HAProxy's `accept-proxy`, nginx's
+    /// `proxy_protocol`). A flow whose opening carried no addresses gets a `LOCAL` header.
+    #[serde(default)]
+    pub proxy_protocol: bool,
 }
 
 /// `schedtcp server --config server.toml`.

@@ -135,7 +135,13 @@ async fn app_failed(rd: &tokio::net::tcp::OwnedReadHalf) {
 /// What the role (client or server) does on the events only it can handle.
 pub trait Role: Send + Sync + 'static {
     /// The peer opened a flow (server): connect to its target.
-    fn flow_opened(&self, engine: &Arc<Engine>, flow: FlowId, route: String);
+    fn flow_opened(
+        &self,
+        engine: &Arc<Engine>,
+        flow: FlowId,
+        route: String,
+        origin: Option<gtcp::wire::Origin>,
+    );
     /// A flow lost its pool connection (client): open a replacement.
     fn conn_needed(&self, engine: &Arc<Engine>, owner: FlowId);
     /// A pool connection ended (before the core learns it): `clean` if both sides said `Done`,
@@ -316,7 +322,12 @@ impl Engine {
                     io.writable.notify_one();
                 }
             }
-            Event::FlowOpened { flow, route, .. } => self.role.flow_opened(self, flow, route),
+            Event::FlowOpened {
+                flow,
+                route,
+                origin,
+                ..
+            } => self.role.flow_opened(self, flow, route, origin),
             Event::FlowClosed(summary) => {
                 debug!(session = %self.label, flow = %summary.flow, ms = summary.completion_time().as_millis() as u64,
                     sent = summary.bytes_sent, received = summary.bytes_received, reset = ?summary.reset, "flow closed");

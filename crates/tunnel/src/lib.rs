@@ -24,6 +24,7 @@ pub mod limits;
 pub mod loadgen;
 pub mod metrics;
 pub mod net;
+pub mod proxy_header;
 pub mod psk;
 pub mod record;
 pub mod server;

@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use gtcp::size::HttpResponseSizer;
 use gtcp::wire::handshake::{Refusal, SessionId, Verdict};
 use gtcp::{FlowId, Role as CoreRole, Session};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -37,7 +38,13 @@ struct Params {
 struct ServerRole(Arc<Params>);
 
 impl Role for ServerRole {
-    fn flow_opened(&self, engine: &Arc<Engine>, flow: FlowId, route: String) {
+    fn flow_opened(
+        &self,
+        engine: &Arc<Engine>,
+        flow: FlowId,
+        route: String,
+        origin: Option<gtcp::wire::Origin>,
+    ) {
         let rejections = &self.0.registry.rejections;
         let Some(r) = self.0.cfg.route(&route).cloned() else {
             // The flow is reset, and the connection that opened it closes as soon as the reset
@@ -64,7 +71,15 @@ impl Role for ServerRole {
         let timeout = self.0.cfg.tuning.handshake_timeout();
         engine.register_flow(flow);
         tokio::spawn(async move {
-            match tokio::time::timeout(timeout, TcpStream::connect(&r.target)).await {
+            let connect = async {
+                let mut stream = TcpStream::connect(&r.target).await?;
+                if r.proxy_protocol {
+                    let header = crate::proxy_header::header(origin)?;
+                    stream.write_all(&header).await?;
+                }
+                Ok::<_, std::io::Error>(stream)
+            };
+            match tokio::time::timeout(timeout, connect).await {
                 Ok(Ok(stream)) => {
                     debug!(session = %engine.label, %flow, target = %r.target, "target connected");
                     let sizer = r.http_content_length.then(HttpResponseSizer::new);

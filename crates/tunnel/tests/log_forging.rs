@@ -33,6 +33,7 @@ async fn peer_strings_cannot_forge_lines_and_rejections_do_not_flood_the_log() {
         route: format!("t\n{FORGED}"),
         class: 0,
         size_hint: None,
+        origin: None,
     })
     .encode(&mut b);
     let mut sealed = BytesMut::new();

@@ -49,6 +49,9 @@ pub(crate) struct Flow {
     /// The route; `None` on the accepting side until the frame that opens the flow arrives.
     pub route: Option<String>,
     pub class: u8,
+    /// Where the application connection came from, if the opener said
+    /// ([`Session::set_origin`](crate::Session::set_origin)).
+    pub origin: Option<crate::wire::Origin>,
     pub arrival: u64,
     pub opened_at: Duration,
     pub send: SendStream,
@@ -113,6 +116,7 @@ impl Flow {
             id,
             route: None,
             class: 0,
+            origin: None,
             arrival,
             opened_at: now,
             send: SendStream::new(),

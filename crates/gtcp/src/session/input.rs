@@ -173,11 +173,13 @@ impl Session {
             f.opened_at = now;
             f.route = Some(o.route.clone());
             f.class = o.class;
+            f.origin = o.origin;
             self.counters.flows_opened += 1;
             self.events.push_back(Event::FlowOpened {
                 flow: o.flow,
                 route: o.route,
                 class: o.class,
+                origin: o.origin,
             });
             if f.recv.has_ready() || f.recv.final_size.is_some() {
                 self.notify_readable(o.flow);

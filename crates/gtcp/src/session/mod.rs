@@ -454,6 +454,23 @@ impl Session {
         Ok(id)
     }
 
+    /// (Opener) Where the application connection of `flow` came from, to be carried in the
+    /// flow's opening: the acceptor's driver may pass it on to the target (a PROXY protocol
+    /// header). Has an effect only before the opening went out, i.e. when called right after
+    /// [`open_flow`](Self::open_flow), before the next `poll_transmit`.
+    pub fn set_origin(
+        &mut self,
+        flow: FlowId,
+        origin: crate::wire::Origin,
+    ) -> Result<(), SessionError> {
+        let f = self
+            .flows
+            .get_mut(&flow)
+            .ok_or(SessionError::UnknownFlow(flow))?;
+        f.origin = Some(origin);
+        Ok(())
+    }
+
     /// How many bytes [`write`](Self::write) would take now; an error once the flow takes no
     /// more (finished, reset or gone). A 0 registers the flow for [`Event::FlowWritable`], as
     /// a short write does: the application may wait for it (the driver contract, step 1).

@@ -102,6 +102,8 @@ pub enum Event {
         flow: FlowId,
         route: String,
         class: u8,
+        /// The application's addresses as the opener saw them, if it said.
+        origin: Option<crate::wire::Origin>,
     },
     /// Data, the end or a reset of the peer's direction can be read.
     FlowReadable(FlowId),

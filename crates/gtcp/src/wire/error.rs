@@ -26,4 +26,6 @@ pub enum WireError {
     AuthFailed,
     #[error("invalid flow id 0")]
     ZeroFlow,
+    #[error("address family {0} is neither 4 nor 6")]
+    BadAddressFamily(u8),
 }

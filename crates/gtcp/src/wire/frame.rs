@@ -2,7 +2,7 @@
 //!
 //! | type | frame | fields after the type byte |
 //! |---|---|---|
-//! | 0x01 | [`Frame::Open`] | flow u64, class u8, flags u8 (bit 0: size present), [size u64], route length u8, route bytes |
+//! | 0x01 | [`Frame::Open`] | flow u64, class u8, flags u8 (bit 0: size present, bit 1: origin present), [size u64], route length u8, route bytes, [origin: source address, destination address] |
 //! | 0x02 | [`Frame::Data`] | flow u64, offset u64, length u32, payload |
 //! | 0x03 | [`Frame::Fin`] | flow u64, final size u64 |
 //! | 0x04 | [`Frame::Reset`] | flow u64, code u32 |
@@ -13,6 +13,11 @@
 //!
 //! Type bytes 0xF0 and above belong to the handshake and are an error here ("a second
 //! handshake").
+//!
+//! An address of an [`Origin`] is a family byte (4 or 6), the IP address (4 or 16 bytes) and
+//! the port (u16).
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 
@@ -35,13 +40,71 @@ const T_GOAWAY: u8 = 0x08;
 const T_HANDSHAKE_MIN: u8 = 0xF0;
 
 /// Opens a flow: which route it takes, its priority class and, if the opener knows it, the size of
-/// the opener's direction.
+/// the opener's direction and the application's addresses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenFrame {
     pub flow: FlowId,
     pub route: String,
     pub class: u8,
     pub size_hint: Option<u64>,
+    pub origin: Option<Origin>,
+}
+
+/// Where a flow came from, as the opener's side saw its application connection: the
+/// application's address (`source`) and the listener's address it connected to
+/// (`destination`). The acceptor may pass it on to the target (a PROXY protocol header), so
+/// that the target sees the application's address rather than the tunnel's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Origin {
+    pub source: SocketAddr,
+    pub destination: SocketAddr,
+}
+
+/// Bytes of one encoded address of an [`Origin`].
+fn address_len(addr: &SocketAddr) -> usize {
+    match addr {
+        SocketAddr::V4(_) => 1 + 4 + 2,
+        SocketAddr::V6(_) => 1 + 16 + 2,
+    }
+}
+
+fn encode_address(out: &mut BytesMut, addr: &SocketAddr) {
+    match addr.ip() {
+        IpAddr::V4(ip) => {
+            out.put_u8(4);
+            out.put_slice(&ip.octets());
+        }
+        IpAddr::V6(ip) => {
+            out.put_u8(6);
+            out.put_slice(&ip.octets());
+        }
+    }
+    out.put_u16(addr.port());
+}
+
+/// Length of the encoded address starting at `buf[0]` (its family byte), once that byte is
+/// there.
+fn encoded_address_len(buf: &[u8]) -> Result<Option<usize>, WireError> {
+    match buf.first() {
+        None => Ok(None),
+        Some(4) => Ok(Some(1 + 4 + 2)),
+        Some(6) => Ok(Some(1 + 16 + 2)),
+        Some(&other) => Err(WireError::BadAddressFamily(other)),
+    }
+}
+
+/// Decodes one address; `frame_len` has checked its family and length.
+fn decode_address(frame: &mut BytesMut) -> SocketAddr {
+    let ip = if frame.get_u8() == 4 {
+        let mut b = [0u8; 4];
+        frame.copy_to_slice(&mut b);
+        IpAddr::V4(Ipv4Addr::from(b))
+    } else {
+        let mut b = [0u8; 16];
+        frame.copy_to_slice(&mut b);
+        IpAddr::V6(Ipv6Addr::from(b))
+    };
+    SocketAddr::new(ip, frame.get_u16())
 }
 
 /// Bytes `[offset, offset + payload.len())` of a flow's stream.
@@ -81,7 +144,14 @@ impl Frame {
     pub fn encoded_len(&self) -> usize {
         match self {
             Frame::Open(o) => {
-                1 + 8 + 1 + 1 + if o.size_hint.is_some() { 8 } else { 0 } + 1 + o.route.len()
+                1 + 8
+                    + 1
+                    + 1
+                    + if o.size_hint.is_some() { 8 } else { 0 }
+                    + 1
+                    + truncate_utf8(&o.route, MAX_ROUTE_LEN).len()
+                    + o.origin
+                        .map_or(0, |g| address_len(&g.source) + address_len(&g.destination))
             }
             Frame::Data(d) => DATA_HEADER_LEN + d.payload.len(),
             Frame::Fin { .. } => 1 + 16,
@@ -102,13 +172,17 @@ impl Frame {
                 out.put_u8(T_OPEN);
                 out.put_u64(o.flow.0);
                 out.put_u8(o.class);
-                out.put_u8(u8::from(o.size_hint.is_some()));
+                out.put_u8(u8::from(o.size_hint.is_some()) | u8::from(o.origin.is_some()) << 1);
                 if let Some(s) = o.size_hint {
                     out.put_u64(s);
                 }
                 let route = truncate_utf8(&o.route, MAX_ROUTE_LEN);
                 out.put_u8(route.len() as u8);
                 out.put_slice(route.as_bytes());
+                if let Some(g) = &o.origin {
+                    encode_address(out, &g.source);
+                    encode_address(out, &g.destination);
+                }
             }
             Frame::Data(d) => {
                 let len = d.payload.len().min(MAX_PAYLOAD_CAP as usize);
@@ -221,11 +295,17 @@ impl FrameDecoder {
                 let route = std::str::from_utf8(&frame[..rlen])
                     .map_err(|_| WireError::BadRoute(rlen))?
                     .to_owned();
+                frame.advance(rlen);
+                let origin = (flags & 2 == 2).then(|| Origin {
+                    source: decode_address(&mut frame),
+                    destination: decode_address(&mut frame),
+                });
                 Frame::Open(OpenFrame {
                     flow,
                     route,
                     class,
                     size_hint,
+                    origin,
                 })
             }
             T_FIN => Frame::Fin {
@@ -270,14 +350,23 @@ impl FrameDecoder {
                     return Ok(None);
                 }
                 let flags = buf[10];
-                if flags & !1 != 0 {
+                if flags & !3 != 0 {
                     return Err(WireError::BadFlags(flags));
                 }
                 let at = 11 + if flags & 1 == 1 { 8 } else { 0 };
                 let Some(&rlen) = buf.get(at) else {
                     return Ok(None);
                 };
-                at + 1 + rlen as usize
+                let mut end = at + 1 + rlen as usize;
+                if flags & 2 == 2 {
+                    for _ in 0..2 {
+                        match encoded_address_len(buf.get(end..).unwrap_or_default())? {
+                            Some(n) => end += n,
+                            None => return Ok(None),
+                        }
+                    }
+                }
+                end
             }
             T_DATA => {
                 if buf.len() < DATA_HEADER_LEN {
@@ -348,6 +437,35 @@ mod tests {
         assert!(b.is_empty());
     }
 
+    /// An origin's address family is 4 or 6; anything else is refused before the frame is
+    /// taken, and a frame cut inside its origin waits for more bytes.
+    #[test]
+    fn an_origin_with_an_unknown_family_is_refused_and_a_cut_one_waits() {
+        let mut buf = BytesMut::new();
+        Frame::Open(OpenFrame {
+            flow: FlowId(3),
+            route: "r".into(),
+            class: 0,
+            size_hint: None,
+            origin: Some(Origin {
+                source: "192.0.2.1:1".parse().unwrap(),
+                destination: "192.0.2.2:2".parse().unwrap(),
+            }),
+        })
+        .encode(&mut buf);
+        let d = FrameDecoder::new(MAX_PAYLOAD_CAP);
+        for cut in 1..buf.len() {
+            let mut part = BytesMut::from(&buf[..cut]);
+            assert_eq!(d.decode(&mut part), Ok(None), "cut at {cut}");
+            assert_eq!(part.len(), cut);
+        }
+        // The source's family byte follows type, flow, class, flags, route length, route.
+        let at = 1 + 8 + 1 + 1 + 1 + 1;
+        assert_eq!(buf[at], 4);
+        buf[at] = 5;
+        assert_eq!(d.decode(&mut buf), Err(WireError::BadAddressFamily(5)));
+    }
+
     #[test]
     fn every_frame_roundtrips() {
         let flow = FlowId(7);
@@ -356,13 +474,31 @@ mod tests {
             route: "web".into(),
             class: 2,
             size_hint: Some(5),
+            origin: None,
         }));
         roundtrip(Frame::Open(OpenFrame {
             flow,
             route: String::new(),
             class: 0,
             size_hint: None,
+            origin: None,
         }));
+        for (source, destination) in [
+            ("192.0.2.7:50123", "127.0.0.1:8080"),
+            ("[2001:db8::7]:443", "[::1]:8080"),
+            ("[2001:db8::7]:443", "127.0.0.1:8080"),
+        ] {
+            roundtrip(Frame::Open(OpenFrame {
+                flow,
+                route: "web".into(),
+                class: 1,
+                size_hint: Some(1 << 40),
+                origin: Some(Origin {
+                    source: source.parse().unwrap(),
+                    destination: destination.parse().unwrap(),
+                }),
+            }));
+        }
         roundtrip(Frame::Data(DataFrame {
             flow,
             offset: 99,
@@ -448,6 +584,7 @@ mod tests {
             route,
             class: 0,
             size_hint: None,
+            origin: None,
         })
         .encode(&mut b);
         let Ok(Some(Frame::Open(o))) = FrameDecoder::default().decode(&mut b) else {

@@ -1,4 +1,5 @@
-//! The versioned, authenticated handshake that opens every pool connection (wire version 3).
+//! The versioned, authenticated handshake that opens every pool connection (wire version
+//! [`VERSION`]).
 //!
 //! ```text
 //! client → server  ClientHello { "GTCP", version, flags, 31 reserved zero bytes }
@@ -514,7 +515,7 @@ mod tests {
         assert_eq!(e, WireError::BadVersion(2));
         let msg = e.to_string();
         assert!(
-            msg.contains("version 2") && msg.contains("speaks 3"),
+            msg.contains("version 2") && msg.contains(&format!("speaks {VERSION}")),
             "{msg}"
         );
     }

@@ -10,7 +10,7 @@ pub mod handshake;
 
 pub use error::WireError;
 pub use frame::{
-    AckFrame, DataFrame, Frame, FrameDecoder, OpenFrame, DATA_HEADER_LEN, MAX_ROUTE_LEN,
+    AckFrame, DataFrame, Frame, FrameDecoder, OpenFrame, Origin, DATA_HEADER_LEN, MAX_ROUTE_LEN,
 };
 
 /// Hard cap on the payload of one data frame, whatever the configuration says (64 KiB). A peer
@@ -20,5 +20,6 @@ pub const MAX_PAYLOAD_CAP: u32 = 64 * 1024;
 /// Protocol version spoken by this build. A peer with another version is refused in the handshake.
 /// Version 2 added the server's explicit [`handshake::Verdict`]; version 3 has the client prove
 /// the key first (the server sends nothing keyed before it verified the client) and the driver
-/// authenticates every byte after the handshake (the tunnel's record layer).
-pub const VERSION: u16 = 3;
+/// authenticates every byte after the handshake (the tunnel's record layer); version 4 lets a
+/// flow's opening carry its application's addresses ([`Origin`]).
+pub const VERSION: u16 = 4;

@@ -103,6 +103,7 @@ pub fn open(flow: u64) -> Frame {
         route: "t".into(),
         class: 0,
         size_hint: None,
+        origin: None,
     })
 }
 
