@@ -1082,3 +1082,111 @@ async fn a_reset_releases_a_relay_blocked_writing_to_a_target_that_does_not_read
     .await;
     assert!(ended.is_ok(), "the target's connection is still open");
 }
+
+/// A fleet: two `schedtcp server` instances behind HAProxy in TCP mode with `balance source`
+/// (so every pool connection of a client reaches one instance), the way to scale the server
+/// side (docs/OPERATIONS.md). Transfers run through the instance the client's session lives
+/// on; that instance is killed outright. Its flows must end promptly (reset, never a hang),
+/// and new flows must go to the other instance and arrive intact (the load generator checks
+/// every byte both ways). Skipped, saying so, where `haproxy` is not installed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fleet_behind_haproxy_survives_the_death_of_an_instance() {
+    if Command::new("haproxy").arg("-v").output().is_err() {
+        eprintln!("skipped: haproxy is not installed (apt-get install haproxy)");
+        return;
+    }
+    let (env, _t) = Setup::new("fleet").await;
+    let instances = [(free_port(), free_port()), (free_port(), free_port())];
+    let mut servers = Vec::new();
+    for (i, (listen, metrics)) in instances.iter().enumerate() {
+        let toml = format!(
+            "listen = \"{listen}\"\nkey_file = \"psk.txt\"\nmetrics = \"{metrics}\"\nsession_timeout_secs = 2\n{TUNING}[[route]]\nname = \"t\"\ntarget = \"{}\"\n",
+            env.target
+        );
+        servers.push(Some(
+            env.spawn(&format!("server{i}"), "server", toml, *metrics)
+                .await,
+        ));
+    }
+    // HAProxy: health checks every 200 ms, one failure marks an instance down, and a
+    // connection that fails to connect is dispatched again to the other instance.
+    let front = free_port();
+    let cfg = env.dir.join("haproxy.cfg");
+    std::fs::write(
+        &cfg,
+        format!(
+            "defaults\n  mode tcp\n  timeout connect 2s\n  timeout client 60s\n  timeout server 60s\n  \
+             retries 3\n  option redispatch\nfrontend f\n  bind {front}\n  default_backend fleet\n\
+             backend fleet\n  balance source\n  server s0 {} check inter 200ms fall 1 rise 1\n  \
+             server s1 {} check inter 200ms fall 1 rise 1\n",
+            instances[0].0, instances[1].0
+        ),
+    )
+    .unwrap();
+    let _haproxy = Proc(
+        Command::new("haproxy")
+            .args(["-db", "-f", cfg.to_str().unwrap()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn haproxy"),
+    );
+    let deadline = Instant::now() + HEAL;
+    while TcpStream::connect(front).await.is_err() {
+        assert!(Instant::now() < deadline, "haproxy never listened");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // A warm connection keeps the client's session alive between flows, so that the metrics
+    // read below are those of a live session.
+    let client = env.client("client", front, "warm_pool = 1").await;
+    flows_ok(client.t, &[SMALL; 3]).await;
+
+    // Long downloads the application reads slowly enough that they are under way when the
+    // instance dies.
+    let mut running = Vec::new();
+    for _ in 0..4 {
+        running.push(start_download(client.t, 200_000_000).await);
+    }
+    let mut first = [0u8; 1];
+    for s in &mut running {
+        s.read_exact(&mut first).await.unwrap();
+    }
+    // The instance holding the client's session (its metrics count the flows).
+    let mut on = None;
+    for (i, (_, metrics)) in instances.iter().enumerate() {
+        if held(*metrics).await.is_some_and(|h| h.flows >= 4.0) {
+            on = Some(i);
+        }
+    }
+    let on = on.expect("one instance carries the four downloads");
+    if let Some(mut p) = servers[on].take() {
+        p.kill9();
+    }
+    // Its flows end promptly: each download sees its end (a reset) within the dead-peer bound
+    // and the handshake timeout, never a hang.
+    for s in &mut running {
+        assert!(
+            read_end(s, HEAL).await.is_err(),
+            "a download through the dead instance ended as if complete"
+        );
+    }
+    // New flows go to the other instance and arrive intact.
+    flows_ok(client.t, &[SMALL; 5]).await;
+    flows_ok(
+        client.t,
+        &[FlowSpec {
+            download: 5_000_000,
+            upload: 2_000_000,
+        }],
+    )
+    .await;
+    let other = instances[1 - on].1;
+    assert!(
+        total(
+            &scrape(other).await.unwrap_or_default(),
+            "flows_closed_total"
+        ) >= 6.0,
+        "the surviving instance carried the new flows"
+    );
+    assert_released_but_warm("client", client.metrics, 1.0, 1, HEAL).await;
+}
