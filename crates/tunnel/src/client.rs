@@ -299,6 +299,7 @@ async fn accept_loop(
             Ok(flow) => {
                 let used_warm = warm.is_some() && engine.owner_connection(flow) == warm;
                 tracing::debug!(route = %route.name, %peer, %flow, used_warm, "flow opened");
+                engine.route_opened(&route.name);
                 engine.register_flow(flow);
                 tokio::spawn(engine.clone().run_flow(flow, app, None));
                 if used_warm {
@@ -348,6 +349,7 @@ fn open_background(
     match opened {
         Ok((flow, verdict)) => {
             tracing::debug!(route = %route.name, %peer, %flow, ?verdict, "background flow");
+            engine.route_opened(&route.name);
             engine.register_flow(flow);
             tokio::spawn(engine.clone().run_flow(flow, app, None));
             if verdict == Verdict::Admitted {

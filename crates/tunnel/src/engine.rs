@@ -233,6 +233,8 @@ pub struct Engine {
     /// [`DriverProfile`](gtcp::DriverProfile) (the simulator uses the same).
     poll_max: usize,
     pub(crate) completion: Mutex<Histogram>,
+    /// Per-route counters of the routes the configuration names ([`Engine::route_opened`]).
+    routes: Mutex<std::collections::BTreeMap<String, crate::metrics::RouteStats>>,
     pub label: String,
     pub(crate) idle: Notify,
     /// Woken whenever a pool connection starts or ends.
@@ -252,6 +254,32 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Engine {
+    /// A flow of `route`, a route the configuration names, opened: from now on the route's
+    /// flows are counted in the per-route metrics. Called by the roles only for configured
+    /// routes, so the routes counted stay within the configuration's (a peer naming others
+    /// adds nothing).
+    pub fn route_opened(&self, route: &str) {
+        let mut routes = lock(&self.routes);
+        match routes.get_mut(route) {
+            Some(s) => s.opened += 1,
+            None => {
+                let s = crate::metrics::RouteStats {
+                    opened: 1,
+                    ..Default::default()
+                };
+                routes.insert(route.to_owned(), s);
+            }
+        }
+    }
+
+    /// The per-route counters, by route name.
+    pub fn route_stats(&self) -> Vec<(String, crate::metrics::RouteStats)> {
+        lock(&self.routes)
+            .iter()
+            .map(|(r, s)| (r.clone(), s.clone()))
+            .collect()
+    }
+
     pub fn new(
         session: Session,
         role: Box<dyn Role>,
@@ -267,6 +295,7 @@ impl Engine {
             role,
             poll_max,
             completion: Mutex::new(Histogram::default()),
+            routes: Mutex::new(std::collections::BTreeMap::new()),
             label,
             idle: Notify::new(),
             conns_changed: Notify::new(),
@@ -332,6 +361,11 @@ impl Engine {
                 debug!(session = %self.label, flow = %summary.flow, ms = summary.completion_time().as_millis() as u64,
                     sent = summary.bytes_sent, received = summary.bytes_received, reset = ?summary.reset, "flow closed");
                 lock(&self.completion).observe(summary.completion_time().as_secs_f64());
+                if let Some(route) = &summary.route {
+                    if let Some(s) = lock(&self.routes).get_mut(route) {
+                        s.closed(&summary);
+                    }
+                }
                 self.idle.notify_waiters();
             }
             Event::ConnDone(c) => {

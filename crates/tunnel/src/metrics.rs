@@ -55,6 +55,62 @@ impl Histogram {
 /// Label sets and values of one metric.
 type Rows = Vec<(String, f64)>;
 
+/// Size classes of the per-route completion-time histograms: a flow's bytes both ways below
+/// each bound (the last has none).
+pub const SIZE_CLASSES: [(&str, u64); 3] = [
+    ("below_100kB", 100_000),
+    ("below_10MB", 10_000_000),
+    ("from_10MB", u64::MAX),
+];
+
+/// What the flows of one route did in one session: only routes the configuration names get
+/// one (so a peer cannot grow the labels), from the flow's opening on.
+#[derive(Debug, Clone, Default)]
+pub struct RouteStats {
+    pub opened: u64,
+    pub closed: u64,
+    pub reset: u64,
+    /// Bytes this side's applications handed over on the route's flows, and bytes of the
+    /// peer's direction delivered to them.
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    /// Completion times by [`SIZE_CLASSES`].
+    pub completion: [Histogram; SIZE_CLASSES.len()],
+}
+
+impl RouteStats {
+    /// Counts a flow of this route that closed.
+    pub fn closed(&mut self, s: &gtcp::FlowSummary) {
+        self.closed += 1;
+        self.reset += u64::from(s.reset.is_some());
+        self.bytes_sent += s.bytes_sent;
+        self.bytes_received += s.bytes_received;
+        let bytes = s.bytes_sent.saturating_add(s.bytes_received);
+        let class = SIZE_CLASSES
+            .iter()
+            .position(|&(_, below)| bytes < below)
+            .unwrap_or(SIZE_CLASSES.len() - 1);
+        self.completion[class].observe(s.completion_time().as_secs_f64());
+    }
+}
+
+/// A label value as the exposition format wants it (backslash, quote and newline escaped).
+fn label_value(v: &str) -> String {
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+/// Appends the `_bucket`, `_sum` and `_count` lines of one histogram with these labels.
+fn histogram_lines(out: &mut String, name: &str, labels: &str, h: &Histogram) {
+    for (b, c) in BUCKETS.iter().zip(h.counts) {
+        let _ = writeln!(out, "{name}_bucket{{{labels},le=\"{b}\"}} {c}");
+    }
+    let _ = writeln!(out, "{name}_bucket{{{labels},le=\"+Inf\"}} {}", h.count);
+    let _ = writeln!(out, "{name}_sum{{{labels}}} {}", h.sum);
+    let _ = writeln!(out, "{name}_count{{{labels}}} {}", h.count);
+}
+
 /// The engines (sessions) a process serves, for the endpoint to read.
 #[derive(Default, Clone)]
 pub struct Registry {
@@ -413,29 +469,14 @@ impl Registry {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .clone();
-            for (b, c) in BUCKETS.iter().zip(h.counts) {
-                let _ = writeln!(
-                    out,
-                    "schedtcp_flow_completion_seconds_bucket{{session=\"{}\",le=\"{b}\"}} {c}",
-                    e.label
-                );
-            }
-            let _ = writeln!(
-                out,
-                "schedtcp_flow_completion_seconds_bucket{{session=\"{}\",le=\"+Inf\"}} {}",
-                e.label, h.count
-            );
-            let _ = writeln!(
-                out,
-                "schedtcp_flow_completion_seconds_sum{{session=\"{}\"}} {}",
-                e.label, h.sum
-            );
-            let _ = writeln!(
-                out,
-                "schedtcp_flow_completion_seconds_count{{session=\"{}\"}} {}",
-                e.label, h.count
+            histogram_lines(
+                &mut out,
+                "schedtcp_flow_completion_seconds",
+                &format!("session=\"{}\"", e.label),
+                &h,
             );
         }
+        render_routes(&mut out, &engines);
         out
     }
 
@@ -494,6 +535,83 @@ impl Registry {
                     Err(_) => tracing::debug!("metrics client too slow to take the answer"),
                 }
             });
+        }
+    }
+}
+
+/// A per-route counter family: name, help, value.
+type RouteCount = (&'static str, &'static str, fn(&RouteStats) -> u64);
+
+/// The per-route families: flows opened, closed and reset, bytes each way, and completion
+/// times by route and size class, labelled by session and route.
+fn render_routes(out: &mut String, engines: &[Arc<Engine>]) {
+    let stats: Vec<(String, String, RouteStats)> = engines
+        .iter()
+        .flat_map(|e| {
+            e.route_stats()
+                .into_iter()
+                .map(|(route, s)| (e.label.clone(), label_value(&route), s))
+        })
+        .collect();
+    let family = |out: &mut String, name: &str, help: &str, kind: &str| {
+        let _ = writeln!(
+            out,
+            "# HELP schedtcp_{name} {help}\n# TYPE schedtcp_{name} {kind}"
+        );
+    };
+    let counts: [RouteCount; 3] = [
+        ("route_flows_opened_total", "Flows opened, by route.", |s| {
+            s.opened
+        }),
+        (
+            "route_flows_closed_total",
+            "Flows closed (reset ones included), by route.",
+            |s| s.closed,
+        ),
+        (
+            "route_flows_reset_total",
+            "Flows that ended by a reset, by route.",
+            |s| s.reset,
+        ),
+    ];
+    for (name, help, get) in counts {
+        family(out, name, help, "counter");
+        for (session, route, s) in &stats {
+            let _ = writeln!(
+                out,
+                "schedtcp_{name}{{session=\"{session}\",route=\"{route}\"}} {}",
+                get(s)
+            );
+        }
+    }
+    family(
+        out,
+        "route_bytes_total",
+        "Bytes of closed flows, by route: sent (handed over by this side's applications) and received (delivered to them).",
+        "counter",
+    );
+    for (session, route, s) in &stats {
+        for (direction, v) in [("sent", s.bytes_sent), ("received", s.bytes_received)] {
+            let _ = writeln!(
+                out,
+                "schedtcp_route_bytes_total{{session=\"{session}\",route=\"{route}\",direction=\"{direction}\"}} {v}"
+            );
+        }
+    }
+    family(
+        out,
+        "route_flow_completion_seconds",
+        "Time from a flow's opening to its close, by route and size class (bytes both ways).",
+        "histogram",
+    );
+    for (session, route, s) in &stats {
+        for ((size, _), h) in SIZE_CLASSES.iter().zip(&s.completion) {
+            histogram_lines(
+                out,
+                "schedtcp_route_flow_completion_seconds",
+                &format!("session=\"{session}\",route=\"{route}\",size=\"{size}\""),
+                h,
+            );
         }
     }
 }

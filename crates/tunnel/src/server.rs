@@ -69,6 +69,7 @@ impl Role for ServerRole {
         }
         let engine = engine.clone();
         let timeout = self.0.cfg.tuning.handshake_timeout();
+        engine.route_opened(&r.name);
         engine.register_flow(flow);
         tokio::spawn(async move {
             let connect = async {

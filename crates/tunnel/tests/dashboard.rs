@@ -11,7 +11,10 @@ use tunnel::{client, ClientConfig};
 
 /// Every `schedtcp_...` name in the dashboard's query expressions.
 fn queried() -> BTreeSet<String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../dist/grafana/schedtcp.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../dist/grafana/schedtcp.json"
+    );
     let dash: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let mut names = BTreeSet::new();
@@ -71,4 +74,96 @@ async fn the_dashboard_queries_only_exported_metrics() {
     cli.shutdown().await;
     srv.shutdown().await;
     assert!(missing.is_empty(), "not exported: {missing:?}");
+}
+
+/// Per-route families: a flow through route `t` is counted under `route="t"` on both sides
+/// (opened, closed, bytes each way, a completion time in its size class), and a hostile peer's
+/// flow on a route the server does not know adds no label.
+#[tokio::test]
+async fn flows_are_counted_by_route_and_only_for_configured_routes() {
+    use bytes::BytesMut;
+    use gtcp::wire::{Frame, OpenFrame};
+    use tokio::io::AsyncWriteExt;
+
+    let (srv, cli, route) = common::start("").await;
+    common::legit(route).await;
+    let (mut s, mut sealer) = common::hostile(srv.addr, 7).await;
+    let mut b = BytesMut::new();
+    Frame::Open(OpenFrame {
+        flow: gtcp::FlowId(1),
+        route: "not-configured".into(),
+        class: 0,
+        size_hint: None,
+        origin: None,
+    })
+    .encode(&mut b);
+    let mut sealed = BytesMut::new();
+    sealer.seal(&b, &mut sealed).unwrap();
+    s.write_all(&sealed).await.unwrap();
+    // The legitimate session's flow is closed on the server once the client saw it end; poll
+    // the page (at most 5 s) until it says so.
+    let mut page = String::new();
+    for _ in 0..100 {
+        page = common::scrape(srv.metrics.unwrap()).await;
+        if page.contains("schedtcp_route_flows_closed_total{") && page.contains("route=\"t\"} 1") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let row = |page: &str, name: &str, extra: &str| -> f64 {
+        page.lines()
+            .filter(|l| {
+                l.starts_with(&format!("{name}{{"))
+                    && l.contains("route=\"t\"")
+                    && l.contains(extra)
+            })
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    };
+    assert_eq!(
+        row(&page, "schedtcp_route_flows_opened_total", ""),
+        1.0,
+        "{page}"
+    );
+    assert_eq!(row(&page, "schedtcp_route_flows_closed_total", ""), 1.0);
+    assert_eq!(row(&page, "schedtcp_route_flows_reset_total", ""), 0.0);
+    // The server sends the download and the upload's SHA-256, and receives the 16-byte
+    // request header and the upload (`tunnel::loadgen`).
+    let down = (common::LEGIT.download + 32) as f64;
+    let up = (common::LEGIT.upload + 16) as f64;
+    assert_eq!(
+        row(&page, "schedtcp_route_bytes_total", "direction=\"sent\""),
+        down
+    );
+    assert_eq!(
+        row(
+            &page,
+            "schedtcp_route_bytes_total",
+            "direction=\"received\""
+        ),
+        up
+    );
+    // 4.2 MB both ways: the middle size class.
+    assert_eq!(
+        row(
+            &page,
+            "schedtcp_route_flow_completion_seconds_count",
+            "size=\"below_10MB\""
+        ),
+        1.0
+    );
+    assert_eq!(
+        row(
+            &page,
+            "schedtcp_route_flow_completion_seconds_count",
+            "size=\"below_100kB\""
+        ),
+        0.0
+    );
+    assert!(
+        !page.contains("not-configured"),
+        "a route the server does not know got a label"
+    );
+    cli.shutdown().await;
+    srv.shutdown().await;
 }
