@@ -8,7 +8,12 @@
 //! beside ours. [`run`] executes one; outputs go to `results/<name>/` at the repository root
 //! unless [`RunOptions::out_dir`] says otherwise.
 //!
-//! Adding an experiment: a module under `src/experiments/` exposing `NAME`, `DESCRIPTION`,
+//! Layout: one wing per paper (`p000/`, `p003/`, `p004/`) and one for the project's own
+//! experiments (`project/`), over the shared engines of `engine/` (packet runs, repeats,
+//! background scenarios, statistics and verdicts). An experiment imports from `engine/`,
+//! never from another experiment.
+//!
+//! Adding an experiment: a module under its wing exposing `NAME`, `DESCRIPTION`,
 //! `SCENARIO` (`include_str!` of a file under `scenarios/`) and `run(&Context) ->
 //! anyhow::Result<String>` (the markdown summary), and one line in `src/registry.rs`.
 //! A scenario's `[quick]` table overrides top-level keys in quick mode (used by tests).
@@ -20,14 +25,18 @@
 //! Table-2-like workload, for comparison with testbed measurements.
 
 mod context;
-mod experiments;
+mod engine;
 pub mod fluid;
+mod p000;
+mod p003;
+mod p004;
 pub mod plot;
+mod project;
 mod registry;
 pub mod scenario;
 
 pub use context::Context;
-pub use experiments::{mean_ci, t95};
+pub use engine::{mean_ci, t95};
 
 use anyhow::Context as _;
 use std::path::PathBuf;

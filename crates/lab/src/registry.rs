@@ -1,7 +1,7 @@
 //! The experiment registry: one line per experiment.
 
-use crate::experiments as x;
 use crate::Context;
+use crate::{p000, p003, p004, project};
 
 /// A registered experiment: its name, description, embedded scenario and runner.
 pub(crate) struct Entry {
@@ -12,44 +12,44 @@ pub(crate) struct Entry {
 }
 
 macro_rules! entry {
-    ($m:ident) => {
+    ($w:ident :: $m:ident) => {
         Entry {
-            name: x::$m::NAME,
-            description: x::$m::DESCRIPTION,
-            scenario: x::$m::SCENARIO,
-            run: x::$m::run,
+            name: $w::$m::NAME,
+            description: $w::$m::DESCRIPTION,
+            scenario: $w::$m::SCENARIO,
+            run: $w::$m::run,
         }
     };
 }
 
 /// Every experiment. Add new ones here (one line each).
 pub(crate) const ENTRIES: &[Entry] = &[
-    entry!(run2c_fig1),
-    entry!(run2c_fig2),
-    entry!(run2c_sim),
-    entry!(run2c_testbed),
-    entry!(bg_fig2),
-    entry!(bg_fig3),
-    entry!(bg_fig4),
-    entry!(bg_fig5),
-    entry!(bg_fig6),
-    entry!(bg_fig7),
-    entry!(bg_fig8),
-    entry!(bg_fig9),
-    entry!(bg_testbed),
-    entry!(bg_theorem5),
-    entry!(fluid_table2),
-    entry!(table2),
-    entry!(fig6),
-    entry!(fig7),
-    entry!(fig8),
-    entry!(fig9),
-    entry!(testbed_table2),
-    entry!(testbed_fig6),
-    entry!(nonintrusive),
-    entry!(testbed_nonintrusive),
-    entry!(table2_buffers),
-    entry!(ns3_crosscheck),
+    entry!(p003::run2c_fig1),
+    entry!(p003::run2c_fig2),
+    entry!(p003::run2c_sim),
+    entry!(p003::run2c_testbed),
+    entry!(p004::bg_fig2),
+    entry!(p004::bg_fig3),
+    entry!(p004::bg_fig4),
+    entry!(p004::bg_fig5),
+    entry!(p004::bg_fig6),
+    entry!(p004::bg_fig7),
+    entry!(p004::bg_fig8),
+    entry!(p004::bg_fig9),
+    entry!(p004::bg_testbed),
+    entry!(p004::bg_theorem5),
+    entry!(p000::fluid_table2),
+    entry!(p000::table2),
+    entry!(p000::fig6),
+    entry!(p000::fig7),
+    entry!(p000::fig8),
+    entry!(p000::fig9),
+    entry!(p000::testbed_table2),
+    entry!(p000::testbed_fig6),
+    entry!(project::nonintrusive),
+    entry!(project::testbed_nonintrusive),
+    entry!(project::table2_buffers),
+    entry!(project::ns3_crosscheck),
 ];
 
 pub(crate) fn find(name: &str) -> Option<&'static Entry> {

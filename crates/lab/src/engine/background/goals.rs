@@ -1,0 +1,68 @@
+//! The goals paper 004's Section IV figures are read against: a normalised delay against
+//! vanilla, and "with one long flow above 60% load access control is never worse than
+//! vanilla".
+
+use super::{bg_within_interval, labels, series_label, Row};
+use crate::engine::verdict;
+
+/// Verdict of a normalised delay against 1 (vanilla).
+pub(crate) fn vs_vanilla(r: &Row) -> String {
+    verdict(
+        r.norm_delay - 1.0,
+        r.norm_delay_ci95,
+        "lower than vanilla",
+        "higher than vanilla",
+    )
+}
+
+/// The line that introduces [`never_worse`]'s goal lines.
+pub(crate) fn never_worse_header() -> String {
+    "Goal: with one long flow above 60% load access control is never worse than vanilla \
+     (higher than vanilla beyond the 95% interval at no load ≥ 0.6).\n\n"
+        .to_string()
+}
+
+/// The goal "with one long flow above 60% load access control is never worse than vanilla"
+/// over the rows of `group` with ρ ≥ 0.6: per access-control variant, its worst load and
+/// whether any load is higher than vanilla beyond the interval.
+pub(crate) fn never_worse(rows: &[Row], group: &str) -> String {
+    let mut s = String::new();
+    for label in labels(rows).iter().filter(|l| l.starts_with("access")) {
+        let v: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.group == group && r.rho >= 0.6 - 1e-9 && series_label(r) == *label)
+            .collect();
+        let Some(worst) = v
+            .iter()
+            .max_by(|a, b| a.norm_delay.total_cmp(&b.norm_delay))
+        else {
+            continue;
+        };
+        let worse = v
+            .iter()
+            .filter(|r| r.norm_delay - r.norm_delay_ci95 > 1.0)
+            .count();
+        let carried = v.iter().all(|r| bg_within_interval(r));
+        s.push_str(&format!(
+            "- **goal, {group}, ρ ≥ 0.6, {label}**: {} (per load: {}; worst ρ = {:.2}: {:.3} ± \
+             {:.3}); background carried within 5%, beyond the interval, at every such load: {}\n",
+            if worse == 0 {
+                "never worse than vanilla beyond the interval — goal met"
+            } else {
+                "WORSE than vanilla beyond the interval at some load — goal NOT met"
+            },
+            v.iter()
+                .map(|r| format!(
+                    "{:.2}: {:.3} ± {:.3}",
+                    r.rho, r.norm_delay, r.norm_delay_ci95
+                ))
+                .collect::<Vec<_>>()
+                .join(", "),
+            worst.rho,
+            worst.norm_delay,
+            worst.norm_delay_ci95,
+            if carried { "yes" } else { "NO" },
+        ));
+    }
+    s
+}

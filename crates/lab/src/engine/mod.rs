@@ -1,0 +1,158 @@
+//! The shared engines every experiment runs on: packet-level runs of paper 000's Section 6.2
+//! setup ([`packet`]), repeats of one sample path under small perturbations and the
+//! comparisons beyond their noise ([`repeats`]), paper 004's background-transfer scenarios
+//! ([`background`]), paper 003's flow-size bins ([`run2c`]), testbed constants ([`testbed`]),
+//! and the statistics, tables and verdicts below. Experiments (`p000/`, `p003/`, `p004/`,
+//! `project/`) import only from here and from each other never.
+
+pub(crate) mod background;
+pub(crate) mod intrusion;
+pub(crate) mod packet;
+pub(crate) mod repeats;
+pub(crate) mod run2c;
+pub(crate) mod testbed;
+
+/// A markdown table.
+pub(crate) fn md_table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut s = String::new();
+    s.push_str(&format!("| {} |\n", headers.join(" | ")));
+    s.push_str(&format!(
+        "|{}\n",
+        headers.iter().map(|_| "---|").collect::<String>()
+    ));
+    for r in rows {
+        s.push_str(&format!("| {} |\n", r.join(" | ")));
+    }
+    s
+}
+
+/// `x` as a percentage with `d` decimals.
+pub(crate) fn pct(x: f64, d: usize) -> String {
+    format!("{:.*}%", d, 100.0 * x)
+}
+
+/// Evenly spaced points on `[a, b]` (inclusive), `n ≥ 2`.
+pub(crate) fn linspace(a: f64, b: f64, n: usize) -> Vec<f64> {
+    let n = n.max(2);
+    (0..n)
+        .map(|i| a + (b - a) * i as f64 / (n - 1) as f64)
+        .collect()
+}
+
+/// Log-spaced points on `[a, b]` (inclusive), `n ≥ 2`, `0 < a < b`.
+pub(crate) fn logspace(a: f64, b: f64, n: usize) -> Vec<f64> {
+    linspace(a.ln(), b.ln(), n)
+        .into_iter()
+        .map(f64::exp)
+        .collect()
+}
+
+/// Student's t quantile for a two-sided 95% interval with `df` degrees of freedom (table for
+/// small df, normal beyond).
+pub fn t95(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::NAN,
+        d if d <= 30 => T[d - 1],
+        _ => 1.96,
+    }
+}
+
+/// Mean of `v` and the half-width of its 95% confidence interval (Student's t; NaN for
+/// fewer than two values).
+pub fn mean_ci(v: &[f64]) -> (f64, f64) {
+    let n = v.len();
+    if n == 0 {
+        return (f64::NAN, f64::NAN);
+    }
+    let m = v.iter().sum::<f64>() / n as f64;
+    if n < 2 {
+        return (m, f64::NAN);
+    }
+    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1) as f64;
+    (m, t95(n - 1) * (var / n as f64).sqrt())
+}
+
+/// `f(0) .. f(n − 1)` on `threads` worker threads (each job's result in its slot); `tick`
+/// after every job; the first error stops the remaining jobs and is returned.
+pub(crate) fn parallel_map<T: Send>(
+    n: usize,
+    threads: usize,
+    f: impl Fn(usize) -> anyhow::Result<T> + Sync,
+    tick: impl Fn() + Sync,
+) -> anyhow::Result<Vec<T>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<T>>> = Mutex::new((0..n).map(|_| None).collect());
+    let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..threads.clamp(1, n.max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= n || failure.lock().map(|x| x.is_some()).unwrap_or(true) {
+                    return;
+                }
+                match f(i) {
+                    Ok(v) => {
+                        if let Ok(mut sl) = slots.lock() {
+                            sl[i] = Some(v);
+                        }
+                        tick();
+                    }
+                    Err(e) => {
+                        if let Ok(mut x) = failure.lock() {
+                            x.get_or_insert(e);
+                        }
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = failure
+        .into_inner()
+        .map_err(|_| anyhow::anyhow!("a worker panicked"))?
+    {
+        return Err(e);
+    }
+    slots
+        .into_inner()
+        .map_err(|_| anyhow::anyhow!("a worker panicked"))?
+        .into_iter()
+        .map(|x| x.ok_or_else(|| anyhow::anyhow!("a job is missing")))
+        .collect()
+}
+
+/// A verdict word for a paired difference `mean ± half` (95% interval): `below` if the
+/// whole interval is below 0, `above` if above, otherwise "no difference beyond noise".
+pub(crate) fn verdict(mean: f64, half: f64, below: &str, above: &str) -> String {
+    if !(mean.is_finite() && half.is_finite()) {
+        "undecided (too few samples for an interval)".to_string()
+    } else if mean + half < 0.0 {
+        below.to_string()
+    } else if mean - half > 0.0 {
+        above.to_string()
+    } else {
+        "no difference beyond noise".to_string()
+    }
+}
+
+/// Whether the competitor's ratio is within `±goal` of 1, from its 95% interval.
+pub(crate) fn within_goal(m: f64, ci: f64, goal: f64) -> String {
+    if !(m.is_finite() && ci.is_finite()) {
+        return "undecided (too few runs)".into();
+    }
+    let (lo, hi) = (m - ci, m + ci);
+    if lo >= 1.0 - goal && hi <= 1.0 + goal {
+        format!("within ±{}", pct(goal, 0))
+    } else if lo > 1.0 + goal || hi < 1.0 - goal {
+        format!("outside ±{}", pct(goal, 0))
+    } else {
+        format!("undecided at ±{} (interval straddles it)", pct(goal, 0))
+    }
+}

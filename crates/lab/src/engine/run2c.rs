@@ -1,0 +1,72 @@
+//! Paper 003's flow-level outcomes: one flow's completion time, its statistics by size in
+//! packets (Figs. 5/6, 12/13) and by size bin (Fig. 7's throughput), shared by the
+//! packet-level and the real-TCP runs.
+
+use serde::Serialize;
+
+/// One flow's outcome.
+#[derive(Debug, Clone)]
+pub(crate) struct FlowRow {
+    pub(crate) setting: &'static str,
+    pub(crate) discipline: &'static str,
+    pub(crate) size_packets: u64,
+    /// Completion time (last byte acknowledged − arrival), if the flow completed.
+    pub(crate) delay_s: Option<f64>,
+}
+
+impl FlowRow {
+    /// Flow-level throughput: payload bits over completion time (kbit/s).
+    pub(crate) fn kbps(&self, mss: u64) -> Option<f64> {
+        self.delay_s
+            .filter(|&x| x > 0.0)
+            .map(|x| (self.size_packets * mss * 8) as f64 / x / 1e3)
+    }
+}
+
+/// Mean, maximum and count of completed delays of flows of exactly `n` packets.
+pub(crate) fn by_size(flows: &[&FlowRow], n: u64) -> Option<(f64, f64, usize)> {
+    let d: Vec<f64> = flows
+        .iter()
+        .filter(|f| f.size_packets == n)
+        .filter_map(|f| f.delay_s)
+        .collect();
+    if d.is_empty() {
+        return None;
+    }
+    let mean = d.iter().sum::<f64>() / d.len() as f64;
+    let max = d.iter().cloned().fold(f64::MIN, f64::max);
+    Some((mean, max, d.len()))
+}
+
+/// Mean completion time of completed flows with `lo ≤ size ≤ hi` packets.
+pub(crate) fn mean_delay(flows: &[&FlowRow], lo: u64, hi: u64) -> Option<f64> {
+    let d: Vec<f64> = flows
+        .iter()
+        .filter(|f| (lo..=hi).contains(&f.size_packets))
+        .filter_map(|f| f.delay_s)
+        .collect();
+    (!d.is_empty()).then(|| d.iter().sum::<f64>() / d.len() as f64)
+}
+
+#[derive(Serialize)]
+pub(crate) struct ShortRow {
+    pub(crate) setting: &'static str,
+    pub(crate) discipline: &'static str,
+    pub(crate) size_packets: u64,
+    pub(crate) flows: usize,
+    pub(crate) mean_delay_s: f64,
+    pub(crate) max_delay_s: f64,
+}
+
+#[derive(Serialize)]
+pub(crate) struct ThroughputRow {
+    pub(crate) setting: &'static str,
+    pub(crate) discipline: &'static str,
+    pub(crate) bin_lo_packets: u64,
+    pub(crate) bin_hi_packets: u64,
+    pub(crate) flows: usize,
+    pub(crate) mean_kbps: f64,
+    pub(crate) sd_kbps: f64,
+}
+
+pub(crate) const BIN_EDGES: [u64; 9] = [1, 4, 13, 20, 40, 100, 300, 1000, 5001];
