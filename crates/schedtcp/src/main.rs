@@ -11,6 +11,7 @@
 mod allocator;
 mod demo;
 mod router_cmd;
+mod status_cmd;
 mod testbed_cmd;
 mod throughput;
 mod trace_cmd;
@@ -107,6 +108,10 @@ enum Command {
         #[command(subcommand)]
         cmd: trace_cmd::Cmd,
     },
+    /// What a running daemon holds, from its metrics endpoint (like `ss`): sessions, flows,
+    /// each pool connection with its owning flow, the invariant's two sides and its virtual
+    /// queue, and the counters by route.
+    Status(status_cmd::Args),
     /// The user-space router of paper 003 (root): rate, drop-tail/RuN/RuN2C queue and one-way
     /// delay on real packets through a TUN device (`run`), and its packet rate here (`speed`).
     Router {
@@ -227,6 +232,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Testbed { cmd } => testbed_cmd::run(cmd),
         Command::Trace { cmd } => trace_cmd::run(cmd),
         Command::Router { cmd } => router_cmd::run(cmd),
+        Command::Status(args) => status_cmd::run(args),
     }
 }
 
