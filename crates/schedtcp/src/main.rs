@@ -178,7 +178,7 @@ fn run(cli: Cli) -> Result<()> {
             let (cfg, key) = tunnel::ServerConfig::load(&config)?;
             runtime(cfg.tuning.threads)?.block_on(async {
                 let server = tunnel::server::start(cfg, &key).await?;
-                shutdown_signal().await?;
+                serve_until_stopped(|| std::future::ready(server.reload(&config))).await?;
                 tracing::info!("shutting down: no new flows, finishing the ones in flight");
                 let inv = server.invariant();
                 server.shutdown().await;
@@ -190,7 +190,7 @@ fn run(cli: Cli) -> Result<()> {
             let (cfg, key) = tunnel::ClientConfig::load(&config)?;
             runtime(cfg.tuning.threads)?.block_on(async {
                 let client = tunnel::client::start(cfg, &key).await?;
-                shutdown_signal().await?;
+                serve_until_stopped(|| client.reload(&config)).await?;
                 tracing::info!("shutting down: no new flows, finishing the ones in flight");
                 let inv = client.engine.invariant();
                 client.shutdown().await;
@@ -293,6 +293,27 @@ async fn shutdown_signal() -> Result<()> {
         _ = term.recv() => {}
     }
     Ok(())
+}
+
+/// Runs until SIGINT or SIGTERM; every SIGHUP meanwhile reloads the configuration (`reload`
+/// logs and counts its outcome; a failed one keeps the running configuration).
+async fn serve_until_stopped<F>(mut reload: impl FnMut() -> F) -> Result<()>
+where
+    F: std::future::Future<Output = Result<String>>,
+{
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let mut hup = signal(SignalKind::hangup()).context("installing the SIGHUP handler")?;
+    loop {
+        tokio::select! {
+            r = tokio::signal::ctrl_c() => return r.context("waiting for SIGINT"),
+            _ = term.recv() => return Ok(()),
+            _ = hup.recv() => {
+                tracing::info!("SIGHUP: reloading the configuration");
+                let _ = reload().await;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

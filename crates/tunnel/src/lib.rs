@@ -26,6 +26,7 @@ pub mod metrics;
 pub mod net;
 pub mod psk;
 pub mod record;
+pub mod reload;
 pub mod server;
 
 pub use client::ClientHandle;
