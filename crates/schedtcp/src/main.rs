@@ -295,24 +295,47 @@ async fn shutdown_signal() -> Result<()> {
     Ok(())
 }
 
-/// Runs until SIGINT or SIGTERM; every SIGHUP meanwhile reloads the configuration (`reload`
-/// logs and counts its outcome; a failed one keeps the running configuration).
+/// Runs a started daemon until SIGINT or SIGTERM; every SIGHUP meanwhile reloads the
+/// configuration (`reload` logs and counts its outcome; a failed one keeps the running
+/// configuration). Under systemd (`Type=notify`, dist/systemd/) it tells the service manager
+/// when the daemon is ready, reloading, ready again and stopping.
 async fn serve_until_stopped<F>(mut reload: impl FnMut() -> F) -> Result<()>
 where
     F: std::future::Future<Output = Result<String>>,
 {
+    use sd_notify::NotifyState;
     use tokio::signal::unix::{signal, SignalKind};
     let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
     let mut hup = signal(SignalKind::hangup()).context("installing the SIGHUP handler")?;
-    loop {
+    notify(&[NotifyState::Ready]);
+    let stopped = loop {
         tokio::select! {
-            r = tokio::signal::ctrl_c() => return r.context("waiting for SIGINT"),
-            _ = term.recv() => return Ok(()),
+            r = tokio::signal::ctrl_c() => break r.context("waiting for SIGINT"),
+            _ = term.recv() => break Ok(()),
             _ = hup.recv() => {
                 tracing::info!("SIGHUP: reloading the configuration");
-                let _ = reload().await;
+                // systemd ≥ 253 (`Type=notify-reload`) requires the monotonic time with RELOADING=1.
+                match NotifyState::monotonic_usec_now() {
+                    Ok(now) => notify(&[NotifyState::Reloading, now]),
+                    Err(_) => notify(&[NotifyState::Reloading]),
+                }
+                let status = match reload().await {
+                    Ok(hash) => format!("configuration {hash}"),
+                    Err(_) => "the last reload failed: running the previous configuration".into(),
+                };
+                notify(&[NotifyState::Ready, NotifyState::Status(&status)]);
             }
         }
+    };
+    notify(&[NotifyState::Stopping]);
+    stopped
+}
+
+/// Tells the service manager how the daemon is (nothing without `NOTIFY_SOCKET`); a failure
+/// is logged, never fatal.
+fn notify(states: &[sd_notify::NotifyState]) {
+    if let Err(e) = sd_notify::notify(states) {
+        tracing::warn!("telling the service manager (NOTIFY_SOCKET): {e}");
     }
 }
 
