@@ -113,6 +113,14 @@ enum Command {
         #[command(subcommand)]
         cmd: router_cmd::Cmd,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell): e.g.
+    /// `schedtcp completions bash > /etc/bash_completion.d/schedtcp`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff): e.g. `schedtcp man > /usr/local/share/man/man1/schedtcp.1`.
+    Man,
 }
 
 #[derive(Subcommand)]
@@ -227,7 +235,26 @@ fn run(cli: Cli) -> Result<()> {
         Command::Testbed { cmd } => testbed_cmd::run(cmd),
         Command::Trace { cmd } => trace_cmd::run(cmd),
         Command::Router { cmd } => router_cmd::run(cmd),
+        Command::Completions { shell } => {
+            completions(shell, &mut std::io::stdout().lock());
+            Ok(())
+        }
+        Command::Man => man(&mut std::io::stdout().lock()),
     }
+}
+
+/// The shell's completion script, generated from the command definitions.
+fn completions(shell: clap_complete::Shell, out: &mut impl std::io::Write) {
+    use clap::CommandFactory;
+    clap_complete::generate(shell, &mut Cli::command(), "schedtcp", out);
+}
+
+/// The manual page, generated from the command definitions.
+fn man(out: &mut impl std::io::Write) -> Result<()> {
+    use clap::CommandFactory;
+    clap_mangen::Man::new(Cli::command())
+        .render(out)
+        .context("writing the manual page")
 }
 
 /// The per-connection invariant over the connections that closed cleanly, logged when the
@@ -347,6 +374,45 @@ mod tests {
     #[test]
     fn the_command_line_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    fn subcommands() -> Vec<String> {
+        Cli::command()
+            .get_subcommands()
+            .filter(|c| !c.is_hide_set())
+            .map(|c| c.get_name().to_owned())
+            .collect()
+    }
+
+    /// Every shell's script completes every subcommand.
+    #[test]
+    fn completion_scripts_name_every_subcommand() {
+        use clap_complete::Shell;
+        for shell in [Shell::Bash, Shell::Zsh, Shell::Fish] {
+            let mut out = Vec::new();
+            completions(shell, &mut out);
+            let text = String::from_utf8(out).unwrap();
+            for name in subcommands() {
+                assert!(text.contains(&name), "{shell}: no {name}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_manual_page_names_every_subcommand() {
+        let mut out = Vec::new();
+        man(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.starts_with(".ie") || text.contains(".TH schedtcp 1"),
+            "{text}"
+        );
+        let names = subcommands();
+        assert!(names.iter().any(|n| n == "server"), "{names:?}");
+        for name in names {
+            // roff escapes the hyphen.
+            assert!(text.contains(&name.replace('-', "\\-")), "no {name}");
+        }
     }
 
     /// The examples parse, but their placeholder key is refused with the way to a real one.
