@@ -9,6 +9,7 @@
 #![allow(rustdoc::invalid_html_tags)]
 
 mod allocator;
+mod check_cmd;
 mod demo;
 mod router_cmd;
 mod testbed_cmd;
@@ -46,6 +47,7 @@ Examples:
   schedtcp example-config server > server.toml    a commented configuration to start from
   schedtcp server --config server.toml            (near the targets)
   schedtcp client --config client.toml            (near the applications)
+  schedtcp check --config server.toml             validate a file, print it with every default
   schedtcp experiment list                        the papers' tables and figures
   schedtcp experiment run fluid-table2            reproduce one (writes results/fluid-table2/)
   schedtcp trace schedulable capture.pcap.gz      how much of a capture's traffic can be scheduled
@@ -68,6 +70,10 @@ enum Command {
         #[arg(long, short)]
         config: PathBuf,
     },
+    /// Validate a configuration file as the daemon would at start (its key included) and print
+    /// the effective configuration: every default filled in, the bounds that follow, and its
+    /// hash. Exits non-zero with the reason on a bad file.
+    Check(check_cmd::Args),
     /// The main job on an embedded default, in about two minutes: paper 000's Table 2 and a
     /// plain-TCP competitor under every policy, in the packet simulator driving the shipped
     /// core plus the tunnel on loopback as an invariant and bytes check (as root: on the
@@ -206,6 +212,7 @@ fn run(cli: Cli) -> Result<()> {
                 Ok(())
             })
         }
+        Command::Check(args) => check_cmd::run(args),
         Command::Demo(args) => demo::main(args),
         Command::Keygen { out: Some(path) } => {
             tunnel::psk::write_new(&path)?;
