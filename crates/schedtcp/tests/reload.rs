@@ -162,50 +162,102 @@ fn client_toml(
     s
 }
 
-/// Reads the rest of a `len`-byte download from offset `from` (checking every byte against the
-/// target's pattern) and the target's 32-byte digest of the upload; returns the SHA-256 of the
-/// whole download (`h` has the bytes before `from`).
-async fn read_download(
-    s: &mut TcpStream,
-    mut h: Sha256,
-    from: u64,
+/// A transfer through a route: a `len`-byte download and a 1 MiB upload, started and read
+/// 1 MiB in, then left waiting (flow control holds the rest of the download) until
+/// [`Transfer::finish`].
+struct Transfer {
+    stream: TcpStream,
     len: u64,
-    upload_digest: &[u8],
-) -> [u8; 32] {
-    let mut want = vec![0u8; 256 * 1024];
-    let mut buf = vec![0u8; 256 * 1024];
-    let mut off = from;
-    while off < len {
-        let k = ((len - off) as usize).min(buf.len());
-        let n = tokio::time::timeout(BOUND, s.read(&mut buf[..k]))
-            .await
-            .expect("the transfer stalled")
-            .expect("the transfer was reset");
-        assert!(n > 0, "the transfer ended at {off} of {len} bytes");
-        loadgen::fill(len, off, &mut want[..n]);
-        assert!(
-            buf[..n] == want[..n],
-            "download corrupted near offset {off}"
-        );
-        h.update(&buf[..n]);
-        off += n as u64;
-    }
-    let mut digest = [0u8; 32];
-    s.read_exact(&mut digest)
-        .await
-        .expect("the upload's digest");
-    assert_eq!(digest[..], *upload_digest, "upload corrupted");
-    assert_eq!(
-        s.read(&mut buf).await.expect("clean end"),
-        0,
-        "more than announced"
-    );
-    h.finalize().into()
+    /// SHA-256 of the download so far.
+    hash: Sha256,
+    read: u64,
+    upload_digest: [u8; 32],
 }
 
-/// A `len`-byte download (and 1 MiB upload) on route "bulk" runs while both processes reload
-/// twice: route "old" removed and "new" added (its target changed on the server), then a bad
-/// file that changes nothing.
+impl Transfer {
+    async fn start(route: SocketAddr, len: u64) -> Self {
+        let upload = 1 << 20;
+        let mut stream = TcpStream::connect(route).await.unwrap();
+        stream.write_u64(len).await.unwrap();
+        stream.write_u64(upload).await.unwrap();
+        let mut up = vec![0u8; upload as usize];
+        loadgen::fill(7, 0, &mut up);
+        stream.write_all(&up).await.unwrap();
+        stream.shutdown().await.unwrap();
+        let mut t = Self {
+            stream,
+            len,
+            hash: Sha256::new(),
+            read: 0,
+            upload_digest: Sha256::digest(&up).into(),
+        };
+        t.read_to(1 << 20).await;
+        t
+    }
+
+    /// Reads the download up to offset `to`, checking every byte against the target's pattern.
+    async fn read_to(&mut self, to: u64) {
+        let mut want = vec![0u8; 256 * 1024];
+        let mut buf = vec![0u8; 256 * 1024];
+        while self.read < to {
+            let k = ((to - self.read) as usize).min(buf.len());
+            let n = tokio::time::timeout(BOUND, self.stream.read(&mut buf[..k]))
+                .await
+                .expect("the transfer stalled")
+                .expect("the transfer was reset");
+            assert!(
+                n > 0,
+                "the transfer ended at {} of {} bytes",
+                self.read,
+                self.len
+            );
+            loadgen::fill(self.len, self.read, &mut want[..n]);
+            assert!(
+                buf[..n] == want[..n],
+                "download corrupted near offset {}",
+                self.read
+            );
+            self.hash.update(&buf[..n]);
+            self.read += n as u64;
+        }
+    }
+
+    /// Reads the rest and the target's digest of the upload; checks the download's SHA-256
+    /// against the pattern's, the upload's against the target's, and a clean end.
+    async fn finish(mut self) {
+        self.read_to(self.len).await;
+        let mut digest = [0u8; 32];
+        self.stream
+            .read_exact(&mut digest)
+            .await
+            .expect("the upload's digest");
+        assert_eq!(digest, self.upload_digest, "upload corrupted");
+        let mut end = [0u8; 1];
+        assert_eq!(
+            self.stream.read(&mut end).await.expect("clean end"),
+            0,
+            "more than announced"
+        );
+        let mut sent = Sha256::new();
+        let mut buf = vec![0u8; 1 << 20];
+        let mut off = 0;
+        while off < self.len {
+            let n = ((self.len - off) as usize).min(buf.len());
+            loadgen::fill(self.len, off, &mut buf[..n]);
+            sent.update(&buf[..n]);
+            off += n as u64;
+        }
+        assert_eq!(
+            self.hash.finalize(),
+            sent.finalize(),
+            "SHA-256 of the download"
+        );
+    }
+}
+
+/// A `len`-byte download (and 1 MiB upload) on route "bulk" and a smaller one on route "old"
+/// run while both processes reload twice: "old" removed and "new" added (to another target on
+/// the server), then a bad file that changes nothing.
 async fn reload_during_transfer(len: u64) {
     let (target, _t) = loadgen::start_target("127.0.0.1:0".parse().unwrap())
         .await
@@ -244,23 +296,10 @@ async fn reload_during_transfer(len: u64) {
     .await
     .expect("route old before the reload");
 
-    // The transfer: header, a 1 MiB upload (hashed by the target), then its download read
-    // 1 MiB in, and left waiting (flow control holds the rest) while the processes reload.
-    let upload = 1 << 20;
-    let mut transfer = TcpStream::connect(bulk).await.unwrap();
-    let (mut r, mut w) = transfer.split();
-    w.write_u64(len).await.unwrap();
-    w.write_u64(upload).await.unwrap();
-    let mut up = vec![0u8; upload as usize];
-    loadgen::fill(7, 0, &mut up);
-    let upload_digest = Sha256::digest(&up);
-    w.write_all(&up).await.unwrap();
-    w.shutdown().await.unwrap();
-    let mut head = vec![0u8; 1 << 20];
-    r.read_exact(&mut head).await.expect("the transfer started");
-    let mut want = vec![0u8; head.len()];
-    loadgen::fill(len, 0, &mut want);
-    assert!(head == want, "download corrupted in its first MiB");
+    // The transfers, left waiting while the processes reload: the large one on "bulk", and
+    // one on "old", the route the reload removes.
+    let transfer = Transfer::start(bulk, len).await;
+    let on_removed = Transfer::start(old, 4 << 20).await;
 
     // Reload: "old" removed, "new" added, on both sides (the server's "new" goes to another
     // target); the client's policy changes too, which needs a restart and is refused.
@@ -320,25 +359,10 @@ async fn reload_during_transfer(len: u64) {
     .await
     .expect("route new after the bad reload");
 
-    // The transfer finishes intact: every byte as the target sent it, its SHA-256 that of
-    // the pattern, the upload's digest the target's, and no flow reset on either side.
-    let mut h = Sha256::new();
-    h.update(&head);
-    let got = read_download(&mut transfer, h, head.len() as u64, len, &upload_digest).await;
-    let mut sent = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    let mut off = 0;
-    while off < len {
-        let n = ((len - off) as usize).min(buf.len());
-        loadgen::fill(len, off, &mut buf[..n]);
-        sent.update(&buf[..n]);
-        off += n as u64;
-    }
-    assert_eq!(
-        got,
-        <[u8; 32]>::from(sent.finalize()),
-        "SHA-256 of the download"
-    );
+    // The transfers finish intact (the removed route's too), and no flow was reset on either
+    // side.
+    on_removed.finish().await;
+    transfer.finish().await;
     for m in [server_metrics, client_metrics] {
         let t = scrape(m).await;
         assert_eq!(
