@@ -9,6 +9,7 @@
 #![allow(rustdoc::invalid_html_tags)]
 
 mod allocator;
+mod check_cmd;
 mod demo;
 mod router_cmd;
 mod status_cmd;
@@ -47,6 +48,7 @@ Examples:
   schedtcp example-config server > server.toml    a commented configuration to start from
   schedtcp server --config server.toml            (near the targets)
   schedtcp client --config client.toml            (near the applications)
+  schedtcp check --config server.toml             validate a file, print it with every default
   schedtcp experiment list                        the papers' tables and figures
   schedtcp experiment run fluid-table2            reproduce one (writes results/fluid-table2/)
   schedtcp trace schedulable capture.pcap.gz      how much of a capture's traffic can be scheduled
@@ -69,6 +71,10 @@ enum Command {
         #[arg(long, short)]
         config: PathBuf,
     },
+    /// Validate a configuration file as the daemon would at start (its key included) and print
+    /// the effective configuration: every default filled in, the bounds that follow, and its
+    /// hash. Exits non-zero with the reason on a bad file.
+    Check(check_cmd::Args),
     /// The main job on an embedded default, in about two minutes: paper 000's Table 2 and a
     /// plain-TCP competitor under every policy, in the packet simulator driving the shipped
     /// core plus the tunnel on loopback as an invariant and bytes check (as root: on the
@@ -118,6 +124,14 @@ enum Command {
         #[command(subcommand)]
         cmd: router_cmd::Cmd,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell): e.g.
+    /// `schedtcp completions bash > /etc/bash_completion.d/schedtcp`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff): e.g. `schedtcp man > /usr/local/share/man/man1/schedtcp.1`.
+    Man,
 }
 
 #[derive(Subcommand)]
@@ -183,7 +197,7 @@ fn run(cli: Cli) -> Result<()> {
             let (cfg, key) = tunnel::ServerConfig::load(&config)?;
             runtime(cfg.tuning.threads)?.block_on(async {
                 let server = tunnel::server::start(cfg, &key).await?;
-                shutdown_signal().await?;
+                serve_until_stopped(|| std::future::ready(server.reload(&config))).await?;
                 tracing::info!("shutting down: no new flows, finishing the ones in flight");
                 let inv = server.invariant();
                 server.shutdown().await;
@@ -195,7 +209,7 @@ fn run(cli: Cli) -> Result<()> {
             let (cfg, key) = tunnel::ClientConfig::load(&config)?;
             runtime(cfg.tuning.threads)?.block_on(async {
                 let client = tunnel::client::start(cfg, &key).await?;
-                shutdown_signal().await?;
+                serve_until_stopped(|| client.reload(&config)).await?;
                 tracing::info!("shutting down: no new flows, finishing the ones in flight");
                 let inv = client.engine.invariant();
                 client.shutdown().await;
@@ -203,6 +217,7 @@ fn run(cli: Cli) -> Result<()> {
                 Ok(())
             })
         }
+        Command::Check(args) => check_cmd::run(args),
         Command::Demo(args) => demo::main(args),
         Command::Keygen { out: Some(path) } => {
             tunnel::psk::write_new(&path)?;
@@ -233,7 +248,26 @@ fn run(cli: Cli) -> Result<()> {
         Command::Trace { cmd } => trace_cmd::run(cmd),
         Command::Router { cmd } => router_cmd::run(cmd),
         Command::Status(args) => status_cmd::run(args),
+        Command::Completions { shell } => {
+            completions(shell, &mut std::io::stdout().lock());
+            Ok(())
+        }
+        Command::Man => man(&mut std::io::stdout().lock()),
     }
+}
+
+/// The shell's completion script, generated from the command definitions.
+fn completions(shell: clap_complete::Shell, out: &mut impl std::io::Write) {
+    use clap::CommandFactory;
+    clap_complete::generate(shell, &mut Cli::command(), "schedtcp", out);
+}
+
+/// The manual page, generated from the command definitions.
+fn man(out: &mut impl std::io::Write) -> Result<()> {
+    use clap::CommandFactory;
+    clap_mangen::Man::new(Cli::command())
+        .render(out)
+        .context("writing the manual page")
 }
 
 /// The per-connection invariant over the connections that closed cleanly, logged when the
@@ -301,6 +335,50 @@ async fn shutdown_signal() -> Result<()> {
     Ok(())
 }
 
+/// Runs a started daemon until SIGINT or SIGTERM; every SIGHUP meanwhile reloads the
+/// configuration (`reload` logs and counts its outcome; a failed one keeps the running
+/// configuration). Under systemd (`Type=notify`, dist/systemd/) it tells the service manager
+/// when the daemon is ready, reloading, ready again and stopping.
+async fn serve_until_stopped<F>(mut reload: impl FnMut() -> F) -> Result<()>
+where
+    F: std::future::Future<Output = Result<String>>,
+{
+    use sd_notify::NotifyState;
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let mut hup = signal(SignalKind::hangup()).context("installing the SIGHUP handler")?;
+    notify(&[NotifyState::Ready]);
+    let stopped = loop {
+        tokio::select! {
+            r = tokio::signal::ctrl_c() => break r.context("waiting for SIGINT"),
+            _ = term.recv() => break Ok(()),
+            _ = hup.recv() => {
+                tracing::info!("SIGHUP: reloading the configuration");
+                // systemd ≥ 253 (`Type=notify-reload`) requires the monotonic time with RELOADING=1.
+                match NotifyState::monotonic_usec_now() {
+                    Ok(now) => notify(&[NotifyState::Reloading, now]),
+                    Err(_) => notify(&[NotifyState::Reloading]),
+                }
+                let status = match reload().await {
+                    Ok(hash) => format!("configuration {hash}"),
+                    Err(_) => "the last reload failed: running the previous configuration".into(),
+                };
+                notify(&[NotifyState::Ready, NotifyState::Status(&status)]);
+            }
+        }
+    };
+    notify(&[NotifyState::Stopping]);
+    stopped
+}
+
+/// Tells the service manager how the daemon is (nothing without `NOTIFY_SOCKET`); a failure
+/// is logged, never fatal.
+fn notify(states: &[sd_notify::NotifyState]) {
+    if let Err(e) = sd_notify::notify(states) {
+        tracing::warn!("telling the service manager (NOTIFY_SOCKET): {e}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,6 +387,45 @@ mod tests {
     #[test]
     fn the_command_line_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    fn subcommands() -> Vec<String> {
+        Cli::command()
+            .get_subcommands()
+            .filter(|c| !c.is_hide_set())
+            .map(|c| c.get_name().to_owned())
+            .collect()
+    }
+
+    /// Every shell's script completes every subcommand.
+    #[test]
+    fn completion_scripts_name_every_subcommand() {
+        use clap_complete::Shell;
+        for shell in [Shell::Bash, Shell::Zsh, Shell::Fish] {
+            let mut out = Vec::new();
+            completions(shell, &mut out);
+            let text = String::from_utf8(out).unwrap();
+            for name in subcommands() {
+                assert!(text.contains(&name), "{shell}: no {name}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_manual_page_names_every_subcommand() {
+        let mut out = Vec::new();
+        man(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.starts_with(".ie") || text.contains(".TH schedtcp 1"),
+            "{text}"
+        );
+        let names = subcommands();
+        assert!(names.iter().any(|n| n == "server"), "{names:?}");
+        for name in names {
+            // roff escapes the hyphen.
+            assert!(text.contains(&name.replace('-', "\\-")), "no {name}");
+        }
     }
 
     /// The examples parse, but their placeholder key is refused with the way to a real one.

@@ -23,6 +23,7 @@ use crate::engine::{codes, Engine, Role};
 use crate::limits::{self, Rejections};
 use crate::metrics::Registry;
 use crate::net;
+use crate::reload::{self, ClientReload, Live};
 
 /// A connection that dies sooner than this after its handshake counts as a failed attempt
 /// for the reconnect backoff (a path that kills connections at once must not cause a storm).
@@ -31,8 +32,9 @@ const STABLE_AFTER: Duration = Duration::from_secs(5);
 /// Time left before a flow's connection deadline below which no new attempt starts.
 const MIN_ATTEMPT: Duration = Duration::from_millis(50);
 
-struct Params {
-    cfg: ClientConfig,
+pub(crate) struct Params {
+    /// The running configuration (a reload replaces it: `crate::reload`).
+    pub(crate) cfg: Live<ClientConfig>,
     key: HmacKey,
     session: SessionId,
     next_conn: AtomicU64,
@@ -66,7 +68,8 @@ impl Role for ClientRole {
 /// wait the session's reconnect [`Backoff`]; a flow that has no connection within
 /// `handshake_timeout_secs` is reset, so its application sees a reset, not a hang.
 async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -> Option<ConnId> {
-    let t = &p.cfg.tuning;
+    let cfg = p.cfg.get();
+    let t = &cfg.tuning;
     let deadline = tokio::time::Instant::now() + t.handshake_timeout();
     loop {
         // Half of what is left at most, so that even after many failures a flow gets a few
@@ -82,9 +85,9 @@ async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -
         }
         let conn = ConnId(p.next_conn.fetch_add(1, Ordering::Relaxed));
         let result = tokio::time::timeout_at(deadline, async {
-            let mut stream = TcpStream::connect(p.cfg.server)
+            let mut stream = TcpStream::connect(cfg.server)
                 .await
-                .with_context(|| format!("connecting to {}", p.cfg.server))?;
+                .with_context(|| format!("connecting to {}", cfg.server))?;
             net::tune(&stream, t.notsent_lowat, t.liveness().dead_peer)?;
             let (record, leftover) = net::client_handshake(
                 &mut stream,
@@ -140,7 +143,8 @@ pub struct ClientHandle {
     pub metrics: Option<SocketAddr>,
     stop: watch::Sender<bool>,
     task: JoinHandle<()>,
-    grace: Duration,
+    pub(crate) params: Arc<Params>,
+    pub(crate) reload: ClientReload,
 }
 
 impl ClientHandle {
@@ -149,8 +153,10 @@ impl ClientHandle {
     pub async fn shutdown(self) {
         let _ = self.stop.send(true);
         let _ = self.task.await;
+        self.reload.join().await;
         self.engine.go_away();
-        drain(&self.engine, tokio::time::Instant::now() + self.grace).await;
+        let grace = self.params.cfg.get().tuning.grace();
+        drain(&self.engine, tokio::time::Instant::now() + grace).await;
     }
 }
 
@@ -191,22 +197,23 @@ pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
         warm: Mutex::new(Vec::new()),
         warm_taken: Notify::new(),
         backoff: Backoff::default(),
-        cfg,
+        cfg: Live::new(cfg),
     });
+    let cfg = p.cfg.get();
     let mut session = Session::new(CoreRole::Opener, core)?;
-    if p.cfg.has_background() {
-        session.set_admission(p.cfg.admission.core()?)?;
+    if cfg.has_background() {
+        session.set_admission(cfg.admission.core()?)?;
     }
-    let liveness = p.cfg.tuning.liveness();
+    let liveness = cfg.tuning.liveness();
     let engine = Engine::new(session, Box::new(ClientRole(p.clone())), label, liveness);
     let mut listeners = Vec::new();
     let mut routes = Vec::new();
-    for r in &p.cfg.routes {
+    for r in &cfg.routes {
         let l = TcpListener::bind(r.listen)
             .await
             .with_context(|| format!("route {}: binding {}", r.name, r.listen))?;
         routes.push((r.name.clone(), l.local_addr()?));
-        info!(route = %r.name, listen = %l.local_addr()?, server = %p.cfg.server, policy = %p.cfg.policy, "client route");
+        info!(route = %r.name, listen = %l.local_addr()?, server = %cfg.server, policy = %cfg.policy, "client route");
         listeners.push((l, r.clone()));
     }
     if let Err(e) = limits::raise_fd_limit() {
@@ -216,26 +223,44 @@ pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
     registry.add(&engine);
     // Integrity failures and protocol violations are counted and logged at a bounded rate.
     engine.set_rejections(registry.rejections.clone());
-    let metrics = registry.start(p.cfg.metrics).await?;
+    registry.config.loaded(reload::hash(&*cfg)?);
+    let metrics = registry.start(cfg.metrics).await?;
     let (stop, stopped) = watch::channel(false);
-    let mut tasks = Vec::new();
-    for (l, r) in listeners {
-        tasks.push(tokio::spawn(accept_loop(
+    let spawn_route: reload::SpawnRoute = {
+        let (engine, p, rejections, stopped) = (
             engine.clone(),
             p.clone(),
-            l,
-            r,
             registry.rejections.clone(),
             stopped.clone(),
-        )));
+        );
+        Box::new(move |l, r, retired| {
+            tokio::spawn(accept_loop(
+                engine.clone(),
+                p.clone(),
+                l,
+                r,
+                rejections.clone(),
+                stopped.clone(),
+                retired,
+            ))
+        })
+    };
+    let reload = ClientReload::new(
+        reload::key_digest(key),
+        registry.config.clone(),
+        spawn_route,
+    );
+    for (l, r) in listeners {
+        reload.serve(l, r).await;
     }
-    if p.cfg.has_background() {
+    let mut tasks = Vec::new();
+    if cfg.has_background() {
         tasks.push(tokio::spawn(tick_admission(
             engine.clone(),
             stopped.clone(),
         )));
     }
-    if p.cfg.warm_pool > 0 {
+    if cfg.warm_pool > 0 {
         tasks.push(tokio::spawn(keep_warm(
             engine.clone(),
             p.clone(),
@@ -247,17 +272,19 @@ pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
             let _ = t.await;
         }
     });
-    let grace = p.cfg.tuning.grace();
     Ok(ClientHandle {
         routes,
         engine,
         metrics,
         stop,
         task,
-        grace,
+        params: p,
+        reload,
     })
 }
 
+/// Serves one route until the client stops or a reload retires the route (`retire` changes);
+/// gives the listener back.
 async fn accept_loop(
     engine: Arc<Engine>,
     p: Arc<Params>,
@@ -265,7 +292,8 @@ async fn accept_loop(
     route: ClientRoute,
     rejections: Arc<Rejections>,
     mut stop: watch::Receiver<bool>,
-) {
+    mut retire: watch::Receiver<bool>,
+) -> TcpListener {
     let what = format!("route {:?}", route.name);
     loop {
         let (app, peer) = tokio::select! {
@@ -274,10 +302,12 @@ async fn accept_loop(
                 // Out of descriptors: pause (the condition lasts), never spin.
                 Err(e) => tokio::select! {
                     _ = limits::accept_failed(&rejections, &what, e) => continue,
-                    _ = stop.changed() => return,
+                    _ = stop.changed() => return l,
+                    _ = retire.changed() => return l,
                 },
             },
-            _ = stop.changed() => return,
+            _ = stop.changed() => return l,
+            _ = retire.changed() => return l,
         };
         if route.background {
             open_background(&engine, &p, &route, app, peer);
@@ -377,7 +407,7 @@ async fn tick_admission(engine: Arc<Engine>, mut stop: watch::Receiver<bool>) {
 /// `warm_max_age_secs` ago, still known to the core, its socket without error or end of
 /// stream. Those that fail the check are closed (a replacement is opened by [`keep_warm`]).
 fn take_warm(engine: &Arc<Engine>, p: &Params) -> Option<ConnId> {
-    let max_age = Duration::from_secs(p.cfg.warm_max_age_secs);
+    let max_age = Duration::from_secs(p.cfg.get().warm_max_age_secs);
     loop {
         let (conn, since) = p.warm.lock().unwrap_or_else(|e| e.into_inner()).pop()?;
         if since.elapsed() < max_age && engine.connection_usable(conn) {
@@ -393,8 +423,9 @@ fn take_warm(engine: &Arc<Engine>, p: &Params) -> Option<ConnId> {
 /// forgotten, and one older than `warm_max_age_secs` is replaced (the new one first, then the
 /// old one is closed).
 async fn keep_warm(engine: Arc<Engine>, p: Arc<Params>, mut stop: watch::Receiver<bool>) {
-    let max_age = Duration::from_secs(p.cfg.warm_max_age_secs);
     loop {
+        let cfg = p.cfg.get();
+        let max_age = Duration::from_secs(cfg.warm_max_age_secs);
         let (have, oldest) = {
             let mut w = p.warm.lock().unwrap_or_else(|e| e.into_inner());
             let live: Vec<ConnId> = engine.inspect(|s| s.connections().map(|(c, _)| c).collect());
@@ -402,7 +433,7 @@ async fn keep_warm(engine: Arc<Engine>, p: Arc<Params>, mut stop: watch::Receive
             (w.len(), w.iter().map(|&(c, since)| (since, c)).min())
         };
         let expired = oldest.filter(|(since, _)| since.elapsed() >= max_age);
-        if have < p.cfg.warm_pool || expired.is_some() {
+        if have < cfg.warm_pool || expired.is_some() {
             match open_conn(engine.clone(), p.clone(), None).await {
                 Some(c) => {
                     let mut w = p.warm.lock().unwrap_or_else(|e| e.into_inner());

@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use gtcp::Policy;
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Settings both roles share.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tuning {
     /// Largest payload of one data frame, bytes (default 16384; at most 65536).
@@ -157,7 +157,7 @@ impl Tuning {
 /// (`schedtcp keygen`; checked by [`crate::psk`]): given inline (`key = "..."`, then the
 /// configuration file itself must be readable by its owner only, like a key file) or, better,
 /// read from a file readable by its owner only (`key_file = "path"`).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct KeySource {
     pub key: Option<String>,
@@ -187,12 +187,17 @@ fn policy<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Policy, D::Err
     s.parse().map_err(serde::de::Error::custom)
 }
 
+/// Written as it is read (`Policy`'s `Display` and `FromStr` are inverse).
+fn policy_name<S: Serializer>(p: &Policy, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.collect_str(p)
+}
+
 fn d_policy() -> Policy {
     Policy::default()
 }
 
 /// One route of the client: a local listener whose connections become flows of this route.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClientRoute {
     /// Name the server maps to a target (at most 255 bytes).
@@ -214,7 +219,7 @@ pub struct ClientRoute {
 /// every slot stayed busy and the background sending rate falls short of the arrival load, and
 /// shrinks by one while that rate exceeds the load, so it settles at the least M that keeps up
 /// (equation (27) of paper 004).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AdmissionToml {
     /// A fixed M (at least 1); absent: adaptive.
@@ -335,7 +340,7 @@ impl AdmissionToml {
 }
 
 /// `schedtcp client --config client.toml`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClientConfig {
     /// The `schedtcp server` to connect pool connections to.
@@ -348,7 +353,11 @@ pub struct ClientConfig {
     #[serde(default = "d_true")]
     pub integrity: bool,
     /// Policy for the bytes this side sends (uploads). Default `fair`.
-    #[serde(default = "d_policy", deserialize_with = "policy")]
+    #[serde(
+        default = "d_policy",
+        deserialize_with = "policy",
+        serialize_with = "policy_name"
+    )]
     pub policy: Policy,
     /// Fresh, never-used pool connections kept ready to save a handshake (default 0, at most 64).
     #[serde(default)]
@@ -370,7 +379,7 @@ pub struct ClientConfig {
 }
 
 /// One route of the server: the only target flows of this route may reach.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerRoute {
     pub name: String,
@@ -388,7 +397,7 @@ pub struct ServerRoute {
 }
 
 /// `schedtcp server --config server.toml`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerConfig {
     /// Where pool connections arrive.
@@ -401,7 +410,11 @@ pub struct ServerConfig {
     #[serde(default = "d_true")]
     pub integrity: bool,
     /// Policy for the bytes this side sends (downloads). Default `fair`.
-    #[serde(default = "d_policy", deserialize_with = "policy")]
+    #[serde(
+        default = "d_policy",
+        deserialize_with = "policy",
+        serialize_with = "policy_name"
+    )]
     pub policy: Policy,
     /// Address of the Prometheus text endpoint; none by default.
     pub metrics: Option<SocketAddr>,

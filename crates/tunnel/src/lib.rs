@@ -27,6 +27,7 @@ pub mod net;
 pub mod proxy_header;
 pub mod psk;
 pub mod record;
+pub mod reload;
 pub mod server;
 
 pub use client::ClientHandle;

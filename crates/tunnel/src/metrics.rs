@@ -121,6 +121,8 @@ pub struct Registry {
     gate: Arc<OnceLock<Arc<Gate>>>,
     /// (Server) the memory budget.
     budget: Arc<OnceLock<Budget>>,
+    /// Reloads and the running configuration's hash.
+    pub config: Arc<crate::reload::ConfigStatus>,
 }
 
 impl Registry {
@@ -458,6 +460,7 @@ impl Registry {
             counter(name, help, "gauge", rows);
         }
         self.rejections.render(&mut out);
+        self.config.render(&mut out);
         let _ = writeln!(
             out,
             "# HELP schedtcp_flow_completion_seconds Time from a flow's opening to its close."

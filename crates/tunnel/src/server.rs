@@ -23,12 +23,14 @@ use crate::engine::{codes, Engine, InvariantTally, Role};
 use crate::limits::{self, Gate, Reject, Ticket};
 use crate::metrics::Registry;
 use crate::net;
+use crate::reload::{self, Live, ServerReload};
 
-struct Params {
-    cfg: ServerConfig,
+pub(crate) struct Params {
+    /// The running configuration (a reload replaces it: `crate::reload`).
+    pub(crate) cfg: Live<ServerConfig>,
     key: HmacKey,
     sessions: Mutex<HashMap<SessionId, Arc<Engine>>>,
-    registry: Registry,
+    pub(crate) registry: Registry,
     /// Invariant checks of sessions already forgotten.
     retired: Mutex<InvariantTally>,
     /// Shutdown began: handshakes still under way are refused.
@@ -46,7 +48,8 @@ impl Role for ServerRole {
         origin: Option<gtcp::wire::Origin>,
     ) {
         let rejections = &self.0.registry.rejections;
-        let Some(r) = self.0.cfg.route(&route).cloned() else {
+        let cfg = self.0.cfg.get();
+        let Some(r) = cfg.route(&route).cloned() else {
             // The flow is reset, and the connection that opened it closes as soon as the reset
             // is through (it owes nothing more). Cutting it at once would lose the reset, and
             // the client would open the flow again and again. The name is the peer's: logged
@@ -61,14 +64,14 @@ impl Role for ServerRole {
             rejections.record(Reject::MemoryBudget, || {
                 format!(
                     "session {}: {flow}: memory budget of {} bytes spent: resetting the new flow",
-                    engine.label, self.0.cfg.memory_budget_bytes
+                    engine.label, cfg.memory_budget_bytes
                 )
             });
             let _ = engine.with(|s, now| s.reset(now, flow, codes::OVERLOADED));
             return;
         }
         let engine = engine.clone();
-        let timeout = self.0.cfg.tuning.handshake_timeout();
+        let timeout = cfg.tuning.handshake_timeout();
         engine.route_opened(&r.name);
         engine.register_flow(flow);
         tokio::spawn(async move {
@@ -109,11 +112,12 @@ pub struct ServerHandle {
     pub metrics: Option<SocketAddr>,
     stop: watch::Sender<bool>,
     task: JoinHandle<()>,
-    params: Arc<ParamsHandle>,
+    pub(crate) params: Arc<ParamsHandle>,
+    pub(crate) reload: ServerReload,
 }
 
 /// What shutdown needs of the server's state.
-struct ParamsHandle(Arc<Params>);
+pub(crate) struct ParamsHandle(pub(crate) Arc<Params>);
 
 impl ServerHandle {
     /// Graceful shutdown: stop accepting, let every session's flows finish within one grace
@@ -130,7 +134,7 @@ impl ServerHandle {
         for e in &engines {
             e.go_away();
         }
-        let deadline = tokio::time::Instant::now() + p.cfg.tuning.grace();
+        let deadline = tokio::time::Instant::now() + p.cfg.get().tuning.grace();
         let mut drains = tokio::task::JoinSet::new();
         for e in engines {
             drains.spawn(async move { drain(&e, deadline).await });
@@ -184,11 +188,13 @@ pub async fn start(cfg: ServerConfig, key: &[u8]) -> Result<ServerHandle> {
         registry: Registry::default(),
         retired: Mutex::new(InvariantTally::default()),
         stopping: AtomicBool::new(false),
-        cfg,
+        cfg: Live::new(cfg),
     });
+    let cfg = p.cfg.get();
+    p.registry.config.loaded(reload::hash(&*cfg)?);
     p.registry.set_gate(gate.clone());
-    p.registry.set_budget(p.cfg.memory_budget_bytes);
-    let metrics = p.registry.start(p.cfg.metrics).await?;
+    p.registry.set_budget(cfg.memory_budget_bytes);
+    let metrics = p.registry.start(cfg.metrics).await?;
     let (stop, mut stopped) = watch::channel(false);
     let pp = p.clone();
     let task = tokio::spawn(async move {
@@ -226,22 +232,26 @@ pub async fn start(cfg: ServerConfig, key: &[u8]) -> Result<ServerHandle> {
         stop,
         task,
         params: Arc::new(ParamsHandle(p)),
+        reload: ServerReload {
+            key: reload::key_digest(key),
+        },
     })
 }
 
 /// One pool connection: its handshake (within `auth_timeout_secs`, holding a place in the
 /// [`Gate`] until then), its admission, then its life in the session.
 async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr, ticket: Ticket) {
-    let t = &p.cfg.tuning;
+    let cfg = p.cfg.get();
+    let t = &cfg.tuning;
     let rejections = &p.registry.rejections;
     if let Err(e) = net::tune(&stream, t.notsent_lowat, t.liveness().dead_peer) {
         debug!(%peer, "socket options: {e:#}");
     }
     let handshake = tokio::select! {
-        r = net::server_handshake(&mut stream, &p.key, p.cfg.auth_timeout()) => r,
+        r = net::server_handshake(&mut stream, &p.key, cfg.auth_timeout()) => r,
         _ = ticket.evicted() => {
             rejections.record(Reject::Unauthenticated, || {
-                format!("{peer}: handshake abandoned: {} newer connections waiting", p.cfg.max_unauthenticated)
+                format!("{peer}: handshake abandoned: {} newer connections waiting", cfg.max_unauthenticated)
             });
             return;
         }
@@ -267,6 +277,7 @@ async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr, tic
         }
     };
     drop(ticket);
+    drop(cfg);
     let record = match net::send_verdict(&mut stream, &p.key, &proven, Verdict::Accepted).await {
         Ok(r) => r,
         Err(e) => {
@@ -290,6 +301,7 @@ fn admit(
     if p.stopping.load(Ordering::Acquire) {
         return Err(Refusal::ShuttingDown);
     }
+    let cfg = p.cfg.get();
     let mut sessions = p.sessions.lock().unwrap_or_else(|e| e.into_inner());
     let engine = match sessions.get(&auth.session) {
         Some(e) => e.clone(),
@@ -300,13 +312,12 @@ fn admit(
                 .values()
                 .filter(|e| e.live_connections() > 0)
                 .count();
-            if live >= p.cfg.max_sessions || p.registry.over_budget() {
+            if live >= cfg.max_sessions || p.registry.over_budget() {
                 return Err(Refusal::TooManySessions);
             }
-            let core = p
-                .cfg
+            let core = cfg
                 .tuning
-                .core(p.cfg.policy)
+                .core(cfg.policy)
                 .and_then(|c| Ok(Session::new(CoreRole::Acceptor, c)?))
                 .map_err(|e| {
                     warn!("session: {e:#}");
@@ -321,7 +332,7 @@ fn admit(
                 core,
                 Box::new(ServerRole(p.clone())),
                 label,
-                p.cfg.tuning.liveness(),
+                cfg.tuning.liveness(),
             );
             e.set_rejections(p.registry.rejections.clone());
             p.registry.add(&e);
@@ -331,7 +342,7 @@ fn admit(
         }
     };
     drop(sessions);
-    if engine.live_connections() >= p.cfg.max_connections_per_session {
+    if engine.live_connections() >= cfg.max_connections_per_session {
         return Err(Refusal::Unacceptable);
     }
     let added = engine.with(|s, now| {
@@ -367,7 +378,7 @@ fn admit(
 /// Watches one session: once it has had no live pool connection for `session_timeout_secs`,
 /// its flows are reset (their relays abort the target sockets) and it is forgotten.
 async fn expire_when_orphaned(p: Arc<Params>, id: SessionId, engine: Arc<Engine>) {
-    let timeout = p.cfg.session_timeout();
+    let timeout = p.cfg.get().session_timeout();
     loop {
         let changed = engine.conns_changed.notified();
         tokio::pin!(changed);
