@@ -179,3 +179,42 @@ fn the_daemons_notify_ready_reloading_and_stopping() {
         assert_eq!(next(&sock).trim(), "STOPPING=1", "{role}");
     }
 }
+
+/// `schedtcp check` (run by the units' `ExecReload` before the SIGHUP): status 0 and the
+/// effective configuration on a good file, status 1 and the reason on a bad one.
+#[test]
+fn check_exits_non_zero_with_the_reason_on_a_bad_file() {
+    let dir = temp_dir("check");
+    tunnel::psk::write_new(&dir.0.join("psk.hex")).unwrap();
+    let path = dir.0.join("server.toml");
+    let good = "listen = \"127.0.0.1:7000\"\nkey_file = \"psk.hex\"\n[[route]]\nname = \"web\"\ntarget = \"127.0.0.1:80\"\n";
+    let check = || {
+        Command::new(BIN)
+            .args([
+                "check",
+                "--role",
+                "server",
+                "--config",
+                path.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap()
+    };
+    std::fs::write(&path, good).unwrap();
+    let out = check();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let t: toml::Table = String::from_utf8(out.stdout).unwrap().parse().unwrap();
+    assert_eq!(t["route"][0]["target"].as_str(), Some("127.0.0.1:80"));
+    std::fs::write(&path, good.replace("127.0.0.1:7000", "127.0.0.1:99999")).unwrap();
+    let out = check();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("listen") && err.contains("server.toml"),
+        "{err}"
+    );
+}
