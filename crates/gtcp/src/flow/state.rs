@@ -538,3 +538,171 @@ pub(crate) fn check_ends(a: &super::Flow, b: &super::Flow) -> Result<(), String>
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flow::Flow;
+    use crate::ids::FlowId;
+    use std::time::Duration;
+
+    const C1: ConnId = ConnId(1);
+    const C2: ConnId = ConnId(2);
+
+    #[test]
+    fn the_sending_half_finishes_then_is_acknowledged_and_a_reset_ends_it_from_anywhere() {
+        let mut s = SendState::Open;
+        assert!(s.takes_writes() && !s.done());
+        s.on(SendEvent::Finish);
+        assert_eq!(s, SendState::Finished);
+        assert!(!s.takes_writes() && !s.done());
+        s.on(SendEvent::FinAcked);
+        assert!(s.done());
+        s.on(SendEvent::Reset);
+        assert_eq!(s, SendState::Reset);
+        let mut r = RecvState::Open;
+        r.on(RecvEvent::EndRead);
+        assert!(r.done());
+        r.on(RecvEvent::Reset);
+        assert_eq!(r, RecvState::Reset);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "send half: Finish in Finished")]
+    fn finishing_twice_is_an_illegal_transition() {
+        let mut s = SendState::Open;
+        s.on(SendEvent::Finish);
+        s.on(SendEvent::Finish);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "receive half: EndRead in Reset")]
+    fn a_reset_direction_has_no_end_to_read() {
+        let mut r = RecvState::Open;
+        r.on(RecvEvent::Reset);
+        r.on(RecvEvent::EndRead);
+    }
+
+    /// Our reset goes out, the connection dies (due again), goes out again, and the peer's
+    /// reset crosses it: theirs settles ours (the connection ours went on is settled) and gets
+    /// a confirmation of its own, which goes back once; a repeat of theirs after that is
+    /// answered from the frame.
+    #[test]
+    fn crossed_resets_settle_each_other_and_each_gets_one_confirmation() {
+        let mut r = ResetState::None;
+        r.on(ResetEvent::Local {
+            code: 5,
+            tell_peer: true,
+        });
+        assert_eq!(r.frame(), Delivery::Queued);
+        r.on(ResetEvent::Sent(C1));
+        let fx = r.on(ResetEvent::Requeue {
+            conn: C2,
+            any: false,
+        });
+        assert!(!fx.queue, "sent on another connection");
+        let fx = r.on(ResetEvent::Requeue {
+            conn: C1,
+            any: false,
+        });
+        assert!(fx.queue);
+        assert_eq!(r.frame(), Delivery::Queued);
+        r.on(ResetEvent::Sent(C1));
+        let fx = r.on(ResetEvent::Peer { code: 9, conn: C2 });
+        assert_eq!(
+            fx,
+            ResetEffect {
+                settled: Some(C1),
+                queue: true,
+                ..ResetEffect::default()
+            }
+        );
+        assert_eq!(
+            r,
+            ResetState::Peer {
+                code: 5,
+                frame: Delivery::Queued,
+                from: C2
+            }
+        );
+        // Repeated while our confirmation is queued: no second entry.
+        let fx = r.on(ResetEvent::Peer { code: 9, conn: C1 });
+        assert_eq!(fx, ResetEffect::default());
+        assert_eq!(r.peer_conn(), Some(C1));
+        r.on(ResetEvent::Sent(C1));
+        assert_eq!(r.frame(), Delivery::Confirmed);
+        let fx = r.on(ResetEvent::Peer { code: 9, conn: C1 });
+        assert!(fx.answer);
+        assert_eq!(r.code(), Some(5));
+    }
+
+    #[test]
+    fn a_reset_nobody_heard_of_is_settled_at_once() {
+        let mut r = ResetState::None;
+        r.on(ResetEvent::Local {
+            code: 1,
+            tell_peer: false,
+        });
+        assert_eq!(r.frame(), Delivery::Confirmed);
+        assert!(r.is_local());
+        assert_eq!(r.on(ResetEvent::Confirmed), ResetEffect::default());
+    }
+
+    #[test]
+    fn the_acknowledgement_goes_again_only_if_the_latest_went_on_the_lost_connection() {
+        let mut a = AckState::Idle;
+        assert!(a.on(AckEvent::Queue));
+        assert!(!a.on(AckEvent::Queue), "queued once");
+        a.on(AckEvent::Sent(C1));
+        assert!(!a.on(AckEvent::ConnGone(C2)));
+        assert_eq!(a, AckState::SentOn(C1));
+        assert!(a.on(AckEvent::ConnGone(C1)));
+        assert_eq!(a, AckState::Queued { last: None });
+        a.on(AckEvent::Sent(C2));
+        assert!(a.on(AckEvent::Queue));
+        // A reset cancels what is queued; the last one written is still where it went.
+        a.on(AckEvent::Cancel);
+        assert_eq!(a, AckState::SentOn(C2));
+        assert_eq!(a.last_on(), Some(C2));
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "acknowledgement: Sent")]
+    fn an_acknowledgement_never_queued_is_never_sent() {
+        AckState::Idle.on(AckEvent::Sent(C1));
+    }
+
+    fn flow() -> Flow {
+        Flow::new(FlowId(1), 1, Duration::ZERO, crate::INITIAL_CREDIT)
+    }
+
+    /// The checks find what they are for: an end acknowledged at another size than the peer's
+    /// final size, a reset confirmed by a peer that did not reset, halves that disagree on a
+    /// reset.
+    #[test]
+    fn the_checks_find_inconsistent_flows() {
+        let (mut a, mut b) = (flow(), flow());
+        assert_eq!(check_ends(&a, &b), Ok(()));
+        a.send.push(&[1; 10]);
+        a.send_state.on(SendEvent::Finish);
+        a.fin = Delivery::Confirmed;
+        a.send_state.on(SendEvent::FinAcked);
+        assert_eq!(a.check(), Ok(()));
+        assert!(check_ends(&a, &b).is_err(), "no final size at the peer");
+        b.recv.set_final(10).unwrap();
+        assert_eq!(check_ends(&a, &b), Ok(()));
+        a.reset.on(ResetEvent::Local {
+            code: 1,
+            tell_peer: true,
+        });
+        assert!(a.check().is_err(), "halves not reset");
+        a.send_state.on(SendEvent::Reset);
+        a.recv_state.on(RecvEvent::Reset);
+        assert_eq!(a.check(), Ok(()));
+        a.reset.on(ResetEvent::Confirmed);
+        assert!(check_ends(&a, &b).is_err(), "confirmed by a peer not reset");
+    }
+}
