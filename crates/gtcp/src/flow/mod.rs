@@ -287,7 +287,10 @@ impl Flow {
             SendState::Reset => true,
         };
         if !fin_ok {
-            return Err(format!("{id}: {:?} with end {:?}", self.send_state, self.fin));
+            return Err(format!(
+                "{id}: {:?} with end {:?}",
+                self.send_state, self.fin
+            ));
         }
         if self.recv_state == RecvState::Ended && !self.recv.at_end() {
             return Err(format!(

@@ -92,7 +92,11 @@ impl Session {
         let Some(a) = self.admission.as_mut() else {
             return;
         };
-        if self.flows.get(&id).is_some_and(|f| f.admission.background()) {
+        if self
+            .flows
+            .get(&id)
+            .is_some_and(|f| f.admission.background())
+        {
             a.sent(now, n);
         }
     }

@@ -273,9 +273,10 @@ impl Session {
     pub(crate) fn resend_unconfirmed_resets(&mut self, conn: ConnId) {
         let mut any = false;
         for (id, f) in self.flows.iter_mut() {
-            let fx = f.reset.is_local().then(|| {
-                f.reset.on(ResetEvent::Requeue { conn, any: false })
-            });
+            let fx = f
+                .reset
+                .is_local()
+                .then(|| f.reset.on(ResetEvent::Requeue { conn, any: false }));
             if fx.is_some_and(|fx| fx.queue) {
                 self.ctrl.push_back(*id);
                 any = true;

@@ -1172,8 +1172,7 @@ impl Session {
             && !(matches!(
                 f.ownership,
                 Ownership::ClosedClean | Ownership::Awaiting { .. }
-            )
-                || liveness::reset_settled_without_owner(f))
+            ) || liveness::reset_settled_without_owner(f))
         {
             return;
         }

@@ -390,8 +390,7 @@ impl Session {
         }
         let orphaned = |f: &FlowId| {
             self.flows.get(f).is_some_and(|f| {
-                !f.ownership.awaiting()
-                    && !f.owner().is_some_and(|c| self.conns.contains_key(&c))
+                !f.ownership.awaiting() && !f.owner().is_some_and(|c| self.conns.contains_key(&c))
             })
         };
         self.sched
@@ -424,9 +423,7 @@ impl Session {
                 // Both directions over and the last acknowledgement out: after Done this side
                 // writes nothing more here.
                 // A reset still to be sent goes on the flow's own connection first.
-                Some(f)
-                    if !f.closed() || f.ack.queued() || f.reset.frame() == Delivery::Queued =>
-                {
+                Some(f) if !f.closed() || f.ack.queued() || f.reset.frame() == Delivery::Queued => {
                     return (0, false)
                 }
                 Some(f) => {
