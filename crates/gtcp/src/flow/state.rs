@@ -263,14 +263,27 @@ impl ResetState {
             }
             // A confirmation of nothing unsettled (a duplicate, or a peer's mistake): no-op.
             (_, ResetEvent::Confirmed) => {}
-            (S::Local { code, frame }, ResetEvent::Sent(c)) if frame == Delivery::Queued => {
+            (
+                S::Local {
+                    code,
+                    frame: Delivery::Queued,
+                },
+                ResetEvent::Sent(c),
+            ) => {
                 *self = S::Local {
                     code,
                     frame: Delivery::SentOn(c),
                 };
             }
             // Our confirmation needs none: written, it is settled.
-            (S::Peer { code, frame, .. }, ResetEvent::Sent(_)) if frame == Delivery::Queued => {
+            (
+                S::Peer {
+                    code,
+                    frame: Delivery::Queued,
+                    ..
+                },
+                ResetEvent::Sent(_),
+            ) => {
                 self.set_frame(code, Delivery::Confirmed);
             }
             (
