@@ -460,9 +460,9 @@ impl Life {
 /// ```
 ///
 /// A waiting flow takes no bytes and has no connection: its opening is not queued until it is
-/// admitted (the driver then opens its connection at [`Event::ConnNeeded`]
-/// (crate::Event::ConnNeeded)). A waiting flow that is reset stays `Waiting` (it is forgotten
-/// at once: the peer never heard of it).
+/// admitted (the driver then opens its connection at
+/// [`Event::ConnNeeded`](crate::Event::ConnNeeded)). A waiting flow that is reset stays
+/// `Waiting` (it is forgotten at once: the peer never heard of it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) enum AdmissionState {
     #[default]
