@@ -23,7 +23,7 @@
 //! only once its writer finished and all was read; nothing is written on a connection after
 //! both of its sides said `Done`; closed connections keep the invariant; after every step
 //! (every [`Pair::handle_events`]) each flow's state machines are consistent on each end and
-//! between the two ends ([`crate::flow::state`]); at the end ([`Pair::check_end`]) both
+//! between the two ends (the core's `flow::state` module); at the end ([`Pair::check_end`]) both
 //! sessions are idle.
 //!
 //! Two ways to drive it: low-level operations (add, kill, inject, transmit, deliver, the
@@ -1127,9 +1127,9 @@ impl Pair {
 
     // ----- checks ---------------------------------------------------------------------------
 
-    /// The flows' state machines at rest: each end's own ([`Session::check_flows`]) whatever
+    /// The flows' state machines at rest: each end's own (`Session::check_flows`) whatever
     /// the peer sent, a panic; and while nothing was injected, what must hold between the two
-    /// ends' copies of each flow both track ([`crate::flow::state::check_ends`]), recorded in
+    /// ends' copies of each flow both track (`flow::state::check_ends`), recorded in
     /// [`Pair::violations`].
     fn check_flow_states(&mut self) {
         for side in Side::BOTH {

@@ -1016,9 +1016,9 @@ impl Session {
         }
     }
 
-    /// Applies a reset, from either side, once the flow's [`ResetState`](crate::flow::state::
-    /// ResetState) says it: unsent bytes are dropped, buffers freed, both halves reset, and the
-    /// virtual queues shrink so they never promise bytes that no longer exist.
+    /// Applies a reset, from either side, once the flow's `ResetState` says it: unsent bytes
+    /// are dropped, buffers freed, both halves reset, and the virtual queues shrink so they
+    /// never promise bytes that no longer exist.
     pub(crate) fn apply_reset(&mut self, now: Duration, id: FlowId) {
         self.release_for_reset(id);
         let Some(f) = self.flows.get_mut(&id) else {
