@@ -34,6 +34,16 @@
 //! unclean loss unconfirmed ends and resets are too: whatever died with it is repeated, and a
 //! peer that has forgotten the flow answers from the frame itself.
 //!
+//! # The life of a flow
+//!
+//! A flow's life is a handful of state machines (the `flow::state` module), each changed by
+//! its one transition function: the sending half (`Open → Finished → FinAcked`, or `Reset`),
+//! the receiving half (`Open → Ended`, or `Reset`), the reset and its confirmation, the
+//! acknowledgement's delivery, the flow as a whole (`Open → Closed`), and a background flow's
+//! admission. A transition the session must never ask for is a debug assertion; the test
+//! harness (`gtcp::pair`, feature `pair`) checks after every step that the machines
+//! agree on each end and between the two ends.
+//!
 //! # Forgetting flows
 //!
 //! The acceptor forgets a closed flow once nothing about it awaits the peer; the opener keeps
