@@ -914,11 +914,12 @@ impl Session {
         self.flows.get(&id).is_none_or(Flow::is_reset)
     }
 
-    /// The flows' state machines at rest (between two calls into the session): each flow's
-    /// own consistency ([`Flow::check`]), an owner that is a live connection, and the count of
-    /// closed flows. The test harness checks it after every step.
+    /// Whether the flows' state machines are consistent at rest (between two calls into the
+    /// session), whatever the peer sent: each flow's halves, reset, acknowledgement and life
+    /// agree, an owner is a live connection, and the closed flows are counted. The test harness
+    /// ([`Pair`](crate::pair::Pair)) and the fuzz targets check it after every step.
     #[cfg(feature = "pair")]
-    pub(crate) fn check_flows(&self) -> Result<(), String> {
+    pub fn check_flows(&self) -> Result<(), String> {
         let mut closed = 0;
         for f in self.flows.values() {
             f.check()?;
