@@ -236,6 +236,10 @@ fn check(s: &Session, config: &Config, closes: usize, meter: &Meter, extra: i64)
         config.flow_window * (flow_count + conns.max(1)),
         extra,
     );
+    // The flows' state machines agree, whatever the peer sent.
+    if let Err(e) = s.check_flows() {
+        panic!("flow states: {e}");
+    }
     let flows: Vec<FlowId> = s.flow_ids().collect();
     let open = s.open_flows();
     assert!(

@@ -744,8 +744,9 @@ fn the_read_front_of_a_receive_buffer_counts_until_it_is_freed() {
 /// nothing of the flow gone out and forgot it with its reset unsent and no connection left.
 /// The acceptor kept the never-opened flow, its end received (final size 0), until its
 /// session would expire. Now an end counts as gone out once it was written
-/// (`Flow::went_out`, `liveness::own_reset_unconfirmed`). Found by `session_input` on the
-/// merged core of session 9 (deb6c71), 784 577 executions in (fails on a33da5d too):
+/// (`Ownership::Awaiting`'s `carried`, `liveness::own_reset_unconfirmed`). Found by
+/// `session_input` on the merged core of session 9 (deb6c71), 784 577 executions in (fails on
+/// a33da5d too):
 /// fuzz/findings/session_input/not_settled_acceptor_keeps_closed_flow_no_conn.
 #[test]
 fn an_end_that_went_out_keeps_the_openers_reset_flow_until_confirmed() {
@@ -756,8 +757,8 @@ fn an_end_that_went_out_keeps_the_openers_reset_flow_until_confirmed() {
 /// flows, some never opened whose ends had arrived, the opener had forgotten them, and every
 /// new flow of the opener was refused (`TooManyFlows`) on connection after connection (16 418
 /// lost) until settling gave up (`still talking after 32 settling rounds`). Passes with
-/// `Flow::went_out`. Found by `session_input` on the merged core of session 9 (deb6c71),
-/// 19 914 executions into a second process: fuzz/findings/session_input/
+/// `Ownership::Awaiting`'s `carried`. Found by `session_input` on the merged core of session 9
+/// (deb6c71), 19 914 executions into a second process: fuzz/findings/session_input/
 /// still_talking_acceptor_full_of_flows.
 #[test]
 fn a_forgotten_flows_end_does_not_lock_the_acceptors_flow_limit() {

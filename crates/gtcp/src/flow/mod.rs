@@ -2,6 +2,7 @@
 
 mod recv;
 mod send;
+pub(crate) mod state;
 
 pub use recv::RecvError;
 pub(crate) use recv::RecvStream;
@@ -12,6 +13,7 @@ use std::time::Duration;
 
 use crate::ids::{ConnId, FlowId};
 use crate::policy::{FlowState, SortKey};
+use state::{AckState, AdmissionState, Life, RecvState, ResetState, SendState};
 
 /// Where a control frame that must reach the peer stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -28,11 +30,24 @@ pub(crate) enum Delivery {
 }
 
 /// A flow's own connection (plain TCP's connection for it) over the flow's life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+///
+/// ```text
+///   Awaiting{carried} ──established──▶ Live(c) ──closed after both Done──▶ ClosedClean
+///                                        │  ▲
+///                                   died │  │ a replacement established
+///                                        ▼  │
+///                                        Lost
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Ownership {
     /// Its first connection is not established yet: what it hands over waits for it.
-    #[default]
-    Awaiting,
+    /// `carried`: other connections carried some of its bytes or its end ahead of it (the
+    /// policy may serve a flow before its own connection exists), so the peer may know the
+    /// flow though it never saw it opened. It never goes back to `false`, unlike `Flow::fin`
+    /// (back to `Queued` when its connection dies, then `Idle` on a reset) and `send.next`
+    /// (set to what was written when a reset abandons the rest); it matters only while the
+    /// flow has had no connection (`liveness::own_reset_unconfirmed`).
+    Awaiting { carried: bool },
     /// This live connection owns it.
     Live(ConnId),
     /// Its connection died: what it hands over is orphan debt until a replacement arrives,
@@ -40,6 +55,56 @@ pub(crate) enum Ownership {
     Lost,
     /// Its connection closed after both sides said `Done`.
     ClosedClean,
+}
+
+impl Default for Ownership {
+    fn default() -> Self {
+        Ownership::Awaiting { carried: false }
+    }
+}
+
+/// What moves an [`Ownership`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OwnershipEvent {
+    /// Connection `c` becomes the flow's own (established for it, or claimed by its opening).
+    Attach(ConnId),
+    /// The flow's own connection is gone: `clean`, closed after both sides said `Done`.
+    Gone { clean: bool },
+    /// Another connection carried some of the flow's bytes or its end.
+    Carried,
+}
+
+impl Ownership {
+    /// The transition function. Returns, for `Attach`, whether the connection replaces one
+    /// that died (it inherits what the flow still has to send).
+    pub fn on(&mut self, ev: OwnershipEvent) -> bool {
+        use Ownership as O;
+        let mut replacement = false;
+        *self = match (*self, ev) {
+            (O::Live(c), OwnershipEvent::Attach(_)) => {
+                debug_assert!(false, "flow already owned by {c}");
+                O::Live(c)
+            }
+            (prev, OwnershipEvent::Attach(c)) => {
+                replacement = prev == O::Lost;
+                O::Live(c)
+            }
+            (O::Live(_), OwnershipEvent::Gone { clean: true }) => O::ClosedClean,
+            (O::Live(_), OwnershipEvent::Gone { clean: false }) => O::Lost,
+            (O::Awaiting { .. }, OwnershipEvent::Carried) => O::Awaiting { carried: true },
+            (o, OwnershipEvent::Carried) => o,
+            (o, e) => {
+                debug_assert!(false, "ownership: {e:?} in {o:?}");
+                o
+            }
+        };
+        replacement
+    }
+
+    /// Its first connection is not established yet.
+    pub fn awaiting(self) -> bool {
+        matches!(self, Ownership::Awaiting { .. })
+    }
 }
 
 /// One flow.
@@ -71,39 +136,23 @@ pub(crate) struct Flow {
     pub open: Delivery,
     /// The end-of-flow frame of our direction.
     pub fin: Delivery,
-    /// A data frame or the end of this flow went out on some connection at least once: the
-    /// peer may know the flow even if it never saw it opened. Monotonic, unlike `fin` (back to
-    /// `Queued` when its connection dies, then `Idle` on a reset) and `send.next` (set to what
-    /// was written when a reset abandons the rest).
-    pub went_out: bool,
-    /// A reset we sent (or must send) and its confirmation.
-    pub reset: Delivery,
-    /// The reset was decided on this side (else it is the peer's, which we confirm).
-    pub reset_local: bool,
-    /// The flow was reset, by either side, with this code.
-    pub reset_code: Option<u32>,
-    /// Our direction has been finished by the peer's acknowledgement of the final size.
-    pub fin_acked: bool,
-    /// An acknowledgement (with credit) should go to the peer.
-    pub ack_queued: bool,
-    /// The connection the latest acknowledgement went on. Acknowledgements are cumulative, so
-    /// only that connection's loss can leave the peer without the latest one.
-    pub ack_on: Option<ConnId>,
-    /// The connection the peer's latest reset arrived on: its confirmation goes back there
-    /// while that connection lives (`Session::write_control`).
-    pub reset_from: Option<ConnId>,
-    /// The application has been told the peer's direction ended (or reset).
-    pub end_reported: bool,
-    /// The flow counts as closed; it lingers until its connection is gone (opener side).
-    pub closed: bool,
+    /// Our direction ([`SendState`]).
+    pub send_state: SendState,
+    /// The peer's direction ([`RecvState`]).
+    pub recv_state: RecvState,
+    /// The reset of both directions and its frame ([`ResetState`]).
+    pub reset: ResetState,
+    /// The acknowledgement of the peer's direction ([`AckState`]).
+    pub ack: AckState,
+    /// Open, or closed and lingering ([`Life`]).
+    pub life: Life,
+    /// Access control of a background flow ([`AdmissionState`]).
+    pub admission: AdmissionState,
     /// An [`Event::FlowReadable`](crate::Event::FlowReadable) for it waits in the event queue
     /// (one is enough: the application reads until blocked), so a peer's frames cannot
-    /// multiply the queue (issue 16).
+    /// multiply the queue. A mark of membership in that queue, cleared when the driver polls
+    /// the event, not a stage of the flow's life (see [`state`]).
     pub readable_queued: bool,
-    /// A background flow (under access control, when the session has it).
-    pub background: bool,
-    /// A background flow not yet admitted: it takes no bytes and has no connection.
-    pub waiting_admission: bool,
     /// (Acceptor) Live connections added for this flow whose first frame, still to come, must
     /// be its opening. While one does, the flow is not counted against
     /// [`MAX_UNOPENED_FLOWS`](crate::session::caps::MAX_UNOPENED_FLOWS).
@@ -121,26 +170,20 @@ impl Flow {
             opened_at: now,
             send: SendStream::new(),
             recv: RecvStream::new(window),
-            ownership: Ownership::Awaiting,
+            ownership: Ownership::default(),
             virtual_sent: 0,
             awaiting_owner: 0,
             turn: 0,
             key: None,
             open: Delivery::Idle,
             fin: Delivery::Idle,
-            went_out: false,
-            reset: Delivery::Idle,
-            reset_local: false,
-            reset_code: None,
-            fin_acked: false,
-            ack_queued: false,
-            ack_on: None,
-            reset_from: None,
-            end_reported: false,
-            closed: false,
+            send_state: SendState::Open,
+            recv_state: RecvState::Open,
+            reset: ResetState::None,
+            ack: AckState::Idle,
+            life: Life::Open,
+            admission: AdmissionState::Foreground,
             readable_queued: false,
-            background: false,
-            waiting_admission: false,
             awaited_by: 0,
         }
     }
@@ -177,25 +220,97 @@ impl Flow {
         }
     }
 
+    /// The flow was reset, by either side.
+    pub fn is_reset(&self) -> bool {
+        self.reset.is_reset()
+    }
+
+    /// Both directions are over and the flow was reported closed.
+    pub fn closed(&self) -> bool {
+        self.life.closed()
+    }
+
     /// Our direction is over: acknowledged to its final size, or reset.
     pub fn send_done(&self) -> bool {
-        self.reset_code.is_some() || self.fin_acked
+        self.send_state.done()
     }
 
     /// The peer's direction is over: read to its final size, or reset.
     pub fn recv_done(&self) -> bool {
-        self.reset_code.is_some() || (self.recv.at_end() && self.end_reported)
+        self.recv_state.done()
     }
 
     /// The application will hand no more bytes to this flow's connection.
     pub fn no_more_writes(&self) -> bool {
-        self.reset_code.is_some() || self.send.finished
+        !self.send_state.takes_writes()
     }
 
     /// Nothing of ours waits for the peer's confirmation on connection `c`.
     pub fn settled_on(&self, c: ConnId) -> bool {
         self.fin != Delivery::SentOn(c)
-            && self.reset != Delivery::SentOn(c)
+            && self.reset.frame() != Delivery::SentOn(c)
             && self.open != Delivery::SentOn(c)
+    }
+
+    /// What must hold between the flow's state machines at rest (between two calls into the
+    /// session), whatever the peer sent: both halves and the reset agree on whether the flow
+    /// was reset, a closed flow has both halves over, the end frame's delivery matches the
+    /// sending half, an ended receiving half has read to the final size, and a reset or
+    /// unopened flow owes no acknowledgement.
+    pub fn check(&self) -> Result<(), String> {
+        let id = self.id;
+        let reset = self.is_reset();
+        if (self.send_state == SendState::Reset) != reset
+            || (self.recv_state == RecvState::Reset) != reset
+        {
+            return Err(format!(
+                "{id}: halves {:?}/{:?} disagree with {:?}",
+                self.send_state, self.recv_state, self.reset
+            ));
+        }
+        let frame_ok = match self.reset {
+            ResetState::None => true,
+            ResetState::Local { frame, .. } => frame != Delivery::Idle,
+            ResetState::Peer { frame, .. } => {
+                matches!(frame, Delivery::Queued | Delivery::Confirmed)
+            }
+        };
+        if !frame_ok {
+            return Err(format!("{id}: {:?}", self.reset));
+        }
+        if self.closed() && !(self.send_done() && self.recv_done()) {
+            return Err(format!(
+                "{id}: closed with {:?}/{:?}",
+                self.send_state, self.recv_state
+            ));
+        }
+        let fin_ok = match self.send_state {
+            SendState::Open => self.fin == Delivery::Idle,
+            SendState::Finished => self.fin != Delivery::Idle,
+            SendState::FinAcked => self.fin == Delivery::Confirmed,
+            SendState::Reset => true,
+        };
+        if !fin_ok {
+            return Err(format!(
+                "{id}: {:?} with end {:?}",
+                self.send_state, self.fin
+            ));
+        }
+        if self.recv_state == RecvState::Ended && !self.recv.at_end() {
+            return Err(format!(
+                "{id}: ended at {} of {:?}",
+                self.recv.read, self.recv.final_size
+            ));
+        }
+        if self.ack.queued() && (reset || !self.opened()) {
+            return Err(format!(
+                "{id}: acknowledgement queued, reset {reset}, opened {}",
+                self.opened()
+            ));
+        }
+        if self.admission.waiting() && self.send.written > 0 {
+            return Err(format!("{id}: waiting for admission with bytes"));
+        }
+        Ok(())
     }
 }

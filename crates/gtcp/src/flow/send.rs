@@ -97,7 +97,8 @@ impl SendBuf {
 /// so a sender may start at once and data may arrive before the frame that opens its flow.
 pub const INITIAL_CREDIT: u64 = 256 * 1024;
 
-/// Sending half of one flow.
+/// Sending half of one flow: its bytes and where they are (its life is a
+/// [`SendState`](super::state::SendState)).
 ///
 /// Offsets: `[0, acked)` is held by the receiver and freed here; `[acked, next)` has been sent at
 /// least once; `[next, written)` waits for a connection. Ranges lost with a dead connection wait
@@ -111,8 +112,6 @@ pub(crate) struct SendStream {
     pub next: u64,
     pub acked: u64,
     pub credit: u64,
-    /// The application will hand over no more bytes.
-    pub finished: bool,
     /// Where the current transfer is known to end (hint, end of stream, Content-Length).
     pub known_end: Option<u64>,
     resend: VecDeque<(u64, u64)>,
@@ -143,7 +142,6 @@ impl SendStream {
             next: 0,
             acked: 0,
             credit: INITIAL_CREDIT,
-            finished: false,
             known_end: None,
             resend: VecDeque::new(),
             resend_bytes: 0,

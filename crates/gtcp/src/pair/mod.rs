@@ -21,8 +21,10 @@
 //! Beside the driver, the pair checks what every user of it needs checked: every byte an
 //! application reads is the byte the other application wrote at that offset, and a flow ends
 //! only once its writer finished and all was read; nothing is written on a connection after
-//! both of its sides said `Done`; closed connections keep the invariant; at the end
-//! ([`Pair::check_end`]) both sessions are idle.
+//! both of its sides said `Done`; closed connections keep the invariant; after every step
+//! (every [`Pair::handle_events`]) each flow's state machines are consistent on each end and
+//! between the two ends (the core's `flow::state` module); at the end ([`Pair::check_end`]) both
+//! sessions are idle.
 //!
 //! Two ways to drive it: low-level operations (add, kill, inject, transmit, deliver, the
 //! applications' calls, [`Pair::pump`]) for fuzzing and pinned scenarios, and a tick loop
@@ -326,6 +328,10 @@ pub struct Pair {
     /// round, not at once ([`Pair::retry_replacements`]).
     pub backoff: BTreeSet<FlowId>,
 }
+
+/// Violations [`Pair::violations`] records at most (a broken check that holds for good would
+/// otherwise add one per step).
+const MAX_VIOLATIONS: usize = 64;
 
 /// Reset code of a flow whose replacement connection could not be established (the tunnel's
 /// `codes::NO_CONNECTION`).
@@ -692,6 +698,7 @@ impl Pair {
             }
             self.close_ready();
             if !any {
+                self.check_flow_states();
                 return count;
             }
         }
@@ -1119,6 +1126,31 @@ impl Pair {
     }
 
     // ----- checks ---------------------------------------------------------------------------
+
+    /// The flows' state machines at rest: each end's own (`Session::check_flows`) whatever
+    /// the peer sent, a panic; and while nothing was injected, what must hold between the two
+    /// ends' copies of each flow both track (`flow::state::check_ends`), recorded in
+    /// [`Pair::violations`].
+    fn check_flow_states(&mut self) {
+        for side in Side::BOTH {
+            if let Err(e) = self.sessions[side.idx()].check_flows() {
+                panic!("{side:?} at {}: {e}", self.now);
+            }
+        }
+        if self.tainted || self.violations.len() >= MAX_VIOLATIONS {
+            return;
+        }
+        let [opener, acceptor] = &self.sessions;
+        for id in opener.flow_ids() {
+            let (Some(o), Some(a)) = (opener.flow(id), acceptor.flow(id)) else {
+                continue;
+            };
+            if let Err(e) = crate::flow::state::check_ends(o, a) {
+                self.violations.push(format!("at {}: {e}", self.now));
+                return;
+            }
+        }
+    }
 
     /// The ledger identity on every live connection of both sides, whatever was reset or lost.
     pub fn check_invariant(&self) -> Result<(), String> {

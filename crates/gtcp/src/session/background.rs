@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::{Event, Role, Session, SessionError};
 use crate::admission::{Admission, AdmissionConfig, AdmissionError, Verdict};
+use crate::flow::state::AdmissionEvent;
 use crate::flow::Delivery;
 use crate::ids::FlowId;
 
@@ -58,9 +59,9 @@ impl Session {
             }
         }
         if let Some(f) = self.flows.get_mut(&id) {
-            f.background = true;
-            if let Verdict::Waiting(_) = verdict {
-                f.waiting_admission = true;
+            let waiting = matches!(verdict, Verdict::Waiting(_));
+            f.admission.on(AdmissionEvent::Arrive { waiting });
+            if waiting {
                 f.open = Delivery::Idle;
                 // Its application waits for the admission's FlowWritable.
                 self.wants_room.insert(id);
@@ -91,7 +92,11 @@ impl Session {
         let Some(a) = self.admission.as_mut() else {
             return;
         };
-        if self.flows.get(&id).is_some_and(|f| f.background) {
+        if self
+            .flows
+            .get(&id)
+            .is_some_and(|f| f.admission.background())
+        {
             a.sent(now, n);
         }
     }
@@ -113,10 +118,10 @@ impl Session {
             let Some(f) = self.flows.get_mut(&id) else {
                 continue;
             };
-            if !f.waiting_admission {
+            if !f.admission.waiting() {
                 continue;
             }
-            f.waiting_admission = false;
+            f.admission.on(AdmissionEvent::Admit);
             f.open = Delivery::Queued;
             self.events.push_back(Event::ConnNeeded { owner: id });
             self.check_writable(id);

@@ -6,6 +6,7 @@ use std::time::Duration;
 use bytes::BytesMut;
 
 use super::{Event, ProtocolError, Role, Session, RESET_CONFIRM};
+use crate::flow::state::{AckEvent, ResetEvent, SendEvent, SendState};
 use crate::flow::Delivery;
 use crate::ids::{ConnId, FlowId};
 use crate::wire::{AckFrame, DataFrame, Frame, FrameDecoder, OpenFrame};
@@ -153,7 +154,7 @@ impl Session {
                 super::take_ownership(&mut self.ledger, f, conn, &mut c.counters);
             }
         }
-        if f.reset_code.is_some() {
+        if f.is_reset() {
             // Reset here before its opening arrived (a driver resetting every flow): the
             // reset answers the opening; an acknowledgement would never be sent (reset flows
             // send none) and would keep the connection from saying `Done`.
@@ -162,8 +163,7 @@ impl Session {
         }
         // A repeated opening is confirmed by the acknowledgement already waiting, if one is:
         // each flow waits in the control queue once.
-        if !f.ack_queued {
-            f.ack_queued = true;
+        if f.ack.on(AckEvent::Queue) {
             self.ctrl.push_back(o.flow);
         }
         if !f.opened() {
@@ -220,7 +220,7 @@ impl Session {
         let Some(f) = self.flows.get_mut(&d.flow) else {
             return Ok(());
         };
-        if f.reset_code.is_some() {
+        if f.is_reset() {
             return Ok(());
         }
         let advanced =
@@ -231,7 +231,7 @@ impl Session {
                     source,
                 })?;
         let readable = advanced && f.opened();
-        let background = f.background;
+        let background = f.admission.background();
         if readable {
             self.notify_readable(d.flow);
         }
@@ -243,8 +243,7 @@ impl Session {
         };
         // Acknowledge even a duplicate: its sender believes it lost, and waits for word. Not
         // before the flow's opening arrived (see `on_fin`).
-        if !f.ack_queued && f.opened() {
-            f.ack_queued = true;
+        if f.opened() && f.ack.on(AckEvent::Queue) {
             self.ctrl.push_back(d.flow);
         }
         self.wake_ctrl();
@@ -264,7 +263,7 @@ impl Session {
         let Some(f) = self.flows.get_mut(&id) else {
             return Ok(());
         };
-        if f.reset_code.is_some() {
+        if f.is_reset() {
             return Ok(());
         }
         f.recv
@@ -275,8 +274,7 @@ impl Session {
         // connection while its overtaking FIN (or data) was acknowledged would leave the flow
         // never opened here (`on_open` acknowledges everything received so far).
         let readable = f.opened();
-        if !f.ack_queued && readable {
-            f.ack_queued = true;
+        if readable && f.ack.on(AckEvent::Queue) {
             self.ctrl.push_back(id);
         }
         if readable {
@@ -307,31 +305,32 @@ impl Session {
         let Some(f) = self.flows.get_mut(&id) else {
             return Ok(());
         };
-        if !confirm {
-            f.reset_from = Some(conn);
-        }
         if confirm {
-            if let Delivery::SentOn(c) = f.reset {
-                self.settled.push(c);
-            }
-            if matches!(f.reset, Delivery::Queued | Delivery::SentOn(_)) {
-                f.reset = Delivery::Confirmed;
-            }
-        } else if f.reset_code.is_none() {
-            // The peer aborted: confirm, and tell the application.
-            f.reset = Delivery::Queued;
-            f.ack_queued = false;
-            self.ctrl.push_back(id);
-            self.apply_reset(now, id, code);
-            self.wake_ctrl();
-        } else if f.reset == Delivery::Idle || f.reset == Delivery::Confirmed {
-            // Both sides reset at once: our reset needs no confirmation beyond theirs.
-            self.push_stale(Frame::Reset {
-                flow: id,
-                code: code | RESET_CONFIRM,
-            });
+            let fx = f.reset.on(ResetEvent::Confirmed);
+            self.settled.extend(fx.settled);
         } else {
-            self.crossed_or_repeated_reset(id);
+            let fx = f.reset.on(ResetEvent::Peer { code, conn });
+            if fx.reset_now {
+                // The peer aborted: confirm, and tell the application.
+                f.ack.on(AckEvent::Cancel);
+                self.ctrl.push_back(id);
+                self.apply_reset(now, id);
+                self.wake_ctrl();
+            } else if fx.answer {
+                // Both sides reset at once: our reset needs no confirmation beyond theirs.
+                self.push_stale(Frame::Reset {
+                    flow: id,
+                    code: code | RESET_CONFIRM,
+                });
+            } else {
+                // Crossed resets, or a repeat whose confirmation is still queued
+                // (`ResetState::on`).
+                self.settled.extend(fx.settled);
+                if fx.queue {
+                    self.ctrl.push_back(id);
+                }
+                self.wake_ctrl();
+            }
         }
         self.wake_settled();
         self.maybe_close(now, id);
@@ -350,7 +349,7 @@ impl Session {
             f.open = Delivery::Confirmed;
             self.settled.push(c);
         }
-        if f.reset_code.is_some() {
+        if f.is_reset() {
             return Ok(());
         }
         // A stale-flow reply from the peer may acknowledge up to what we sent, never beyond;
@@ -375,11 +374,11 @@ impl Session {
                 }
             }
         });
-        if a.fin && !f.fin_acked {
-            if !f.send.finished || a.received != f.send.written {
+        if a.fin && f.send_state != SendState::FinAcked {
+            if f.send_state != SendState::Finished || a.received != f.send.written {
                 return Err(ProtocolError::AckOfUnsentFin { flow: a.flow });
             }
-            f.fin_acked = true;
+            f.send_state.on(SendEvent::FinAcked);
             if let Delivery::SentOn(c) = f.fin {
                 self.settled.push(c);
             }

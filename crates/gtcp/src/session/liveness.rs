@@ -8,7 +8,8 @@ use std::time::Duration;
 use bytes::BytesMut;
 
 use super::{Role, Session};
-use crate::flow::Delivery;
+use crate::flow::state::{AckEvent, ResetEvent};
+use crate::flow::{Delivery, Ownership};
 use crate::ids::{ConnId, FlowId};
 use crate::wire::Frame;
 
@@ -59,7 +60,7 @@ impl FirstFrames {
 /// flow or will answer about it from the frames themselves, so it can be forgotten here too
 /// without waiting for a connection that will never close cleanly.
 pub(crate) fn reset_settled_without_owner(f: &crate::flow::Flow) -> bool {
-    f.owner().is_none() && f.reset == Delivery::Confirmed
+    f.owner().is_none() && f.reset.frame() == Delivery::Confirmed
 }
 
 /// A reset of this side's own that the peer has not confirmed: the peer does not ask for it
@@ -68,19 +69,20 @@ pub(crate) fn reset_settled_without_owner(f: &crate::flow::Flow) -> bool {
 /// connection left: the acceptor carries it on the next connection the opener opens (an opener
 /// on the next connection it opens), or the session expires (`session_timeout`).
 pub(crate) fn own_reset_unconfirmed(role: Role, f: &crate::flow::Flow) -> bool {
-    let unconfirmed = f.reset_local && matches!(f.reset, Delivery::Queued | Delivery::SentOn(_));
+    let unconfirmed =
+        f.reset.is_local() && matches!(f.reset.frame(), Delivery::Queued | Delivery::SentOn(_));
     // The opener keeps its flows by their ownership instead, but for one: a flow that never
     // had a connection is unknown to the peer, and its reset need not reach it, unless other
     // connections carried its bytes or its end ahead of it (the policy may serve a flow before
     // its own connection exists). The peer then holds a flow never opened, with what arrived,
     // until its session expires (found by `session_input`, fuzz/findings/session_input/
     // not_settled_acceptor_not_idle: 6 939 bytes held). Whether anything of it went out is
-    // `Flow::went_out`: `fin` falls back when the connection that carried the end dies and a
-    // reset then clears it (not_settled_acceptor_keeps_closed_flow_no_conn: an empty flow's
-    // end), and a reset sets `send.next` to what was written, sent or not (a flow of a client
-    // whose server was unreachable was kept for good: liveness test
+    // `Ownership::Awaiting`'s `carried`: `fin` falls back when the connection that carried the
+    // end dies and a reset then clears it (not_settled_acceptor_keeps_closed_flow_no_conn: an
+    // empty flow's end), and a reset sets `send.next` to what was written, sent or not (a flow
+    // of a client whose server was unreachable was kept for good: liveness test
     // `an_unreachable_server_resets_the_application_within_the_handshake_timeout`).
-    let known_to_peer = || f.ownership == crate::flow::Ownership::Awaiting && f.went_out;
+    let known_to_peer = || matches!(f.ownership, Ownership::Awaiting { carried: true });
     unconfirmed && (role == Role::Acceptor || known_to_peer())
 }
 
@@ -210,7 +212,7 @@ impl Session {
         let Some(f) = self.flows.get_mut(&id) else {
             return;
         };
-        f.ack_queued = false;
+        f.ack.on(AckEvent::Cancel);
         let (conns, settled) = (&mut self.conns, &mut self.settled);
         f.send.release_in_flight(|c, n| {
             if let Some(conn) = conns.get_mut(&c) {
@@ -261,33 +263,6 @@ impl Session {
         }
     }
 
-    /// The peer reset flow `id` while a reset frame of ours about it is unsettled: our own
-    /// reset in flight or still queued (crossed resets), or the confirmation of the peer's
-    /// first copy of this reset still queued (the peer sent it again after losing a
-    /// connection). Theirs settles ours, and theirs gets a confirmation of its own: taking
-    /// ours for the confirmation would drop a queued one, and the peer would keep the flow and
-    /// the connection it re-sent the reset on waiting for it forever (the churn run's
-    /// leftover, issue 15).
-    pub(crate) fn crossed_or_repeated_reset(&mut self, id: FlowId) {
-        let Some(f) = self.flows.get_mut(&id) else {
-            return;
-        };
-        if let Delivery::SentOn(c) = f.reset {
-            self.settled.push(c);
-        }
-        if matches!(f.reset, Delivery::SentOn(_) | Delivery::Queued) {
-            // A reset still queued has its entry in the control queue already: one more per
-            // repeated frame would let a peer grow the queue without bound (issue 16).
-            let had_entry = f.reset == Delivery::Queued;
-            f.reset = Delivery::Queued;
-            f.reset_local = false;
-            if !had_entry {
-                self.ctrl.push_back(id);
-            }
-            self.wake_ctrl();
-        }
-    }
-
     /// The peer said `Done` on `conn` before this side did, while resets of ours sent on it
     /// are unconfirmed: the peer may have confirmed them on a connection that died after this
     /// side had handled its loss (nothing else would send them again), and then forgotten the
@@ -298,8 +273,11 @@ impl Session {
     pub(crate) fn resend_unconfirmed_resets(&mut self, conn: ConnId) {
         let mut any = false;
         for (id, f) in self.flows.iter_mut() {
-            if f.reset_local && f.reset == Delivery::SentOn(conn) {
-                f.reset = Delivery::Queued;
+            let fx = f
+                .reset
+                .is_local()
+                .then(|| f.reset.on(ResetEvent::Requeue { conn, any: false }));
+            if fx.is_some_and(|fx| fx.queue) {
                 self.ctrl.push_back(*id);
                 any = true;
             }

@@ -34,6 +34,16 @@
 //! unclean loss unconfirmed ends and resets are too: whatever died with it is repeated, and a
 //! peer that has forgotten the flow answers from the frame itself.
 //!
+//! # The life of a flow
+//!
+//! A flow's life is a handful of state machines (the `flow::state` module), each changed by
+//! its one transition function: the sending half (`Open → Finished → FinAcked`, or `Reset`),
+//! the receiving half (`Open → Ended`, or `Reset`), the reset and its confirmation, the
+//! acknowledgement's delivery, the flow as a whole (`Open → Closed`), and a background flow's
+//! admission. A transition the session must never ask for is a debug assertion; the test
+//! harness (`gtcp::pair`, feature `pair`) checks after every step that the machines
+//! agree on each end and between the two ends.
+//!
 //! # Forgetting flows
 //!
 //! The acceptor forgets a closed flow once nothing about it awaits the peer; the opener keeps
@@ -61,7 +71,8 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use crate::conn::{Conn, ConnCounters};
-use crate::flow::{Delivery, Flow, Ownership};
+use crate::flow::state::{AckEvent, RecvEvent, RecvState, ResetEvent, SendEvent};
+use crate::flow::{Delivery, Flow, Ownership, OwnershipEvent};
 use crate::ids::{ConnId, FlowId};
 use crate::policy::{Policy, SchedQueue};
 use crate::wire::Frame;
@@ -322,16 +333,20 @@ impl Session {
                 .requeue(live_owner.map(|c| &mut c.counters), lost);
             self.counters.resent_bytes += lost;
             let mut requeue = false;
-            for d in [&mut flow.fin, &mut flow.reset] {
-                // Sent on the dead connection, or on another one but not yet confirmed: the
-                // confirmation may have died with this one, and the peer may have forgotten
-                // the flow since. Sent again, it is confirmed again (from the frame itself if
-                // the flow is forgotten).
-                if *d == Delivery::SentOn(conn) || (!clean && matches!(*d, Delivery::SentOn(_))) {
-                    *d = Delivery::Queued;
-                    requeue = true;
-                }
+            // The end or the reset sent on the dead connection, or on another one but not yet
+            // confirmed: the confirmation may have died with this one, and the peer may have
+            // forgotten the flow since. Sent again, it is confirmed again (from the frame
+            // itself if the flow is forgotten).
+            if flow.fin == Delivery::SentOn(conn)
+                || (!clean && matches!(flow.fin, Delivery::SentOn(_)))
+            {
+                flow.fin = Delivery::Queued;
+                requeue = true;
             }
+            requeue |= flow
+                .reset
+                .on(ResetEvent::Requeue { conn, any: !clean })
+                .queue;
             let reopened = flow.open == Delivery::SentOn(conn);
             if reopened {
                 flow.open = Delivery::Queued;
@@ -342,37 +357,29 @@ impl Session {
             // its end may have died while it waited for ours, as a connection the peer gave up
             // on closes on this side like any other (the fuzz of resets and losses found an
             // acknowledgement of an end lost that way, and the peer waiting for it for good).
-            if received_any && flow.reset_code.is_none() && flow.ack_on == Some(conn) {
-                // The latest acknowledgement (and credit) went on it and may not have been
+            if received_any && !flow.is_reset() {
+                // The latest acknowledgement (and credit), if it went on it, may not have been
                 // read: acknowledgements are cumulative, so sending the current one again
                 // loses nothing. One that went on another connection supersedes what went on
                 // this one (re-sending every flow's made each close cost a frame per flow
                 // receiving: O(flows²) control bytes for flows that each close their own
                 // connection).
-                flow.ack_on = None;
-                if !flow.ack_queued {
-                    flow.ack_queued = true;
-                    requeue = true;
-                }
+                requeue |= flow.ack.on(AckEvent::ConnGone(conn));
             }
             if requeue {
                 self.ctrl.push_back(id);
             }
             let owned = flow.owner() == Some(conn);
             if owned {
-                if clean {
-                    flow.ownership = Ownership::ClosedClean;
-                } else {
-                    flow.ownership = Ownership::Lost;
-                    // Even a closed flow needs a connection again: the peer may still wait
-                    // for acknowledgements that died with this one, and only a connection
-                    // that closes cleanly proves it does not.
-                    if self.role == Role::Opener {
-                        self.events.push_back(Event::ConnNeeded { owner: id });
-                    }
+                flow.ownership.on(OwnershipEvent::Gone { clean });
+                // Even a closed flow needs a connection again: the peer may still wait for
+                // acknowledgements that died with this one, and only a connection that closes
+                // cleanly proves it does not.
+                if !clean && self.role == Role::Opener {
+                    self.events.push_back(Event::ConnNeeded { owner: id });
                 }
             }
-            if lost > 0 || requeue || reopened || owned || flow.closed {
+            if lost > 0 || requeue || reopened || owned || flow.closed() {
                 touched.push((id, owned));
             }
         }
@@ -443,7 +450,7 @@ impl Session {
         if let Some(c) = conn.and_then(|c| self.conns.get_mut(&c)) {
             c.owner = Some(id);
             c.open_queue.push(id);
-            flow.ownership = Ownership::Live(c.id);
+            flow.ownership.on(OwnershipEvent::Attach(c.id));
         }
         self.flows.insert(id, flow);
         self.counters.flows_opened += 1;
@@ -528,7 +535,7 @@ impl Session {
 
     /// Bytes `f` may hand over now (see [`send_capacity`](Self::send_capacity)).
     fn handover_room(&self, f: &Flow) -> u64 {
-        if f.waiting_admission {
+        if f.admission.waiting() {
             return 0;
         }
         let bound = self.config.send_buffer;
@@ -631,7 +638,7 @@ impl Session {
         push(&mut f.send, n);
         let owner = f.owner();
         self.counters.bytes_handed += n as u64;
-        let never_owned = f.ownership == Ownership::Awaiting;
+        let never_owned = f.ownership.awaiting();
         if never_owned {
             f.awaiting_owner += n as u64;
         }
@@ -660,7 +667,7 @@ impl Session {
             .get_mut(&flow)
             .filter(|f| f.opened())
             .ok_or(SessionError::UnknownFlow(flow))?;
-        if !f.send.finished {
+        if f.send_state.takes_writes() {
             f.send.known_end = end;
         }
         self.refresh(flow);
@@ -678,7 +685,7 @@ impl Session {
         if f.no_more_writes() {
             return Ok(());
         }
-        f.send.finished = true;
+        f.send_state.on(SendEvent::Finish);
         f.send.known_end = Some(f.send.written);
         f.fin = Delivery::Queued;
         self.ctrl.push_back(flow);
@@ -694,18 +701,20 @@ impl Session {
             .flows
             .get_mut(&flow)
             .ok_or(SessionError::UnknownFlow(flow))?;
-        if f.reset_code.is_some() || f.closed {
+        if f.is_reset() || f.closed() {
             return Ok(());
         }
-        f.reset_local = true;
-        if f.waiting_admission {
-            // The peer never heard of it: it ends here, and leaves the waiting queue.
-            f.reset = Delivery::Confirmed;
-            self.apply_reset(now, flow, code & !RESET_CONFIRM);
+        // A flow waiting for admission: the peer never heard of it, so it ends here (and
+        // leaves the waiting queue).
+        let tell_peer = !f.admission.waiting();
+        f.reset.on(ResetEvent::Local {
+            code: code & !RESET_CONFIRM,
+            tell_peer,
+        });
+        self.apply_reset(now, flow);
+        if !tell_peer {
             return Ok(());
         }
-        f.reset = Delivery::Queued;
-        self.apply_reset(now, flow, code & !RESET_CONFIRM);
         self.ctrl.push_back(flow);
         self.wake_ctrl();
         Ok(())
@@ -723,8 +732,7 @@ impl Session {
             .get_mut(&flow)
             .filter(|f| f.opened())
             .ok_or(SessionError::UnknownFlow(flow))?;
-        if let Some(code) = f.reset_code {
-            f.end_reported = true;
+        if let Some(code) = f.reset.code() {
             return Ok(ReadOutcome::Reset(code));
         }
         let extra_before = f.recv.outstanding().saturating_sub(self.config.flow_window);
@@ -736,16 +744,15 @@ impl Session {
             let Some(f) = self.flows.get_mut(&flow) else {
                 return Ok(ReadOutcome::Data(data));
             };
-            if extended && !f.ack_queued {
-                f.ack_queued = true;
+            if extended && f.ack.on(AckEvent::Queue) {
                 self.ctrl.push_back(flow);
                 self.wake_ctrl();
             }
             return Ok(ReadOutcome::Data(data));
         }
         if f.recv.at_end() {
-            if !f.end_reported {
-                f.end_reported = true;
+            if f.recv_state == RecvState::Open {
+                f.recv_state.on(RecvEvent::EndRead);
                 self.maybe_close(now, flow);
             }
             return Ok(ReadOutcome::End);
@@ -921,7 +928,36 @@ impl Session {
     /// bytes are no longer wanted, and the application socket is aborted rather than held until
     /// the write fails.
     pub fn ended_abruptly(&self, id: FlowId) -> bool {
-        self.flows.get(&id).is_none_or(|f| f.reset_code.is_some())
+        self.flows.get(&id).is_none_or(Flow::is_reset)
+    }
+
+    /// Whether the flows' state machines are consistent at rest (between two calls into the
+    /// session), whatever the peer sent: each flow's halves, reset, acknowledgement and life
+    /// agree, an owner is a live connection, and the closed flows are counted. The test harness
+    /// ([`Pair`](crate::pair::Pair)) and the fuzz targets check it after every step.
+    #[cfg(feature = "pair")]
+    pub fn check_flows(&self) -> Result<(), String> {
+        let mut closed = 0;
+        for f in self.flows.values() {
+            f.check()?;
+            if let Some(c) = f.owner().filter(|c| !self.conns.contains_key(c)) {
+                return Err(format!("{}: owned by {c}, which is gone", f.id));
+            }
+            closed += usize::from(f.closed());
+        }
+        if closed != self.closed_flows {
+            return Err(format!(
+                "{closed} flows closed, {} counted",
+                self.closed_flows
+            ));
+        }
+        Ok(())
+    }
+
+    /// Flow `id`, for the test harness's checks.
+    #[cfg(feature = "pair")]
+    pub(crate) fn flow(&self, id: FlowId) -> Option<&Flow> {
+        self.flows.get(&id)
     }
 
     /// Bytes owed by no live connection.
@@ -950,7 +986,7 @@ impl Session {
         let Some(f) = self.flows.get_mut(&id) else {
             return;
         };
-        let ready = f.reset_code.is_none() && f.send.ready();
+        let ready = !f.is_reset() && f.send.ready();
         let key = ready.then(|| self.config.policy.key(&f.state()));
         if key == f.key {
             return;
@@ -1008,9 +1044,10 @@ impl Session {
         }
     }
 
-    /// Applies a reset, from either side: unsent bytes are dropped, buffers freed, and the
-    /// virtual queues shrink so they never promise bytes that no longer exist.
-    pub(crate) fn apply_reset(&mut self, now: Duration, id: FlowId, code: u32) {
+    /// Applies a reset, from either side, once the flow's `ResetState` says it: unsent bytes
+    /// are dropped, buffers freed, both halves reset, and the virtual queues shrink so they
+    /// never promise bytes that no longer exist.
+    pub(crate) fn apply_reset(&mut self, now: Duration, id: FlowId) {
         self.release_for_reset(id);
         let Some(f) = self.flows.get_mut(&id) else {
             return;
@@ -1018,8 +1055,9 @@ impl Session {
         let took_writes = !f.no_more_writes();
         let dropped = f.send.abandon();
         f.recv.clear();
-        f.reset_code = Some(code);
-        f.send.finished = true;
+        debug_assert!(f.is_reset(), "{id}: reset applied before it was decided");
+        f.send_state.on(SendEvent::Reset);
+        f.recv_state.on(RecvEvent::Reset);
         if f.fin == Delivery::Queued {
             f.fin = Delivery::Idle;
         }
@@ -1084,7 +1122,7 @@ impl Session {
                 if excess == 0 {
                     return;
                 }
-                if f.awaiting_owner == 0 || f.ownership != Ownership::Awaiting {
+                if f.awaiting_owner == 0 || !f.ownership.awaiting() {
                     continue;
                 }
                 let stale = f.awaiting_owner.saturating_sub(f.send.unsent());
@@ -1101,10 +1139,10 @@ impl Session {
         let Some(f) = self.flows.get_mut(&id) else {
             return;
         };
-        if f.closed || !f.send_done() || !f.recv_done() {
+        if f.closed() || !f.send_done() || !f.recv_done() {
             return;
         }
-        f.closed = true;
+        f.life.close();
         self.closed_flows += 1;
         self.counters.flows_closed += 1;
         let summary = FlowSummary {
@@ -1114,9 +1152,9 @@ impl Session {
             closed_at: now,
             bytes_sent: f.send.written,
             bytes_received: f.recv.read,
-            reset: f.reset_code,
+            reset: f.reset.code(),
         };
-        let background = f.background.then(|| {
+        let background = f.admission.background().then(|| {
             (summary.reset.is_none()).then_some(summary.bytes_sent + summary.bytes_received)
         });
         let owner = f.owner();
@@ -1136,7 +1174,7 @@ impl Session {
     pub(crate) fn try_retire(&mut self, id: FlowId) {
         let Some(f) = self.flows.get(&id) else { return };
         let waiting = |d: Delivery| matches!(d, Delivery::Queued | Delivery::SentOn(_));
-        if !f.closed {
+        if !f.closed() {
             return;
         }
         // An acceptor flow whose opening has not arrived has acknowledged nothing (see
@@ -1145,21 +1183,24 @@ impl Session {
         // good (found by `session_input`). It waits for its opening, or for the expiry of
         // flows named but never opened. A reset flow needs no acknowledgement: its reset
         // answers everything.
-        if self.role == Role::Acceptor && !f.opened() && f.reset_code.is_none() {
+        if self.role == Role::Acceptor && !f.opened() && !f.is_reset() {
             return;
         }
         // While a connection lives, what the peer still needs from us goes first. With none
         // left, the peer asks again (re-sending on a new connection) if it must, and frames
         // about a forgotten flow are answered from the frames themselves.
-        let pending = f.ack_queued || waiting(f.fin) || waiting(f.reset) || waiting(f.open);
+        let pending =
+            f.ack.queued() || waiting(f.fin) || waiting(f.reset.frame()) || waiting(f.open);
         if pending && (!self.conns.is_empty() || liveness::own_reset_unconfirmed(self.role, f)) {
             return;
         }
         // The opener keeps a flow until the flow's connection closed cleanly (both sides said
         // Done), or it never had one, or it lost it and the reset is settled with the peer.
         if self.role == Role::Opener
-            && !(matches!(f.ownership, Ownership::ClosedClean | Ownership::Awaiting)
-                || liveness::reset_settled_without_owner(f))
+            && !(matches!(
+                f.ownership,
+                Ownership::ClosedClean | Ownership::Awaiting { .. }
+            ) || liveness::reset_settled_without_owner(f))
         {
             return;
         }
@@ -1178,7 +1219,7 @@ impl Session {
         // costs O(its entries) per flow forgotten.
         self.ctrl.retain(|&f| f != id);
         if let Some(f) = self.flows.remove(&id) {
-            if f.closed {
+            if f.closed() {
                 self.closed_flows -= 1;
             }
             // Its own connection may now say `Done` (`maybe_done` waits for the flow to be
@@ -1213,7 +1254,7 @@ impl Session {
     /// loss of that connection is one the opener sees (it sends its end again).
     fn owe_final_ack(&mut self, id: FlowId) {
         let Some(f) = self.flows.get(&id) else { return };
-        let (Some(own), Some(on)) = (f.owner(), f.ack_on) else {
+        let (Some(own), Some(on)) = (f.owner(), f.ack.last_on()) else {
             return;
         };
         if on == own {
@@ -1297,7 +1338,7 @@ impl Session {
         // the pass over the connections would cost O(connections) per flow.)
         if !for_connection {
             if let Some(c) = self.conns.values().find(|c| c.owner == Some(id)) {
-                flow.ownership = Ownership::Live(c.id);
+                flow.ownership.on(OwnershipEvent::Attach(c.id));
             }
         }
         self.flows.insert(id, flow);
@@ -1326,8 +1367,7 @@ pub(crate) fn take_ownership(
     conn: ConnId,
     counters: &mut ConnCounters,
 ) {
-    let replacement = flow.ownership == Ownership::Lost;
-    flow.ownership = Ownership::Live(conn);
+    let replacement = flow.ownership.on(OwnershipEvent::Attach(conn));
     let waiting = std::mem::take(&mut flow.awaiting_owner);
     let inherited = if replacement { flow.send.unsent() } else { 0 };
     ledger.attach(counters, waiting, inherited);

@@ -6,7 +6,8 @@ use bytes::BytesMut;
 
 use super::{Role, Session, RESET_CONFIRM};
 use crate::conn::Phase;
-use crate::flow::{Delivery, Flow, Ownership};
+use crate::flow::state::{AckEvent, ResetEvent};
+use crate::flow::{Delivery, Flow, OwnershipEvent};
 use crate::ids::{ConnId, FlowId};
 use crate::wire::{frame::encode_data_header, AckFrame, Frame, OpenFrame, DATA_HEADER_LEN};
 
@@ -194,8 +195,8 @@ impl Session {
             // send the confirmation again, while the peer asked on a connection it saw alive
             // and asks again if that one dies (found by `session_input`, fuzz/findings/
             // session_input/not_settled_opener_not_idle_3).
-            if f.reset == Delivery::Queued && !f.reset_local {
-                let back = f.reset_from.filter(|&r| r != conn);
+            if f.reset.frame() == Delivery::Queued && !f.reset.is_local() {
+                let back = f.reset.peer_conn().filter(|&r| r != conn);
                 if let Some(r) =
                     back.filter(|r| self.conns.get(r).is_some_and(|c| c.phase != Phase::Closing))
                 {
@@ -203,29 +204,30 @@ impl Session {
                     continue;
                 }
             }
-            if f.reset == Delivery::Queued {
-                // Our own reset waits for confirmation; the confirmation of the peer's does not.
-                let code = f.reset_code.unwrap_or(0);
-                if f.reset_local {
+            if f.reset.frame() == Delivery::Queued {
+                // Our own reset waits for confirmation; the confirmation of the peer's does not
+                // (`ResetState::on`).
+                let code = f.reset.code().unwrap_or(0);
+                let local = f.reset.is_local();
+                f.reset.on(ResetEvent::Sent(conn));
+                if local {
                     Frame::Reset { flow: id, code }.encode(out);
-                    f.reset = Delivery::SentOn(conn);
                 } else {
                     Frame::Reset {
                         flow: id,
                         code: code | RESET_CONFIRM,
                     }
                     .encode(out);
-                    f.reset = Delivery::Confirmed;
                     // Nothing else may come for a closed flow (an acceptor flow named only
                     // by the peer's reset, never opened, has no connection to close): it is
                     // retired here, or it would count against `max_flows` for good.
-                    if f.closed {
+                    if f.closed() {
                         sent_for_closed.push(id);
                     }
                 }
                 continue;
             }
-            if f.reset_code.is_some() {
+            if f.is_reset() {
                 continue;
             }
             if f.fin == Delivery::Queued {
@@ -235,17 +237,16 @@ impl Session {
                 }
                 .encode(out);
                 f.fin = Delivery::SentOn(conn);
-                f.went_out = true;
+                f.ownership.on(OwnershipEvent::Carried);
             }
-            if f.ack_queued {
-                f.ack_queued = false;
+            if f.ack.queued() {
                 self.extend_credit(id);
                 let Some(f) = self.flows.get_mut(&id) else {
                     continue;
                 };
                 Frame::Ack(ack_of(id, f)).encode(out);
-                f.ack_on = Some(conn);
-                if f.closed {
+                f.ack.on(AckEvent::Sent(conn));
+                if f.closed() {
                     sent_for_closed.push(id);
                 }
             }
@@ -310,7 +311,7 @@ impl Session {
                 self.refresh(id);
                 continue;
             };
-            f.went_out = true;
+            f.ownership.on(OwnershipEvent::Carried);
             encode_data_header(out, id, seg.start, seg.len as u32);
             f.send.copy_out(seg.start, seg.len, out);
             self.turn += 1;
@@ -390,8 +391,7 @@ impl Session {
         }
         let orphaned = |f: &FlowId| {
             self.flows.get(f).is_some_and(|f| {
-                f.ownership != Ownership::Awaiting
-                    && !f.owner().is_some_and(|c| self.conns.contains_key(&c))
+                !f.ownership.awaiting() && !f.owner().is_some_and(|c| self.conns.contains_key(&c))
             })
         };
         self.sched
@@ -424,11 +424,11 @@ impl Session {
                 // Both directions over and the last acknowledgement out: after Done this side
                 // writes nothing more here.
                 // A reset still to be sent goes on the flow's own connection first.
-                Some(f) if !f.closed || f.ack_queued || f.reset == Delivery::Queued => {
+                Some(f) if !f.closed() || f.ack.queued() || f.reset.frame() == Delivery::Queued => {
                     return (0, false)
                 }
                 Some(f) => {
-                    if self.role == Role::Acceptor && f.ack_on.is_some_and(|on| on != conn) {
+                    if self.role == Role::Acceptor && f.ack.last_on().is_some_and(|on| on != conn) {
                         final_ack = Some(ack_of(owner, f));
                     }
                 }
@@ -449,7 +449,7 @@ impl Session {
         if let Some(ack) = ack {
             ack.encode(out);
             if let Some(f) = c.owner.and_then(|o| self.flows.get_mut(&o)) {
-                f.ack_on = Some(conn);
+                f.ack.on(AckEvent::Sent(conn));
             }
         }
         Frame::Done.encode(out);
