@@ -23,34 +23,7 @@ pub const METRICS_CONNECTIONS: usize = 16;
 /// Time a metrics client has to send its request, and then to take the whole answer.
 pub const METRICS_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Upper bounds of the completion-time buckets, seconds.
-const BUCKETS: [f64; 14] = [
-    0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
-];
-
-/// A cumulative histogram of flow completion times.
-#[derive(Debug, Clone, Default)]
-pub struct Histogram {
-    counts: [u64; BUCKETS.len()],
-    count: u64,
-    sum: f64,
-}
-
-impl Histogram {
-    pub fn observe(&mut self, secs: f64) {
-        for (i, b) in BUCKETS.iter().enumerate() {
-            if secs <= *b {
-                self.counts[i] += 1;
-            }
-        }
-        self.count += 1;
-        self.sum += secs;
-    }
-
-    pub fn count(&self) -> u64 {
-        self.count
-    }
-}
+use crate::histogram::BUCKETS;
 
 /// Label sets and values of one metric.
 type Rows = Vec<(String, f64)>;
@@ -250,11 +223,27 @@ impl Registry {
             "gauge",
             per(|c| c.unsent_bytes),
         );
+        let unsent_help = format!(
+            "The bound the hand-over rule keeps unsent bytes under: {} x send_buffer per live connection (its own buffer and what the session may lend), send_buffer per flow without one, orphan debt and lost bytes (gtcp::Bounds).",
+            1 + gtcp::session::LEND_PER_CONNECTION
+        );
         counter(
             "unsent_bound_bytes",
-            "The bound the hand-over rule keeps unsent bytes under: (live connections + flows without one) x send_buffer + orphan debt.",
+            &unsent_help,
             "gauge",
             per(|c| c.unsent_bound),
+        );
+        counter(
+            "memory_bound_bytes",
+            "What a session may hold at most with max_flows live flows: max_flows x memory per flow + the receive budget (gtcp::Bounds::memory_per_session).",
+            "gauge",
+            engines
+                .iter()
+                .map(|e| {
+                    let b = e.inspect(|s| s.config().bounds());
+                    (format!("session=\"{}\"", e.label), b.memory_per_session as f64)
+                })
+                .collect(),
         );
         counter(
             "starved_seconds_total",
@@ -423,7 +412,8 @@ impl Registry {
             let _ = writeln!(
                 out,
                 "schedtcp_flow_completion_seconds_bucket{{session=\"{}\",le=\"+Inf\"}} {}",
-                e.label, h.count
+                e.label,
+                h.count()
             );
             let _ = writeln!(
                 out,
@@ -433,7 +423,8 @@ impl Registry {
             let _ = writeln!(
                 out,
                 "schedtcp_flow_completion_seconds_count{{session=\"{}\"}} {}",
-                e.label, h.count
+                e.label,
+                h.count()
             );
         }
         out

@@ -218,7 +218,7 @@ pub async fn start(cfg: ServerConfig, key: &[u8]) -> Result<ServerHandle> {
 async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr, ticket: Ticket) {
     let t = &p.cfg.tuning;
     let rejections = &p.registry.rejections;
-    if let Err(e) = net::tune(&stream, t.notsent_lowat, t.liveness().dead_peer) {
+    if let Err(e) = net::tune(&stream, t.notsent_lowat, t.core.dead_peer) {
         debug!(%peer, "socket options: {e:#}");
     }
     let handshake = tokio::select! {
@@ -301,12 +301,8 @@ fn admit(
                 .map(|b| format!("{b:02x}"))
                 .collect();
             info!(session = %label, "new client session");
-            let e = Engine::new(
-                core,
-                Box::new(ServerRole(p.clone())),
-                label,
-                p.cfg.tuning.liveness(),
-            );
+            let e = Engine::new(core, Box::new(ServerRole(p.clone())), label);
+            e.start_timers();
             e.set_rejections(p.registry.rejections.clone());
             p.registry.add(&e);
             sessions.insert(auth.session, e.clone());
