@@ -115,14 +115,14 @@ fn a_misspelled_key_names_the_closest_valid_key_in_every_kind_of_file() {
     let dir = root().join("crates/schedtcp/examples");
     let client = std::fs::read_to_string(dir.join("client.toml")).unwrap();
     let server = std::fs::read_to_string(dir.join("server.toml")).unwrap();
-    let e = ClientConfig::from_toml(&client.replace("\nsend_buffer", "\nsend_bufer")).unwrap_err();
+    let e =
+        ClientConfig::from_toml(&format!("{client}\n[tuning]\nsend_bufer = 4096\n")).unwrap_err();
     assert!(
         format!("{e:#}")
             .contains("unknown key `send_bufer` in [tuning]; did you mean `send_buffer`?"),
         "{e:#}"
     );
-    let e =
-        ServerConfig::from_toml(&server.replace("\nmax_sessions", "\nmax_session")).unwrap_err();
+    let e = ServerConfig::from_toml(&format!("max_session = 3\n{server}")).unwrap_err();
     assert!(
         format!("{e:#}").contains("unknown key `max_session`; did you mean `max_sessions`?"),
         "{e:#}"
