@@ -36,7 +36,7 @@ impl Session {
     /// 1 byte of payload plus its header; `max` 0 fits nothing). The two differ by
     /// [`conn_ready`](Self::conn_ready): after a 0 for lack of room the connection stays ready
     /// and the driver polls again, with more room, once its socket has some; after a 0 with
-    /// nothing to send it polls again after the next [`Event::ConnReady`](Event::ConnReady).
+    /// nothing to send it polls again after the next [`Event::ConnReady`].
     ///
     /// A connection that sent nothing for the keepalive period gets a keepalive frame when
     /// nothing else goes ([`handle_timeout`](Self::handle_timeout) made it ready).

@@ -5,13 +5,13 @@
 //! well-defined points (see `DRIVERS.md` in the crate for the full contract):
 //!
 //! - [`Driver::on_segment_sent`] whenever a data segment — new or retransmitted — leaves a
-//!   sender: the driver binds payload to it and returns a [`PayloadTag`] the packet carries;
+//!   sender: the driver binds payload to it and returns a [`PayloadTag`](crate::packet::PayloadTag) the packet carries;
 //! - [`Driver::on_send_ready`] after a connection's output ran: the send buffer may have
-//!   room ([`World::send_buffer_space`], [`World::notsent`]) and the driver may
-//!   [`World::write`] more;
+//!   room ([`World::send_buffer_space`](crate::world::World::send_buffer_space), [`World::notsent`](crate::world::World::notsent)) and the driver may
+//!   [`World::write`](crate::world::World::write) more;
 //! - [`Driver::on_acked`] when a cumulative ACK advances `snd_una`;
 //! - [`Driver::on_segment_received`] / [`Driver::on_delivered`] at the receiver;
-//! - [`Driver::on_timer`] for the driver's own timers ([`World::schedule`]).
+//! - [`Driver::on_timer`] for the driver's own timers ([`World::schedule`](crate::world::World::schedule)).
 //!
 //! Three drivers share the same simulated TCP (paper 000, §3 and §6.1):
 //!
