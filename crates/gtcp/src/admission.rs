@@ -138,6 +138,12 @@ const STALL_FRACTION: f64 = 0.01;
 /// times the rate one active flow gets (see the [module documentation](self)).
 const BACKLOG_SHARES: f64 = 2.0;
 
+/// Period of the adaptive loop's clock: a driver calls [`Admission::handle_timeout`] at
+/// [`Admission::poll_timeout`] (through [`Session::handle_timeout`](crate::Session::handle_timeout)
+/// for a session), which lets the loop step M while no flow arrives, ends or sends. Far below
+/// the loop's period (15 s), so a step comes within a second of its time.
+pub const TICK: Duration = Duration::from_secs(1);
+
 /// Default bound on waiting background flows; beyond it new ones are refused.
 pub const DEFAULT_MAX_WAITING: usize = 1024;
 
@@ -150,8 +156,11 @@ pub enum Limit {
     Adaptive(Adaptive),
 }
 
-/// Parameters of the adaptive loop.
+/// Parameters of the adaptive loop (in files, feature `serde`: the field names, durations as
+/// `*_secs` in seconds, every key optional with the default below).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
 pub struct Adaptive {
     /// M at the start (default 1).
     pub initial: u32,
@@ -160,9 +169,11 @@ pub struct Adaptive {
     /// Largest M (default 64).
     pub max: u32,
     /// Memory of the rate and load estimates: much longer than a flow's life (default 60 s).
+    #[cfg_attr(feature = "serde", serde(rename = "window_secs", with = "crate::secs"))]
     pub window: Duration,
     /// Time between two steps of M (default 15 s), over which the sending rate under the
     /// current M is measured; each step is ±1.
+    #[cfg_attr(feature = "serde", serde(rename = "period_secs", with = "crate::secs"))]
     pub period: Duration,
     /// Waiting flows the loop aims to keep (default 8): fewer, while the rate keeps up, and
     /// M is larger than stability needs.
@@ -176,15 +187,21 @@ pub struct Adaptive {
     pub min_gain: f64,
     /// Busy time an M needs before, engaged, it is raised (default 30 s, two periods): its
     /// last period is the first of the raise's trial's first pair.
+    #[cfg_attr(feature = "serde", serde(rename = "probe_secs", with = "crate::secs"))]
     pub probe: Duration,
     /// How long a saturation bars growth, and the memory of the per-M rate records; the
     /// long-run ratio of sent to arrived is taken over three of it (default 600 s).
+    #[cfg_attr(feature = "serde", serde(rename = "memory_secs", with = "crate::secs"))]
     pub memory: Duration,
     /// The check is engaged while, over three `memory`s, the class sent less than
     /// `1 − shortfall` of what arrived (default 0.1).
     pub shortfall: f64,
     /// Longest a raise may stay undecided by the sequential test (default 7 200 s); then the
     /// loop keeps the cheaper side, M − 1, as if the raise did not pay.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "decide_within_secs", with = "crate::secs")
+    )]
     pub decide_within: Duration,
     /// The check asks no proof of raises up to this M (default 2): the rate rules alone take
     /// M there, engaged or not. By (26) the raise from 1 to 2 pays less than `min_gain` only
@@ -222,8 +239,15 @@ impl Adaptive {
     }
 }
 
-/// Configuration of the access control.
+/// Configuration of the access control. In files (feature `serde`, the tunnel's
+/// `[admission]`): `fixed = M` for a fixed limit, otherwise the keys of [`Adaptive`], and
+/// `max_waiting`; a configuration that [`validate`](Self::validate) refuses is refused when read.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "AdmissionKeys", into = "AdmissionKeys")
+)]
 pub struct AdmissionConfig {
     pub limit: Limit,
     /// Most background flows waiting at once (default [`DEFAULT_MAX_WAITING`]); a flow arriving
@@ -240,22 +264,73 @@ impl Default for AdmissionConfig {
     }
 }
 
+/// The keys of [`AdmissionConfig`] in a file: one flat table.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+struct AdmissionKeys {
+    /// A fixed M (at least 1); absent: adaptive, with the keys of [`Adaptive`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fixed: Option<u32>,
+    max_waiting: usize,
+    #[serde(flatten)]
+    adaptive: Adaptive,
+}
+
+#[cfg(feature = "serde")]
+impl Default for AdmissionKeys {
+    fn default() -> Self {
+        AdmissionConfig::default().into()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<AdmissionKeys> for AdmissionConfig {
+    type Error = AdmissionError;
+    fn try_from(k: AdmissionKeys) -> Result<Self, AdmissionError> {
+        let c = AdmissionConfig {
+            limit: match k.fixed {
+                Some(m) => Limit::Fixed(m),
+                None => Limit::Adaptive(k.adaptive),
+            },
+            max_waiting: k.max_waiting,
+        };
+        c.validate()?;
+        Ok(c)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl From<AdmissionConfig> for AdmissionKeys {
+    fn from(c: AdmissionConfig) -> Self {
+        let (fixed, adaptive) = match c.limit {
+            Limit::Fixed(m) => (Some(m), Adaptive::default()),
+            Limit::Adaptive(a) => (None, a),
+        };
+        AdmissionKeys {
+            fixed,
+            max_waiting: c.max_waiting,
+            adaptive,
+        }
+    }
+}
+
 /// A configuration the controller refuses.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum AdmissionError {
-    #[error("the number of active background flows must be at least 1")]
+    #[error("fixed (the number of active background flows) must be at least 1, not 0")]
     ZeroLimit,
-    #[error("adaptive limits need 1 <= min <= initial <= max (got {min}, {initial}, {max})")]
+    #[error("min, initial and max need 1 <= min <= initial <= max, not {min}, {initial}, {max}")]
     Bounds { min: u32, initial: u32, max: u32 },
-    #[error("the adaptive window and period must be positive and the period at most the window")]
+    #[error("window_secs and period_secs must be more than 0, period_secs at most window_secs")]
     Timescales,
-    #[error("the margin must be in [0, 1), not {0}")]
+    #[error("margin must be in [0, 1), not {0}")]
     Margin(f64),
-    #[error("the minimum gain must be in [0, 1), not {0}")]
+    #[error("min_gain must be in [0, 1), not {0}")]
     MinGain(f64),
-    #[error("the shortfall must be in [0, 1), not {0}")]
+    #[error("shortfall must be in [0, 1), not {0}")]
     Shortfall(f64),
-    #[error("the probe time, the memory and the decision bound must be positive")]
+    #[error("probe_secs, memory_secs and decide_within_secs must be more than 0")]
     Saturation,
 }
 
@@ -599,6 +674,8 @@ fn zone_scale(a: &Adaptive) -> f64 {
 #[derive(Debug, Clone)]
 pub struct Admission {
     config: AdmissionConfig,
+    /// When the clock next ticks ([`Admission::poll_timeout`]).
+    next_tick: Duration,
     m: u32,
     active: BTreeSet<FlowId>,
     waiting: VecDeque<FlowId>,
@@ -679,6 +756,7 @@ impl Admission {
             verified: m,
             proven_until: None,
             long: [Ewma::default(); 4],
+            next_tick: TICK,
         })
     }
 
@@ -880,6 +958,23 @@ impl Admission {
             }
             return Vec::new();
         }
+        self.tick(now)
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) is next due: every [`TICK`] from the
+    /// start of the clock.
+    pub fn poll_timeout(&self) -> Duration {
+        self.next_tick
+    }
+
+    /// The clock's tick at `now` (from [`poll_timeout`](Self::poll_timeout) on; earlier, it
+    /// does nothing): [`tick`](Self::tick), and the next tick one [`TICK`] later. Returns the
+    /// flows admitted.
+    pub fn handle_timeout(&mut self, now: Duration) -> Vec<FlowId> {
+        if now < self.next_tick {
+            return Vec::new();
+        }
+        self.next_tick = now + TICK;
         self.tick(now)
     }
 

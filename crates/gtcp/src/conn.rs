@@ -138,6 +138,19 @@ pub(crate) struct Conn {
     /// send, and whether bytes were waiting for receive credit then
     /// ([`SessionCounters::starved_micros`](crate::SessionCounters::starved_micros)).
     pub starved_since: Option<(std::time::Duration, bool)>,
+    /// Its keepalive and dead-peer clocks (`Session::poll_timeout`).
+    pub timers: ConnTimers,
+}
+
+/// A connection's protocol clocks ([`Session::poll_timeout`](crate::Session::poll_timeout)):
+/// when it last sent and last received (unknown until the session is first given a time for
+/// it), whether a keepalive is due, and whether it was reported dead.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct ConnTimers {
+    pub last_sent: Option<std::time::Duration>,
+    pub last_received: Option<std::time::Duration>,
+    pub keepalive_due: bool,
+    pub dead: bool,
 }
 
 impl Conn {
@@ -153,6 +166,7 @@ impl Conn {
             open_queue: Vec::new(),
             final_ack: None,
             starved_since: None,
+            timers: ConnTimers::default(),
         }
     }
 

@@ -40,6 +40,10 @@
 //!    driver may check the invariant with [`ConnCounters::check_closed`](crate::ConnCounters::check_closed).
 //! 5. **Opening (opener).** [`Event::ConnNeeded`] asks for a replacement connection owned by the
 //!    flow; [`Session::add_connection`] registers an authenticated one.
+//! 6. **Time.** The session keeps its protocol timers (keepalives, dead peers, the admission
+//!    tick): the driver calls [`Session::handle_timeout`] at the instant
+//!    [`Session::poll_timeout`] names, and again after adding a connection (its clocks start
+//!    then). At [`Event::ConnDead`] it closes the connection as a dead one (step 4's last call).
 //!
 //! [`Session`]: crate::Session
 //! [`Session::write`]: crate::Session::write
@@ -58,6 +62,9 @@
 //! [`Event::ConnReady`]: crate::Event::ConnReady
 //! [`Event::ConnDone`]: crate::Event::ConnDone
 //! [`Event::ConnNeeded`]: crate::Event::ConnNeeded
+//! [`Event::ConnDead`]: crate::Event::ConnDead
+//! [`Session::poll_timeout`]: crate::Session::poll_timeout
+//! [`Session::handle_timeout`]: crate::Session::handle_timeout
 
 use crate::session::Config;
 use crate::wire::DATA_HEADER_LEN;

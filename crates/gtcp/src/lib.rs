@@ -35,6 +35,8 @@ mod ids;
 #[cfg(feature = "pair")]
 pub mod pair;
 pub mod policy;
+#[cfg(feature = "serde")]
+mod secs;
 pub mod session;
 pub mod size;
 pub mod wire;
@@ -45,6 +47,6 @@ pub use flow::INITIAL_CREDIT;
 pub use ids::{ConnId, FlowId};
 pub use policy::{Order, Policy};
 pub use session::{
-    Config, ConfigError, Event, FlowSendState, FlowSummary, ProtocolError, ReadOutcome, Role,
-    Session, SessionCounters, SessionError, MAX_RETIRED_ABOVE, RESET_UNKNOWN_FLOW,
+    Bounds, Config, ConfigError, Event, FlowSendState, FlowSummary, ProtocolError, ReadOutcome,
+    Role, Session, SessionCounters, SessionError, MAX_RETIRED_ABOVE, RESET_UNKNOWN_FLOW,
 };

@@ -27,6 +27,35 @@ use tracing_subscriber::EnvFilter;
 const EXAMPLE_CLIENT: &str = include_str!("../examples/client.toml");
 const EXAMPLE_SERVER: &str = include_str!("../examples/server.toml");
 
+/// `schedtcp example-config SIDE`: the commented example, then the tables every key of which
+/// has a default, written from the configuration types themselves (`[tuning]`, and on the
+/// client `[admission]`), so they list every knob with its default and nothing else.
+fn example_config(side: &str) -> Result<String> {
+    let client = side == "client";
+    let mut out = String::from(if client {
+        EXAMPLE_CLIENT
+    } else {
+        EXAMPLE_SERVER
+    });
+    let b = gtcp::Config::default().bounds();
+    out.push_str(&format!(
+        "\n# [tuning]: every key with its default (README, \"Limits and bounds\"). With these, a\n\
+         # session holds at most {} MiB unsent per connection and {} MiB per flow, {} GiB in all\n\
+         # with max_flows flows (gtcp::Bounds).\n[tuning]\n",
+        b.unsent_per_connection >> 20,
+        b.memory_per_flow >> 20,
+        b.memory_per_session >> 30,
+    ));
+    out.push_str(&toml::to_string(&tunnel::config::Tuning::default())?);
+    if client {
+        out.push_str("\n# [admission]: every key with its default.\n[admission]\n");
+        out.push_str(&toml::to_string(
+            &gtcp::admission::AdmissionConfig::default(),
+        )?);
+    }
+    Ok(out)
+}
+
 /// Non-intrusive scheduling of TCP flows.
 ///
 /// For one origin–destination pair, every application connection stays its own TCP connection
@@ -232,14 +261,7 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::ExampleConfig { side } => {
-            print!(
-                "{}",
-                if side == "client" {
-                    EXAMPLE_CLIENT
-                } else {
-                    EXAMPLE_SERVER
-                }
-            );
+            print!("{}", example_config(&side)?);
             Ok(())
         }
         Command::Experiment { action } => experiment(action),
@@ -441,5 +463,27 @@ mod tests {
             );
         }
         assert!(c.integrity && s.integrity, "integrity is on by default");
+    }
+
+    /// `example-config` lists every key of `[tuning]` (and on the client `[admission]`) with
+    /// the default the types have, and reads back as what it says.
+    #[test]
+    fn example_config_lists_every_knob_with_its_default() {
+        let c = tunnel::ClientConfig::from_toml(&example_config("client").unwrap()).unwrap();
+        let s = tunnel::ServerConfig::from_toml(&example_config("server").unwrap()).unwrap();
+        let d = tunnel::config::Tuning::default();
+        for t in [&c.tuning, &s.tuning] {
+            assert_eq!(t.core, d.core);
+            assert_eq!(t.notsent_lowat, d.notsent_lowat);
+        }
+        assert_eq!(c.admission, gtcp::admission::AdmissionConfig::default());
+        let text = example_config("server").unwrap();
+        for key in [
+            "keepalive_secs = 5",
+            "dead_peer_secs = 15",
+            "send_buffer = 1048576",
+        ] {
+            assert!(text.contains(key), "{key} missing from\n{text}");
+        }
     }
 }

@@ -111,7 +111,10 @@ fn every_configuration_snippet_in_the_docs_checks() {
         {
             let block = with_keys(&dir, block);
             let result = if block.contains("[[route]]") {
-                let role = if block.lines().any(|l| l.trim_start().starts_with("server =")) {
+                let role = if block
+                    .lines()
+                    .any(|l| l.trim_start().starts_with("server ="))
+                {
                     "client"
                 } else {
                     "server"
@@ -124,9 +127,8 @@ fn every_configuration_snippet_in_the_docs_checks() {
                     format!("{block}\n{}", without_keys_of(SERVER, &block)),
                     format!("{block}\n{}", without_keys_of(CLIENT, &block)),
                 );
-                check(&dir, &server, "server").or_else(|e| {
-                    check(&dir, &client, "client").map_err(|e2| format!("{e}\n{e2}"))
-                })
+                check(&dir, &server, "server")
+                    .or_else(|e| check(&dir, &client, "client").map_err(|e2| format!("{e}\n{e2}")))
             };
             checked += 1;
             if let Err(e) = result {

@@ -63,8 +63,11 @@ fn scenario(seed: u64, driver: DriverKind, policy: &str) -> Scenario {
         },
         gtcp: GtcpConfig {
             policy: policy.into(),
-            flow_window: 16 << 20,
-            send_buffer: 16 << 20,
+            core: gtcp::Config {
+                flow_window: 16 << 20,
+                send_buffer: 16 << 20,
+                ..gtcp::Config::default()
+            },
             ..GtcpConfig::default()
         },
         perturb: Default::default(),
@@ -556,4 +559,41 @@ fn fair_with_tcps_finish_order_delays_no_flow_without_losses() {
             later(&predicted)
         );
     }
+}
+
+/// The core keeps the connections' clocks (`Session::poll_timeout`): when the destination's
+/// frames stop reaching the origin in the middle of a transfer (its path back dies), the
+/// origin's core reports the connection dead one `dead_peer` after the last frame it
+/// received, as the tunnel's does on real sockets (it then closes the connection); the
+/// destination, which still receives the origin's keepalives, does not.
+#[test]
+fn a_silent_destination_is_detected_one_dead_peer_after_its_last_frame() {
+    let mut s = scenario(1, DriverKind::Schedtcp, "fair");
+    s.workload = WorkloadConfig::List {
+        flows: vec![sim::workload::ListedFlow {
+            arrival_s: 0.0,
+            size_bytes: 100_000_000,
+            source: 0,
+        }],
+    };
+    s.duration_s = 1.0;
+    s.drain_s = 40.0;
+    let dead_peer = s.gtcp.core.dead_peer;
+    let (mut sim, _, _) = s.build_schedtcp().unwrap();
+    let silent = 2_000_000_000;
+    sim.driver.silence_from(silent);
+    sim.run_until(60_000_000_000);
+    let dead = &sim.driver.dead_conns;
+    assert_eq!(dead.len(), 1, "{dead:?}");
+    let (conn, at, origin) = dead[0];
+    assert_eq!((conn, origin), (0, true));
+    // The last frame left the destination before `silent` (its acknowledgements come every
+    // few hundred kB, a tenth of a second apart on this path) and took one reverse delay (a
+    // few ms) to arrive: the report comes `dead_peer` after that, at the exact instant
+    // (`crates/gtcp/tests/timers.rs`).
+    let at_silence = silent + dead_peer.as_nanos() as u64;
+    assert!(
+        (at_silence - 500_000_000..=at_silence + 20_000_000).contains(&at),
+        "reported at {at} ns, silent from {silent} ns"
+    );
 }

@@ -16,7 +16,7 @@ use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 
-use crate::proc::Proc;
+use crate::proc::{sh, Proc};
 
 /// Name of the TUN router's device in the router namespace.
 pub const ROUTER_TUN: &str = "srt0";
@@ -279,23 +279,6 @@ pub fn can_run(test: &str) -> bool {
         return false;
     }
     true
-}
-
-/// Runs `ip`/`tc`/... and fails with its stderr.
-pub(crate) fn sh(prog: &str, args: &[&str]) -> Result<String> {
-    let out = Command::new(prog)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("running {prog}"))?;
-    if !out.status.success() {
-        bail!(
-            "`{prog} {}` failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Every network namespace on the machine.

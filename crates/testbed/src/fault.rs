@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-use crate::bed::{sh, Testbed};
+use crate::bed::Testbed;
+use crate::proc::sh;
 use crate::run::{spawn_target, workload_results, Session, ROUTE_PORT, SERVER_PORT};
 use crate::workload::{FlowResult, Plan, PlannedFlow};
 

@@ -12,7 +12,6 @@ use anyhow::{bail, Context, Result};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
-use crate::bed::sh;
 use crate::interrupt;
 
 /// A child process in a namespace.
@@ -157,4 +156,21 @@ pub fn wait_listening(ns: &str, port: u16, deadline: Instant, owner: &mut Proc) 
         }
         std::thread::sleep(Duration::from_millis(30));
     }
+}
+
+/// Runs `ip`/`tc`/... and fails with its stderr.
+pub(crate) fn sh(prog: &str, args: &[&str]) -> Result<String> {
+    let out = Command::new(prog)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("running {prog}"))?;
+    if !out.status.success() {
+        bail!(
+            "`{prog} {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }

@@ -23,7 +23,7 @@ pub const SINK_PORT: u16 = 9100;
 
 /// Packets received by the destination's interface `d0`.
 fn dest_rx_packets(bed: &Testbed) -> Result<u64> {
-    let out = crate::bed::sh(
+    let out = crate::proc::sh(
         "ip",
         &[
             "netns",

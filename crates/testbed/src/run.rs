@@ -428,7 +428,7 @@ pub(crate) fn spawn_target(bed: &Testbed, bin: &Path, log: &Path) -> Result<Proc
 /// `psps[:BYTES]`, `priority:INNER`).
 pub fn check_policy(policy: &str) -> Result<()> {
     policy
-        .parse::<gtcp::Policy>()
+        .parse::<tunnel::Policy>()
         .map(|_| ())
         .map_err(|e| anyhow::anyhow!("policy {policy:?}: {e}"))
 }

@@ -88,7 +88,7 @@ async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -
             let mut stream = TcpStream::connect(cfg.server)
                 .await
                 .with_context(|| format!("connecting to {}", cfg.server))?;
-            net::tune(&stream, t.notsent_lowat, t.liveness().dead_peer)?;
+            net::tune(&stream, t.notsent_lowat, t.core.dead_peer)?;
             let (record, leftover) = net::client_handshake(
                 &mut stream,
                 &p.key,
@@ -202,10 +202,10 @@ pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
     let cfg = p.cfg.get();
     let mut session = Session::new(CoreRole::Opener, core)?;
     if cfg.has_background() {
-        session.set_admission(cfg.admission.core()?)?;
+        session.set_admission(cfg.admission)?;
     }
-    let liveness = cfg.tuning.liveness();
-    let engine = Engine::new(session, Box::new(ClientRole(p.clone())), label, liveness);
+    let engine = Engine::new(session, Box::new(ClientRole(p.clone())), label);
+    engine.start_timers();
     let mut listeners = Vec::new();
     let mut routes = Vec::new();
     for r in &cfg.routes {
@@ -254,12 +254,6 @@ pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
         reload.serve(l, r).await;
     }
     let mut tasks = Vec::new();
-    if cfg.has_background() {
-        tasks.push(tokio::spawn(tick_admission(
-            engine.clone(),
-            stopped.clone(),
-        )));
-    }
     if cfg.warm_pool > 0 {
         tasks.push(tokio::spawn(keep_warm(
             engine.clone(),
@@ -389,16 +383,6 @@ fn open_background(
         Err(e) => {
             warn!(route = %route.name, %peer, "refusing background connection: {e}");
             let _ = socket2::SockRef::from(&app).set_linger(Some(Duration::ZERO));
-        }
-    }
-}
-
-/// Lets the access controller's slow loop run once a second (it may admit waiting flows).
-async fn tick_admission(engine: Arc<Engine>, mut stop: watch::Receiver<bool>) {
-    loop {
-        tokio::select! {
-            _ = tokio::time::sleep(Duration::from_secs(1)) => engine.with(|s, now| s.tick(now)),
-            _ = stop.changed() => return,
         }
     }
 }

@@ -19,7 +19,7 @@ use tokio::net::TcpStream;
 use tokio::sync::Notify;
 use tracing::{debug, warn};
 
-use crate::metrics::Histogram;
+use crate::histogram::Histogram;
 
 /// Reset codes this driver sends.
 pub mod codes {
@@ -40,24 +40,6 @@ pub mod codes {
     /// The flow's connection reached a server instance that never saw the flow open (it
     /// restarted, or forgot the session, while the flow was under way).
     pub const UNKNOWN_FLOW: u32 = gtcp::RESET_UNKNOWN_FLOW;
-}
-
-/// How pool connections are kept alive and dead ones detected (see `[tuning]`).
-#[derive(Debug, Clone, Copy)]
-pub struct Liveness {
-    /// Idle time on a connection's sending side before a keepalive frame goes out.
-    pub keepalive: Duration,
-    /// Silence on a connection's receiving side after which it is dead.
-    pub dead_peer: Duration,
-}
-
-impl Default for Liveness {
-    fn default() -> Self {
-        Self {
-            keepalive: Duration::from_secs(5),
-            dead_peer: Duration::from_secs(15),
-        }
-    }
 }
 
 /// How a connection closed for a protocol violation is reported.
@@ -234,7 +216,7 @@ pub struct Engine {
     poll_max: usize,
     pub(crate) completion: Mutex<Histogram>,
     /// Per-route counters of the routes the configuration names ([`Engine::route_opened`]).
-    routes: Mutex<std::collections::BTreeMap<String, crate::metrics::RouteStats>>,
+    routes: Mutex<std::collections::BTreeMap<String, crate::histogram::RouteStats>>,
     pub label: String,
     pub(crate) idle: Notify,
     /// Woken whenever a pool connection starts or ends.
@@ -245,7 +227,15 @@ pub struct Engine {
     /// Where refusals are counted and their logging rate-limited (server).
     rejections: std::sync::OnceLock<Arc<crate::limits::Rejections>>,
     invariant: Mutex<InvariantTally>,
-    liveness: Liveness,
+    /// Wakes the task of the session's timers ([`Engine::start_timers`]): a connection was
+    /// added (its clocks start), or the engine is dropped.
+    timer_wake: Arc<Notify>,
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.timer_wake.notify_one();
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -263,7 +253,7 @@ impl Engine {
         match routes.get_mut(route) {
             Some(s) => s.opened += 1,
             None => {
-                let s = crate::metrics::RouteStats {
+                let s = crate::histogram::RouteStats {
                     opened: 1,
                     ..Default::default()
                 };
@@ -273,19 +263,14 @@ impl Engine {
     }
 
     /// The per-route counters, by route name.
-    pub fn route_stats(&self) -> Vec<(String, crate::metrics::RouteStats)> {
+    pub fn route_stats(&self) -> Vec<(String, crate::histogram::RouteStats)> {
         lock(&self.routes)
             .iter()
             .map(|(r, s)| (r.clone(), s.clone()))
             .collect()
     }
 
-    pub fn new(
-        session: Session,
-        role: Box<dyn Role>,
-        label: String,
-        liveness: Liveness,
-    ) -> Arc<Self> {
+    pub fn new(session: Session, role: Box<dyn Role>, label: String) -> Arc<Self> {
         let poll_max = gtcp::DriverProfile::new(session.config()).poll_max();
         Arc::new(Self {
             session: Mutex::new(session),
@@ -302,8 +287,39 @@ impl Engine {
             ctrl_drained: Notify::new(),
             rejections: std::sync::OnceLock::new(),
             invariant: Mutex::new(InvariantTally::default()),
-            liveness,
+            timer_wake: Arc::new(Notify::new()),
         })
+    }
+
+    /// Runs the session's protocol timers (keepalives, dead peers, the admission tick of
+    /// background flows: [`Session::poll_timeout`]) on a task of their own until the engine is
+    /// dropped: at each deadline, and whenever a connection is added, the core handles what
+    /// is due and names the next deadline.
+    pub fn start_timers(self: &Arc<Self>) {
+        let engine = Arc::downgrade(self);
+        let wake = self.timer_wake.clone();
+        tokio::spawn(async move {
+            loop {
+                let Some(e) = engine.upgrade() else {
+                    return;
+                };
+                let next = e.with(|s, now| {
+                    s.handle_timeout(now);
+                    s.poll_timeout()
+                });
+                let at = next.map(|d| tokio::time::Instant::from_std(e.epoch + d));
+                drop(e);
+                match at {
+                    Some(at) => {
+                        tokio::select! {
+                            _ = tokio::time::sleep_until(at) => {}
+                            _ = wake.notified() => {}
+                        }
+                    }
+                    None => wake.notified().await,
+                }
+            }
+        });
     }
 
     /// Counts protocol violations in `rejections` and logs them at its bounded rate.
@@ -373,6 +389,12 @@ impl Engine {
                     io.closing.store(true, Ordering::Release);
                     io.ready.notify_one();
                 }
+            }
+            Event::ConnDead(c) => {
+                let silent = self.inspect(|s| s.config().dead_peer);
+                warn!(session = %self.label, conn = %c, "pool connection closed: peer silent for {} s", silent.as_secs_f64());
+                // Its reader ends at once and reports the connection closed to the core.
+                self.kill_connection(c);
             }
             Event::ConnNeeded { owner } => self.role.conn_needed(self, owner),
         }
@@ -461,6 +483,7 @@ impl Engine {
         });
         lock(&self.conns).insert(conn, io.clone());
         self.conns_changed.notify_waiters();
+        self.timer_wake.notify_one();
         io.ready.notify_one();
         let mut writer = tokio::spawn(self.clone().write_loop(conn, io.clone(), sealer));
         let reason = self
@@ -503,10 +526,8 @@ impl Engine {
             // reads. Shut it down so every wait ends now.
             let _ = socket2::SockRef::from(stream.as_ref()).shutdown(std::net::Shutdown::Both);
         }
-        if tokio::time::timeout(self.liveness.dead_peer, &mut writer)
-            .await
-            .is_err()
-        {
+        let dead_peer = self.inspect(|s| s.config().dead_peer);
+        if tokio::time::timeout(dead_peer, &mut writer).await.is_err() {
             writer.abort();
         }
         lock(&self.conns).remove(&conn);
@@ -569,14 +590,9 @@ impl Engine {
                 Ok(0) => return Ok(()),
                 // A peer that always has bytes must not keep this worker from other tasks.
                 Ok(_) => tokio::task::consume_budget().await,
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    // A live peer sends at least a keepalive every `keepalive`: silence this
-                    // long means the peer or the path is gone.
-                    let dead = self.liveness.dead_peer;
-                    tokio::time::timeout(dead, stream.readable())
-                        .await
-                        .map_err(|_| anyhow::anyhow!("peer silent for {} s", dead.as_secs()))??;
-                }
+                // A silent peer is the core's to tell (`Event::ConnDead`), which ends this wait
+                // by shutting the socket down.
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => stream.readable().await?,
                 Err(e) => return Err(e.into()),
             }
         }
@@ -624,20 +640,9 @@ impl Engine {
                 if io.closing.load(Ordering::Acquire) {
                     break;
                 }
-                let quiet = tokio::time::sleep(self.liveness.keepalive);
-                tokio::select! {
-                    _ = io.ready.notified() => {}
-                    _ = quiet => {
-                        // Nothing to send for a while: tell the peer this side is alive.
-                        let out = if sealer.is_some() { &mut staged } else { &mut pending };
-                        if self.with(|s, _| s.keepalive(conn, out)) == 0 {
-                            break;
-                        }
-                        if crate::record::seal_staged(sealer.as_mut(), &mut staged, &mut pending).is_err() {
-                            break;
-                        }
-                    }
-                }
+                // Nothing to send: the core's events say when there is (a keepalive too,
+                // when the connection sent nothing for its period: `Session::poll_timeout`).
+                io.ready.notified().await;
                 idle = false;
             }
             if pending.is_empty() || (more && pending.len() < mss) {

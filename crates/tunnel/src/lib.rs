@@ -20,6 +20,7 @@ pub mod backoff;
 pub mod client;
 pub mod config;
 pub mod engine;
+pub mod histogram;
 pub mod limits;
 pub mod loadgen;
 pub mod metrics;
@@ -32,4 +33,6 @@ pub mod server;
 
 pub use client::ClientHandle;
 pub use config::{ClientConfig, ServerConfig};
+/// The scheduling policy a configuration names (`policy = "srpt"`), as the core reads it.
+pub use gtcp::Policy;
 pub use server::ServerHandle;

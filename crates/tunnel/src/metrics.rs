@@ -23,76 +23,10 @@ pub const METRICS_CONNECTIONS: usize = 16;
 /// Time a metrics client has to send its request, and then to take the whole answer.
 pub const METRICS_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Upper bounds of the completion-time buckets, seconds.
-const BUCKETS: [f64; 14] = [
-    0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
-];
-
-/// A cumulative histogram of flow completion times.
-#[derive(Debug, Clone, Default)]
-pub struct Histogram {
-    counts: [u64; BUCKETS.len()],
-    count: u64,
-    sum: f64,
-}
-
-impl Histogram {
-    pub fn observe(&mut self, secs: f64) {
-        for (i, b) in BUCKETS.iter().enumerate() {
-            if secs <= *b {
-                self.counts[i] += 1;
-            }
-        }
-        self.count += 1;
-        self.sum += secs;
-    }
-
-    pub fn count(&self) -> u64 {
-        self.count
-    }
-}
+use crate::histogram::{Histogram, RouteStats, BUCKETS, SIZE_CLASSES};
 
 /// Label sets and values of one metric.
 type Rows = Vec<(String, f64)>;
-
-/// Size classes of the per-route completion-time histograms: a flow's bytes both ways below
-/// each bound (the last has none).
-pub const SIZE_CLASSES: [(&str, u64); 3] = [
-    ("below_100kB", 100_000),
-    ("below_10MB", 10_000_000),
-    ("from_10MB", u64::MAX),
-];
-
-/// What the flows of one route did in one session: only routes the configuration names get
-/// one (so a peer cannot grow the labels), from the flow's opening on.
-#[derive(Debug, Clone, Default)]
-pub struct RouteStats {
-    pub opened: u64,
-    pub closed: u64,
-    pub reset: u64,
-    /// Bytes this side's applications handed over on the route's flows, and bytes of the
-    /// peer's direction delivered to them.
-    pub bytes_sent: u64,
-    pub bytes_received: u64,
-    /// Completion times by [`SIZE_CLASSES`].
-    pub completion: [Histogram; SIZE_CLASSES.len()],
-}
-
-impl RouteStats {
-    /// Counts a flow of this route that closed.
-    pub fn closed(&mut self, s: &gtcp::FlowSummary) {
-        self.closed += 1;
-        self.reset += u64::from(s.reset.is_some());
-        self.bytes_sent += s.bytes_sent;
-        self.bytes_received += s.bytes_received;
-        let bytes = s.bytes_sent.saturating_add(s.bytes_received);
-        let class = SIZE_CLASSES
-            .iter()
-            .position(|&(_, below)| bytes < below)
-            .unwrap_or(SIZE_CLASSES.len() - 1);
-        self.completion[class].observe(s.completion_time().as_secs_f64());
-    }
-}
 
 /// A label value as the exposition format wants it (backslash, quote and newline escaped).
 fn label_value(v: &str) -> String {
@@ -106,9 +40,9 @@ fn histogram_lines(out: &mut String, name: &str, labels: &str, h: &Histogram) {
     for (b, c) in BUCKETS.iter().zip(h.counts) {
         let _ = writeln!(out, "{name}_bucket{{{labels},le=\"{b}\"}} {c}");
     }
-    let _ = writeln!(out, "{name}_bucket{{{labels},le=\"+Inf\"}} {}", h.count);
+    let _ = writeln!(out, "{name}_bucket{{{labels},le=\"+Inf\"}} {}", h.count());
     let _ = writeln!(out, "{name}_sum{{{labels}}} {}", h.sum);
-    let _ = writeln!(out, "{name}_count{{{labels}}} {}", h.count);
+    let _ = writeln!(out, "{name}_count{{{labels}}} {}", h.count());
 }
 
 /// The engines (sessions) a process serves, for the endpoint to read.
@@ -308,11 +242,27 @@ impl Registry {
             "gauge",
             per(|c| c.unsent_bytes),
         );
+        let unsent_help = format!(
+            "The bound the hand-over rule keeps unsent bytes under: {} x send_buffer per live connection (its own buffer and what the session may lend), send_buffer per flow without one, orphan debt and lost bytes (gtcp::Bounds).",
+            1 + gtcp::session::LEND_PER_CONNECTION
+        );
         counter(
             "unsent_bound_bytes",
-            "The bound the hand-over rule keeps unsent bytes under: (live connections + flows without one) x send_buffer + orphan debt.",
+            &unsent_help,
             "gauge",
             per(|c| c.unsent_bound),
+        );
+        counter(
+            "memory_bound_bytes",
+            "What a session may hold at most with max_flows live flows: max_flows x memory per flow + the receive budget (gtcp::Bounds::memory_per_session).",
+            "gauge",
+            engines
+                .iter()
+                .map(|e| {
+                    let b = e.inspect(|s| s.config().bounds());
+                    (format!("session=\"{}\"", e.label), b.memory_per_session as f64)
+                })
+                .collect(),
         );
         counter(
             "starved_seconds_total",

@@ -642,7 +642,7 @@ mod tests {
             ServerConfig::from_toml(SERVER).unwrap().memory_budget_bytes
         );
         assert_eq!(merged.tuning.threads, 0);
-        assert_eq!(merged.tuning.chunk, 8192);
+        assert_eq!(merged.tuning.core.chunk, 8192);
         assert_eq!(merged.policy.to_string(), "srpt");
         assert_eq!(merged.route("a").unwrap().target, "127.0.0.1:90");
         assert!(merged.route("b").is_none() && merged.route("c").is_some());
@@ -665,7 +665,10 @@ mod tests {
             merged.policy.to_string(),
             ClientConfig::from_toml(CLIENT).unwrap().policy.to_string()
         );
-        assert_eq!(merged.admission.fixed, None);
+        assert!(!matches!(
+            merged.admission.limit,
+            gtcp::admission::Limit::Fixed(_)
+        ));
         assert!(merged.metrics.is_none());
         assert_eq!(merged.warm_pool, 4);
         // Switching the warm pool off (or on) needs a restart.

@@ -244,7 +244,7 @@ async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr, tic
     let cfg = p.cfg.get();
     let t = &cfg.tuning;
     let rejections = &p.registry.rejections;
-    if let Err(e) = net::tune(&stream, t.notsent_lowat, t.liveness().dead_peer) {
+    if let Err(e) = net::tune(&stream, t.notsent_lowat, t.core.dead_peer) {
         debug!(%peer, "socket options: {e:#}");
     }
     let handshake = tokio::select! {
@@ -328,12 +328,8 @@ fn admit(
                 .map(|b| format!("{b:02x}"))
                 .collect();
             info!(session = %label, "new client session");
-            let e = Engine::new(
-                core,
-                Box::new(ServerRole(p.clone())),
-                label,
-                cfg.tuning.liveness(),
-            );
+            let e = Engine::new(core, Box::new(ServerRole(p.clone())), label);
+            e.start_timers();
             e.set_rejections(p.registry.rejections.clone());
             p.registry.add(&e);
             sessions.insert(auth.session, e.clone());

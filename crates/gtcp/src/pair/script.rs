@@ -154,6 +154,7 @@ impl Input {
             flow_window: crate::INITIAL_CREDIT + u64::from(self.window_extra) * 16,
             send_buffer: 256 * 1024,
             max_flows: usize::from(self.max_flows % 16) + 1,
+            ..Config::default()
         };
         config.validate().ok()?;
         Some(config)

@@ -33,6 +33,7 @@ impl Session {
             return Err(ProtocolError::UnknownConn(conn));
         }
         self.last_input = Some(conn);
+        self.heard(now, conn);
         if self.admission.is_some() {
             self.tick(now);
         }

@@ -56,13 +56,14 @@ pub mod caps;
 mod input;
 mod ledger;
 mod liveness;
+mod timers;
 mod transmit;
 mod types;
 
 pub use liveness::{MAX_RETIRED_ABOVE, RESET_UNKNOWN_FLOW};
 pub use types::{
-    Config, ConfigError, Event, FlowSendState, FlowSummary, ProtocolError, ReadOutcome, Role,
-    SessionCounters, SessionError,
+    Bounds, Config, ConfigError, Event, FlowSendState, FlowSummary, ProtocolError, ReadOutcome,
+    Role, SessionCounters, SessionError,
 };
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};

@@ -51,24 +51,8 @@ enum Charge {
 }
 
 impl Session {
-    /// Connection `conn` may send: appends at most `max` bytes of frames to `out` and returns
-    /// how many. Control frames go first (they are small and unblock the peer), then data:
-    ///
-    /// ```text
-    /// while q_v(i) > 0 and room:           // Algorithm 4, repeated per chunk
-    ///     j ← schedule()                   // the policy's first ready flow
-    ///     send a chunk of j on i, at most q_v(i)
-    ///     q_v(i) ← q_v(i) − chunk
-    /// ```
-    ///
-    /// A connection whose virtual queue is empty may also carry orphan debt (bytes of a dead
-    /// connection). Returns 0 when there is nothing to send, or when the next frame does not fit
-    /// in `max` (an opening frame is up to 275 bytes, a flow's control frames 43, a data frame
-    /// 1 byte of payload plus its header; `max` 0 fits nothing). The two differ by
-    /// [`conn_ready`](Self::conn_ready): after a 0 for lack of room the connection stays ready
-    /// and the driver polls again, with more room, once its socket has some; after a 0 with
-    /// nothing to send it polls again after the next [`Event::ConnReady`](super::Event::ConnReady).
-    pub fn poll_transmit(
+    /// The frames [`Session::poll_transmit`] sends (everything but the keepalive).
+    pub(crate) fn poll_frames(
         &mut self,
         now: Duration,
         conn: ConnId,

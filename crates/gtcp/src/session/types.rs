@@ -20,10 +20,18 @@ pub enum Role {
     Acceptor,
 }
 
-/// Limits and policy of one session. Every buffer bound is here, with its default.
+/// Limits, timers and policy of one session: the configuration schema every driver's files
+/// deserialize into (the tunnel's `[tuning]`, the simulator's `[gtcp]`; feature `serde`, keys
+/// as the field names, durations in seconds). Every buffer bound is here, with its default;
+/// what they bound together is [`Config::bounds`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
 pub struct Config {
-    /// Whose bytes a ready connection carries.
+    /// Whose bytes a ready connection carries (default `fair`). Each side chooses it for the
+    /// bytes it sends, so it is not a key of the shared table: the drivers' files give it
+    /// beside it (the tunnel's top-level `policy`, the simulator's `gtcp.policy`).
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub policy: Policy,
     /// Largest payload of one data frame (default 16 KiB, at most 64 KiB). Smaller chunks put
     /// the scheduling decision closer to the wire at the cost of 21 header bytes each.
@@ -33,21 +41,35 @@ pub struct Config {
     /// may borrow more, up to [`RECEIVE_AHEAD_WINDOWS`](super::RECEIVE_AHEAD_WINDOWS) windows
     /// beyond its highest byte received, from a session budget of
     /// [`RECEIVE_BUDGET_PER_CONNECTION`](super::RECEIVE_BUDGET_PER_CONNECTION) windows per live
-    /// connection: this side buffers at most `max_flows × flow_window` plus that budget.
+    /// connection ([`Bounds::receive_budget`]).
     pub flow_window: u64,
     /// Send buffer per pool connection (default 1 MiB, plain TCP's socket send buffer): a
     /// flow hands bytes over while its own connection's virtual queue is below this, however
     /// many of its bytes already wait ([`Session::send_capacity`](super::Session::send_capacity)).
-    /// Unsent bytes are then at most live connections × `send_buffer` plus orphan debt. It is
-    /// also the read-ahead within which reaching the end of a stream makes a new flow's size
-    /// known.
+    /// Unsent bytes are then bounded by [`Bounds::unsent_per_connection`] per live connection
+    /// plus orphan debt. It is also the read-ahead within which reaching the end of a stream
+    /// makes a new flow's size known.
     pub send_buffer: u64,
-    /// Flows tracked at once (default 4096). A session holds at most, per flow, `send_buffer`
-    /// unsent, `flow_window` sent and not yet acknowledged, and `flow_window` received and not
-    /// yet read: `max_flows × (send_buffer + 2 × flow_window)` plus bookkeeping. An acceptor
-    /// also keeps up to as many closed flows (no bytes, bookkeeping only) until the peer
-    /// confirms what it must (`Session::open_flows`).
+    /// Flows tracked at once (default 4096); a session's memory is then bounded by
+    /// [`Bounds::memory_per_session`]. An acceptor also keeps up to as many closed flows (no
+    /// bytes, bookkeeping only) until the peer confirms what it must (`Session::open_flows`).
     pub max_flows: usize,
+    /// Time a pool connection may send nothing before the session has it send a keepalive
+    /// frame (default 5 s, more than 0; key `keepalive_secs`), so that a silent peer can be
+    /// told from an idle one ([`Session::poll_timeout`](super::Session::poll_timeout)).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "keepalive_secs", with = "crate::secs")
+    )]
+    pub keepalive: Duration,
+    /// Time without a byte from the peer after which a pool connection is dead
+    /// ([`Event::ConnDead`]; default 15 s, at least twice `keepalive`; key `dead_peer_secs`).
+    /// A live peer sends at least a keepalive every `keepalive`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "dead_peer_secs", with = "crate::secs")
+    )]
+    pub dead_peer: Duration,
 }
 
 impl Default for Config {
@@ -58,12 +80,38 @@ impl Default for Config {
             flow_window: 1024 * 1024,
             send_buffer: 1024 * 1024,
             max_flows: 4096,
+            keepalive: Duration::from_secs(5),
+            dead_peer: Duration::from_secs(15),
         }
     }
 }
 
+/// What a [`Config`] bounds, derived in one place ([`Config::bounds`]): the figures the
+/// tunnel's metrics, its example configuration and README's limits table state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    /// Unsent bytes one live connection admits: its own `send_buffer` plus
+    /// [`LEND_PER_CONNECTION`](super::LEND_PER_CONNECTION) buffers the session may lend flows
+    /// the policy sends ahead of their connections: `(1 + LEND_PER_CONNECTION) × send_buffer`.
+    pub unsent_per_connection: u64,
+    /// Unsent bytes of a session with `max_flows` live connections:
+    /// `max_flows × unsent_per_connection`, plus orphan debt and lost bytes of dead
+    /// connections until they drain ([`SessionCounters::unsent_bound`] is the live figure).
+    pub unsent_per_session: u64,
+    /// Receive credit all flows may hold beyond their own windows with `max_flows` live
+    /// connections: `RECEIVE_BUDGET_PER_CONNECTION × flow_window × max_flows`.
+    pub receive_budget: u64,
+    /// Bytes one flow may hold: `unsent_per_connection` unsent, `flow_window` sent and not
+    /// yet acknowledged, `flow_window` received and not yet read.
+    pub memory_per_flow: u64,
+    /// Bytes a session may hold: `max_flows × memory_per_flow + receive_budget` (plus
+    /// bookkeeping, and what dead connections left until it drains).
+    pub memory_per_session: u64,
+}
+
 impl Config {
-    /// Checks the bounds; the session refuses a configuration that cannot work.
+    /// Checks the bounds; the session refuses a configuration that cannot work. The error
+    /// names the key and its allowed range.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.chunk == 0 || self.chunk > MAX_PAYLOAD_CAP {
             return Err(ConfigError::Chunk(self.chunk));
@@ -77,21 +125,58 @@ impl Config {
         if self.max_flows == 0 {
             return Err(ConfigError::MaxFlows);
         }
+        if self.keepalive.is_zero() {
+            return Err(ConfigError::Keepalive);
+        }
+        if self.dead_peer < 2 * self.keepalive {
+            return Err(ConfigError::DeadPeer {
+                dead_peer: self.dead_peer.as_secs_f64(),
+                keepalive: self.keepalive.as_secs_f64(),
+            });
+        }
         Ok(())
+    }
+
+    /// The bounds this configuration keeps ([`Bounds`]).
+    pub fn bounds(&self) -> Bounds {
+        use super::{LEND_PER_CONNECTION, RECEIVE_BUDGET_PER_CONNECTION};
+        let flows = self.max_flows as u64;
+        let unsent_per_connection = (1 + LEND_PER_CONNECTION).saturating_mul(self.send_buffer);
+        let receive_budget = RECEIVE_BUDGET_PER_CONNECTION
+            .saturating_mul(self.flow_window)
+            .saturating_mul(flows);
+        let memory_per_flow =
+            unsent_per_connection.saturating_add(self.flow_window.saturating_mul(2));
+        Bounds {
+            unsent_per_connection,
+            unsent_per_session: flows.saturating_mul(unsent_per_connection),
+            receive_budget,
+            memory_per_flow,
+            memory_per_session: flows
+                .saturating_mul(memory_per_flow)
+                .saturating_add(receive_budget),
+        }
     }
 }
 
 /// A configuration the session refuses.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ConfigError {
     #[error("chunk must be between 1 and {MAX_PAYLOAD_CAP} bytes, not {0}")]
     Chunk(u32),
-    #[error("flow window must be at least the initial credit of {INITIAL_CREDIT} bytes, not {0}")]
+    #[error("flow_window must be at least the initial credit of {INITIAL_CREDIT} bytes, not {0}")]
     Window(u64),
-    #[error("send buffer must not be 0")]
+    #[error("send_buffer must be at least 1 byte, not 0")]
     SendBuffer,
-    #[error("max_flows must not be 0")]
+    #[error("max_flows must be at least 1, not 0")]
     MaxFlows,
+    #[error("keepalive_secs must be more than 0")]
+    Keepalive,
+    #[error(
+        "dead_peer_secs must be at least twice keepalive_secs ({}), not {dead_peer}",
+        2.0 * keepalive
+    )]
+    DeadPeer { dead_peer: f64, keepalive: f64 },
 }
 
 /// Something the driver should act on.
@@ -119,6 +204,11 @@ pub enum Event {
     /// half (TCP FIN), keep reading until the peer's end — control frames the peer wrote
     /// before it saw our `Done` may still be on their way — then call `connection_closed`.
     ConnDone(ConnId),
+    /// Nothing came from the peer on this connection for `dead_peer`
+    /// ([`Session::poll_timeout`](super::Session::poll_timeout)): the peer or the path is gone.
+    /// Close the connection (no `Done`), then call `connection_closed`; what it carried goes
+    /// again on the others.
+    ConnDead(ConnId),
     /// (Opener) the flow needs a connection with this owner: it lost its connection while it
     /// still needs one (plain TCP keeps one connection per active flow), or it is a background
     /// flow that was waiting and is now admitted.

@@ -311,8 +311,8 @@ impl Params {
         };
         if cfg.core_buffers {
             let d = GtcpConfig::default();
-            gtcp.flow_window = d.flow_window;
-            gtcp.send_buffer = d.send_buffer;
+            gtcp.core.flow_window = d.core.flow_window;
+            gtcp.core.send_buffer = d.core.send_buffer;
         }
         Scenario {
             seed: self.seed.wrapping_add(run as u64),
@@ -777,10 +777,10 @@ to drain; every configuration runs on the same sample paths. gtcp: chunks of {ch
         s1 = p.seed + p.runs as u64 - 1,
         dur = p.duration_s,
         drain = p.drain_s,
-        chunk = p.gtcp.chunk,
+        chunk = p.gtcp.core.chunk,
         lowat = p.gtcp.notsent_lowat,
-        fw = p.gtcp.flow_window as f64 / 1048576.0,
-        sb = p.gtcp.send_buffer as f64 / 1048576.0,
+        fw = p.gtcp.core.flow_window as f64 / 1048576.0,
+        sb = p.gtcp.core.send_buffer as f64 / 1048576.0,
     )
 }
 

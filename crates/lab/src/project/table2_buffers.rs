@@ -304,9 +304,9 @@ Files: `table2_buffers.csv`, `table2_buffers.json`. Reproduce: `schedtcp experim
             }
             crate::engine::packet::describe(&first)
         },
-        fw = p.gtcp.flow_window as f64 / 1048576.0,
-        dfw = sim::scenario::GtcpConfig::default().flow_window,
-        dsb = sim::scenario::GtcpConfig::default().send_buffer,
+        fw = p.gtcp.core.flow_window as f64 / 1048576.0,
+        dfw = sim::scenario::GtcpConfig::default().core.flow_window,
+        dsb = sim::scenario::GtcpConfig::default().core.send_buffer,
         tables = out,
         goal = pct(goal, 0),
         goals = goals.join("\n"),

@@ -7,8 +7,9 @@
 //!   decides: an arriving micro-flow is admitted (its connection opens) or waits *outside
 //!   the network* (no connection, no packet) until a slot frees; each admitted flow is a
 //!   plain TCP flow. The driver feeds the core the simulator's time: `arrive` on arrival,
-//!   `sent` for every background byte acknowledged, `release` at completion, `tick` every
-//!   [`BackgroundDriver::TICK`] — what is simulated is what ships;
+//!   `sent` for every background byte acknowledged, `release` at completion, and its clock
+//!   (`handle_timeout` at `poll_timeout`, every [`gtcp::admission::TICK`]) — what is
+//!   simulated is what ships;
 //! - [`BgPolicy::Lbe`]: every micro-flow starts at once over a less-than-best-effort sender
 //!   (LEDBAT or TCP-LP, simulator only).
 //!
@@ -178,9 +179,6 @@ pub struct LimitSample {
 }
 
 impl BackgroundDriver {
-    /// How often the controllers' `tick` runs (the adaptive loop's own period is longer).
-    pub const TICK: Time = 1_000_000_000;
-
     /// A driver for `streams` and `long` flows under `policy`. Fails if the access
     /// control's configuration is invalid.
     pub fn new(
@@ -323,6 +321,22 @@ impl BackgroundDriver {
     }
 }
 
+impl BackgroundDriver {
+    /// Wakes the controllers at the earliest of their clocks ([`Admission::poll_timeout`]).
+    fn schedule_tick(&self, w: &mut World) {
+        let next = self
+            .admission
+            .iter()
+            .flatten()
+            .map(Admission::poll_timeout)
+            .min();
+        if let Some(d) = next {
+            let at = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX).max(w.now());
+            w.schedule(at, TICK_TOKEN);
+        }
+    }
+}
+
 impl Driver for BackgroundDriver {
     fn on_start(&mut self, w: &mut World) {
         for i in 0..self.streams.len() {
@@ -332,7 +346,7 @@ impl Driver for BackgroundDriver {
             w.schedule(l.start, LONG_BASE + j as u64);
         }
         if self.admission.iter().any(Option::is_some) {
-            w.schedule(Self::TICK, TICK_TOKEN);
+            self.schedule_tick(w);
         }
     }
 
@@ -343,7 +357,7 @@ impl Driver for BackgroundDriver {
                 let Some(a) = &mut self.admission[i] else {
                     continue;
                 };
-                let admitted = a.tick(Duration::from_nanos(now));
+                let admitted = a.handle_timeout(Duration::from_nanos(now));
                 let t = Duration::from_nanos(now);
                 self.limit_samples.push(LimitSample {
                     at: now,
@@ -357,7 +371,7 @@ impl Driver for BackgroundDriver {
                 });
                 self.admit(w, admitted);
             }
-            w.schedule(now + Self::TICK, TICK_TOKEN);
+            self.schedule_tick(w);
             return;
         }
         if token >= LONG_BASE {

@@ -80,6 +80,11 @@ pub struct SchedtcpOptions {
     pub verify_payload: bool,
     /// Sources whose flows bypass the core (plain TCP).
     pub plain_sources: Vec<u32>,
+    /// From this simulated time on, the destination's frames never reach the origin (its
+    /// path back dies; default never): the origin's core then reports each connection dead
+    /// one `dead_peer` after the last bytes it received on it
+    /// ([`SchedtcpDriver::dead_conns`]).
+    pub silent_from: Option<Time>,
 }
 
 impl SchedtcpOptions {
@@ -94,6 +99,7 @@ impl SchedtcpOptions {
             size_hint: true,
             verify_payload: true,
             plain_sources: Vec::new(),
+            silent_from: None,
         }
     }
 }
@@ -165,7 +171,17 @@ pub struct SchedtcpDriver<S> {
     scratch: Vec<u8>,
     /// Flows whose source index had no endpoint (skipped).
     pub skipped: u64,
+    /// Connections a core reported dead ([`Event::ConnDead`]: nothing received for
+    /// `dead_peer`), with the simulated time and whether it was the origin's core. The
+    /// simulated paths fail only when a scenario silences one
+    /// ([`SchedtcpOptions::silent_from`]), so the connection is left as it is.
+    pub dead_conns: Vec<(usize, Time, bool)>,
+    /// When the cores' timers are next due ([`Session::poll_timeout`]), if a wake-up is set.
+    timer_at: Option<Time>,
 }
+
+/// Timer token of the cores' clocks (keepalives, dead peers).
+const CORE_TIMER_TOKEN: u64 = ARRIVAL_TOKEN - 1;
 
 impl<S: FlowSource> SchedtcpDriver<S> {
     /// Flows from `source` (source `i` runs from `endpoints[i].0` to `endpoints[i].1`, its
@@ -196,6 +212,8 @@ impl<S: FlowSource> SchedtcpDriver<S> {
             out: BytesMut::new(),
             scratch: Vec::new(),
             skipped: 0,
+            dead_conns: Vec::new(),
+            timer_at: None,
         })
     }
 
@@ -320,6 +338,9 @@ impl<S: FlowSource> SchedtcpDriver<S> {
 
     /// Puts `bytes` (or the end of stream) on connection `c`'s reverse channel.
     fn send_back(&mut self, w: &mut World, c: usize, bytes: Option<Bytes>) {
+        if self.opts.silent_from.is_some_and(|t| w.now() >= t) {
+            return;
+        }
         let source = self.records[c].source as usize;
         let delay = self.reverse_delay.get(source).copied().unwrap_or(0);
         let token = self.next_token;
@@ -420,8 +441,28 @@ impl<S: FlowSource> SchedtcpDriver<S> {
                 self.on_acceptor_event(w, ev);
             }
             if !any {
-                return;
+                break;
             }
+        }
+        self.arm_timer(w);
+    }
+
+    /// Sets the wake-up of the cores' clocks when none is set. A deadline only moves later
+    /// once set, but for a new connection's, whose clocks start where the driver adds it
+    /// ([`Session::handle_timeout`] there), so one wake-up at a time suffices: it may come
+    /// early, then the next is set from there.
+    fn arm_timer(&mut self, w: &mut World) {
+        if self.timer_at.is_some() {
+            return;
+        }
+        let next = [self.opener.poll_timeout(), self.acceptor.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min();
+        if let Some(d) = next {
+            let at = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX).max(w.now());
+            self.timer_at = Some(at);
+            w.schedule(at, CORE_TIMER_TOKEN);
         }
     }
 
@@ -453,6 +494,7 @@ impl<S: FlowSource> SchedtcpDriver<S> {
                     self.records[idx].finished = Some(w.now());
                 }
             }
+            Event::ConnDead(c) => self.dead_conns.push((c.0 as usize, w.now(), true)),
             Event::FlowOpened { .. } | Event::ConnNeeded { .. } => self.stats.api_errors += 1,
         }
     }
@@ -486,6 +528,7 @@ impl<S: FlowSource> SchedtcpDriver<S> {
                 }
             }
             Event::FlowClosed(_) | Event::FlowWritable(_) => {}
+            Event::ConnDead(c) => self.dead_conns.push((c.0 as usize, w.now(), false)),
             Event::ConnNeeded { .. } => self.stats.api_errors += 1,
         }
     }
@@ -509,6 +552,11 @@ impl<S: FlowSource> SchedtcpDriver<S> {
         }
     }
 
+    /// The destination's path back dies at `at` ([`SchedtcpOptions::silent_from`]).
+    pub fn silence_from(&mut self, at: Time) {
+        self.opts.silent_from = Some(at);
+    }
+
     fn register_conn(&mut self, now: Time, idx: usize) {
         let Some(g) = self.flows[idx].gflow else {
             return;
@@ -522,6 +570,8 @@ impl<S: FlowSource> SchedtcpDriver<S> {
             return;
         }
         self.opener_live.conns.insert(idx);
+        // Its clocks start now.
+        self.opener.handle_timeout(dur(now));
         feed_late(
             &mut self.opener,
             &mut self.opener_live,
@@ -582,6 +632,14 @@ impl<S: FlowSource> Driver for SchedtcpDriver<S> {
     }
 
     fn on_timer(&mut self, w: &mut World, token: u64) {
+        if token == CORE_TIMER_TOKEN {
+            self.timer_at = None;
+            let now = dur(w.now());
+            self.opener.handle_timeout(now);
+            self.acceptor.handle_timeout(now);
+            self.pump(w);
+            return;
+        }
         if token != ARRIVAL_TOKEN {
             // Reverse-direction frames reach the origin.
             let Some((c, bytes)) = self.reverse.remove(&token) else {
@@ -754,6 +812,7 @@ impl<S: FlowSource> Driver for SchedtcpDriver<S> {
                 self.stats.api_errors += 1;
             } else {
                 self.acceptor_live.conns.insert(idx);
+                self.acceptor.handle_timeout(dur(now));
                 feed_late(
                     &mut self.acceptor,
                     &mut self.acceptor_live,

@@ -76,22 +76,22 @@ impl DriverKind {
     }
 }
 
-/// Parameters of the gtcp drivers (`[gtcp]` in a scenario file). Byte counts are bytes.
+/// Parameters of the gtcp drivers (`[gtcp]` in a scenario file). The core's part is
+/// [`gtcp::Config`] itself (its keys, defaults, bounds and validation: `chunk`, `flow_window`,
+/// `send_buffer`, `max_flows`, `keepalive_secs`, `dead_peer_secs`), flattened beside the keys
+/// only the simulator's drivers have. Byte counts are bytes. Unknown keys are refused, naming
+/// the closest valid one, wherever the table is read (a scenario, an experiment's file):
+/// serde's `deny_unknown_fields` does not combine with `flatten`, so its `Deserialize` reads
+/// the table, then checks its keys with [`tomlkeys::check_table`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(remote = "Self", default)]
 pub struct GtcpConfig {
     /// Scheduling policy: `tcp`, `srpt`, `las`, `fair`, `psps`, `psps:BYTES`,
     /// `priority[:INNER]` (the core's names, [`gtcp::Policy`]).
     pub policy: String,
-    /// `schedtcp`: largest payload of one data frame (the core's `chunk`).
-    pub chunk: u32,
-    /// `schedtcp`: receive window per flow at the destination (the core's `flow_window`).
-    pub flow_window: u64,
-    /// `schedtcp`: send buffer per pool connection at the origin (the core's `send_buffer`: a
-    /// flow hands over while its own connection's virtual queue is below it).
-    pub send_buffer: u64,
-    /// `schedtcp`: flows tracked at once (the core's `max_flows`).
-    pub max_flows: usize,
+    /// The core's limits and timers (`schedtcp`; `gtcp-ideal` takes none of them).
+    #[serde(flatten)]
+    pub core: gtcp::Config,
     /// `schedtcp`: poll the core while a connection's not-sent backlog is below this
     /// (`TCP_NOTSENT_LOWAT`).
     pub notsent_lowat: u64,
@@ -111,17 +111,31 @@ pub struct GtcpConfig {
     pub fair_oracle: Option<Vec<u64>>,
 }
 
+impl Serialize for GtcpConfig {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        GtcpConfig::serialize(self, s)
+    }
+}
+
+impl<'de> Deserialize<'de> for GtcpConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let file = toml::Table::deserialize(d)?;
+        let c =
+            GtcpConfig::deserialize(toml::Value::Table(file.clone())).map_err(D::Error::custom)?;
+        tomlkeys::check_table(&file, &c, "gtcp").map_err(D::Error::custom)?;
+        Ok(c)
+    }
+}
+
 impl Default for GtcpConfig {
     /// The core's defaults, the tunnel's low-water mark (one chunk), FAIR.
     fn default() -> Self {
         let c = gtcp::Config::default();
         GtcpConfig {
             policy: c.policy.to_string(),
-            chunk: c.chunk,
-            flow_window: c.flow_window,
-            send_buffer: c.send_buffer,
-            max_flows: c.max_flows,
             notsent_lowat: u64::from(gtcp::DriverProfile::new(&c).notsent_lowat),
+            core: c,
             poll_max: None,
             size_hint: true,
             verify_payload: true,
@@ -141,10 +155,7 @@ impl GtcpConfig {
     pub fn core_config(&self) -> Result<gtcp::Config, String> {
         let c = gtcp::Config {
             policy: self.parsed_policy()?,
-            chunk: self.chunk,
-            flow_window: self.flow_window,
-            send_buffer: self.send_buffer,
-            max_flows: self.max_flows,
+            ..self.core
         };
         c.validate().map_err(|e| format!("gtcp: {e}"))?;
         Ok(c)
@@ -262,7 +273,8 @@ pub type TcpSim = Sim<TcpDriver<Box<dyn FlowSource>>>;
 impl Scenario {
     /// Parses a scenario from TOML text.
     pub fn from_toml(text: &str) -> Result<Self, ScenarioError> {
-        let s: Scenario = toml::from_str(text).map_err(|e| ScenarioError::Toml(e.to_string()))?;
+        let s: Scenario =
+            tomlkeys::from_str(text).map_err(|e| ScenarioError::Toml(e.to_string()))?;
         s.validate()?;
         Ok(s)
     }

@@ -14,13 +14,14 @@ mod net;
 
 pub use conn::{ConnRecord, Injection};
 
-use crate::driver::Driver;
+mod driver;
 use crate::engine::{Event, EventQueue};
 use crate::packet::{ConnId, NodeId, Packet, PacketKind, PacketPool, PayloadTag};
 use crate::tcp::{AckEvent, CongestionControl, Sender, TcpParams};
 use crate::time::Time;
 use crate::topology::Network;
 use conn::Conn;
+pub use driver::Driver;
 
 /// Counters of the whole run.
 #[derive(Debug, Clone, Default, PartialEq)]
