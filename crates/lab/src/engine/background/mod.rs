@@ -24,8 +24,6 @@ use sim::time::{as_secs, millis, secs};
 use sim::topology::NetworkBuilder;
 use sim::workload::{Poisson, SizeDist, SourcePick};
 use sim::{Sim, World};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Duration;
 
 /// The policies, in plot order.
@@ -163,7 +161,7 @@ pub(crate) struct Setup {
 }
 
 /// What one run measured.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct RunOut {
     /// Short flows measured: (stream index, size bytes, delay seconds); unfinished flows
     /// count with their time in the system at the end (censored).
@@ -504,38 +502,19 @@ pub(crate) struct Job {
     pub repeat: usize,
 }
 
-/// Runs `jobs` on `p.threads` threads; results in job order.
+/// Runs `jobs` on `p.threads` threads; results in job order (through [`Context::jobs`]:
+/// empty in a shard).
 pub(crate) fn run_jobs(ctx: &Context, p: &Params, jobs: &[Job]) -> anyhow::Result<Vec<RunOut>> {
-    let pb = ctx.progress(jobs.len() as u64, "runs");
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<anyhow::Result<RunOut>>>> =
-        Mutex::new((0..jobs.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..p.threads.min(jobs.len()) {
-            s.spawn(|| loop {
-                let j = next.fetch_add(1, Ordering::SeqCst);
-                let Some(job) = jobs.get(j) else { return };
-                let r = run_one(
-                    p,
-                    &job.setup,
-                    &job.policy,
-                    job.fixed_m,
-                    p.seed + job.repeat as u64,
-                );
-                pb.inc(1);
-                if let Ok(mut res) = results.lock() {
-                    res[j] = Some(r);
-                }
-            });
-        }
-    });
-    pb.finish_and_clear();
-    results
-        .into_inner()
-        .map_err(|_| anyhow!("a worker panicked"))?
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(anyhow!("a run did not finish"))))
-        .collect()
+    ctx.jobs("runs", jobs.len(), p.threads, |j| {
+        let job = &jobs[j];
+        run_one(
+            p,
+            &job.setup,
+            &job.policy,
+            job.fixed_m,
+            p.seed + job.repeat as u64,
+        )
+    })
 }
 
 /// A ratio to vanilla, paired by repeat: mean and 95% half-width over the repeats.
@@ -713,6 +692,7 @@ pub(crate) fn normalised_grid(
         }
     }
     let outs = run_jobs(ctx, p, &jobs)?;
+    ctx.runs_done()?;
     let mut rows = Vec::new();
     let mut i = 0;
     let mut setup_index = 0;
