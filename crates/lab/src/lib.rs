@@ -17,6 +17,11 @@
 //! `SCENARIO` (`include_str!` of a file under `scenarios/`) and `run(&Context) ->
 //! anyhow::Result<String>` (the markdown summary), and one line in `src/registry.rs`.
 //! A scenario's `[quick]` table overrides top-level keys in quick mode (used by tests).
+//! Its independent runs go through `Context::jobs` and, before any result is read,
+//! `Context::runs_done`: then they split into shards ([`RunOptions::shard`], [`merge`];
+//! mark it `sharded` in the registry). Claims checked against the paper are
+//! [`verdict::Verdict`]s, judged by the one rule function [`verdict::judge`] and written as
+//! `verdicts.json` beside `summary.md` (`fig7`, `bg-fig5`, `bg-fig7`, `nonintrusive`).
 //!
 //! Without the `schedtcp` CLI: `cargo run --release -p lab --example run_experiment -- all`
 //! (or a list of names; `--quick`, `--seed N`, `--out DIR`, `--scenario FILE`).
@@ -37,7 +42,7 @@ pub mod scenario;
 pub mod shard;
 
 pub use context::Context;
-pub use engine::{mean_ci, t95};
+pub use engine::{mean_ci, t95, verdict};
 pub use shard::Shard;
 
 use anyhow::Context as _;

@@ -1,7 +1,7 @@
 //! Shards: an experiment's independent runs split into `N` disjoint parts, each run on its
 //! own (a Slurm array task, a Kubernetes indexed pod, a GNU parallel job), then merged.
 //!
-//! A shard runs the indices `i` with `i mod N = I − 1` of every [`crate::Context::jobs`]
+//! A shard runs the indices `i` with `i mod N = I − 1` of every `Context::jobs`
 //! call and writes, in its output folder, `shard.json` (the experiment, its scenario text,
 //! quick mode, seed and `I/N`) and one raw file per `jobs` call (`raw/jobs-<k>.cbor`: CBOR,
 //! so every `f64`, NaN included, comes back bit for bit). A merge checks that the shards
@@ -69,7 +69,7 @@ impl std::fmt::Display for Shard {
 pub(crate) enum Mode {
     /// Run them all.
     Whole,
-    /// Run one shard's and stop at [`crate::Context::runs_done`].
+    /// Run one shard's and stop at `Context::runs_done`.
     Shard(Shard),
     /// Run none: read them from these shard folders.
     Merge(Vec<PathBuf>),
