@@ -1,6 +1,9 @@
-//! What an experiment gets: its parsed scenario, an output directory, progress bars.
+//! What an experiment gets: its parsed scenario, an output directory, progress bars, and
+//! the runner of its independent runs ([`Context::jobs`]), which also splits them into
+//! shards and reads shards back for a merge.
 
 use crate::scenario;
+use crate::shard::{self, Mode};
 use crate::RunOptions;
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -18,6 +21,9 @@ pub struct Context {
     quick: bool,
     seed: Option<u64>,
     progress: bool,
+    mode: Mode,
+    /// `jobs` calls so far (each call's runs are one numbered raw file of a shard).
+    calls: std::cell::Cell<usize>,
 }
 
 impl Context {
@@ -27,6 +33,7 @@ impl Context {
         source: &str,
         out_dir: PathBuf,
         opts: &RunOptions,
+        mode: Mode,
     ) -> anyhow::Result<Self> {
         std::fs::create_dir_all(&out_dir)
             .with_context(|| format!("creating output directory {}", out_dir.display()))?;
@@ -38,6 +45,8 @@ impl Context {
             quick: opts.quick,
             seed: opts.seed,
             progress: opts.progress,
+            mode,
+            calls: std::cell::Cell::new(0),
         };
         ctx.write_text("scenario.toml", text)?;
         Ok(ctx)
@@ -89,6 +98,55 @@ impl Context {
         pb.set_prefix(self.name.clone());
         pb.set_message(what.to_string());
         pb
+    }
+
+    /// Runs `f(0) .. f(n − 1)` (independent runs, deterministic per index) on `threads`
+    /// worker threads with a progress bar, results in index order.
+    ///
+    /// Sharded (`--shard I/N`), it runs only the indices `i` with `i mod N = I − 1`, writes
+    /// their results to the shard's raw file and returns an empty vector: the experiment
+    /// must reach [`Context::runs_done`] before it reads any result. Merging, it runs
+    /// nothing and returns every shard's results in index order.
+    pub(crate) fn jobs<T>(
+        &self,
+        what: &str,
+        n: usize,
+        threads: usize,
+        f: impl Fn(usize) -> anyhow::Result<T> + Sync,
+    ) -> anyhow::Result<Vec<T>>
+    where
+        T: Serialize + DeserializeOwned + Send,
+    {
+        let call = self.calls.get();
+        self.calls.set(call + 1);
+        match &self.mode {
+            Mode::Whole => {
+                let pb = self.progress(n as u64, what);
+                let out = crate::engine::parallel_map(n, threads, f, || pb.inc(1));
+                pb.finish_and_clear();
+                out
+            }
+            Mode::Shard(s) => {
+                let mine: Vec<usize> = s.indices(n).collect();
+                let pb = self.progress(mine.len() as u64, what);
+                let out =
+                    crate::engine::parallel_map(mine.len(), threads, |k| f(mine[k]), || pb.inc(1));
+                pb.finish_and_clear();
+                let results: Vec<(usize, T)> = mine.iter().copied().zip(out?).collect();
+                shard::write_raw(&self.out_dir, call, n, results)?;
+                Ok(Vec::new())
+            }
+            Mode::Merge(dirs) => shard::read_raw(dirs, call, n),
+        }
+    }
+
+    /// The end of the runs: sharded, the experiment stops here (its shard's results are
+    /// written); otherwise a no-op.
+    pub(crate) fn runs_done(&self) -> anyhow::Result<()> {
+        match &self.mode {
+            Mode::Shard(_) => Err(shard::ShardWritten.into()),
+            _ => Ok(()),
+        }
     }
 
     /// Write a text file.

@@ -17,6 +17,11 @@
 //! `SCENARIO` (`include_str!` of a file under `scenarios/`) and `run(&Context) ->
 //! anyhow::Result<String>` (the markdown summary), and one line in `src/registry.rs`.
 //! A scenario's `[quick]` table overrides top-level keys in quick mode (used by tests).
+//! Its independent runs go through `Context::jobs` and, before any result is read,
+//! `Context::runs_done`: then they split into shards ([`RunOptions::shard`], [`merge`];
+//! mark it `sharded` in the registry). Claims checked against the paper are
+//! [`verdict::Verdict`]s, judged by the one rule function [`verdict::judge`] and written as
+//! `verdicts.json` beside `summary.md` (`fig7`, `bg-fig5`, `bg-fig7`, `nonintrusive`).
 //!
 //! Without the `schedtcp` CLI: `cargo run --release -p lab --example run_experiment -- all`
 //! (or a list of names; `--quick`, `--seed N`, `--out DIR`, `--scenario FILE`).
@@ -34,12 +39,15 @@ pub mod plot;
 mod project;
 mod registry;
 pub mod scenario;
+pub mod shard;
 
 pub use context::Context;
-pub use engine::{mean_ci, t95};
+pub use engine::{mean_ci, t95, verdict};
+pub use shard::Shard;
 
 use anyhow::Context as _;
-use std::path::PathBuf;
+use shard::Mode;
+use std::path::{Path, PathBuf};
 
 /// How to run an experiment.
 #[derive(Debug, Clone, Default)]
@@ -54,6 +62,9 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     /// Show a progress bar (only drawn when stderr is a terminal).
     pub progress: bool,
+    /// Run only this part of the experiment's runs and write their raw results (see
+    /// [`merge`]); only for experiments whose [`ExperimentInfo::shardable`] is true.
+    pub shard: Option<Shard>,
 }
 
 /// A registered experiment.
@@ -63,6 +74,8 @@ pub struct ExperimentInfo {
     pub name: &'static str,
     /// One-line description.
     pub description: &'static str,
+    /// Whether its runs split into shards ([`RunOptions::shard`], [`merge`]).
+    pub shardable: bool,
 }
 
 /// What a run produced.
@@ -81,6 +94,7 @@ pub fn experiments() -> Vec<ExperimentInfo> {
         .map(|e| ExperimentInfo {
             name: e.name,
             description: e.description,
+            shardable: e.shardable,
         })
         .collect()
 }
@@ -103,15 +117,11 @@ pub fn default_out_dir(name: &str) -> PathBuf {
     base.join(name)
 }
 
-/// Run experiment `name`.
+/// Run experiment `name`. With [`RunOptions::shard`], only that shard's runs: their raw
+/// results, `shard.json` and `scenario.toml` go to the output folder, and the report's
+/// summary says what was written.
 pub fn run(name: &str, opts: &RunOptions) -> anyhow::Result<Report> {
-    let entry = registry::find(name).with_context(|| {
-        let known: Vec<&str> = registry::ENTRIES.iter().map(|e| e.name).collect();
-        format!(
-            "unknown experiment `{name}`; known experiments: {}",
-            known.join(", ")
-        )
-    })?;
+    let entry = find(name)?;
     let (text, source) = match &opts.scenario {
         Some(p) => (
             std::fs::read_to_string(p)
@@ -127,11 +137,89 @@ pub fn run(name: &str, opts: &RunOptions) -> anyhow::Result<Report> {
         .out_dir
         .clone()
         .unwrap_or_else(|| default_out_dir(name));
-    let ctx = Context::new(name, &text, &source, out_dir.clone(), opts)?;
-    let summary = (entry.run)(&ctx).with_context(|| format!("experiment `{name}` failed"))?;
+    let Some(s) = opts.shard else {
+        let ctx = Context::new(name, &text, &source, out_dir, opts, Mode::Whole)?;
+        return finish(entry, &ctx);
+    };
+    anyhow::ensure!(
+        entry.shardable,
+        "experiment `{name}` does not split into shards; the shardable ones: {}",
+        registry::ENTRIES
+            .iter()
+            .filter(|e| e.shardable)
+            .map(|e| e.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let ctx = Context::new(name, &text, &source, out_dir.clone(), opts, Mode::Shard(s))?;
+    shard::Manifest {
+        experiment: name.to_string(),
+        shard: s,
+        quick: opts.quick,
+        seed: opts.seed,
+        scenario: text,
+    }
+    .write(&out_dir)?;
+    match (entry.run)(&ctx) {
+        Err(e) if e.downcast_ref::<shard::ShardWritten>().is_some() => Ok(Report {
+            summary_markdown: format!(
+                "Shard {s} of `{name}`: raw results in {}; merge all {} shards with \
+                 `schedtcp experiment merge DIR... --out DIR`.\n",
+                out_dir.join("raw").display(),
+                s.count
+            ),
+            out_dir,
+        }),
+        Err(e) => Err(e.context(format!("experiment `{name}`, shard {s}, failed"))),
+        Ok(_) => anyhow::bail!("experiment `{name}` finished without reaching the end of its runs"),
+    }
+}
+
+/// Analyse and render the shards in `dirs` (folders written by [`run`] with
+/// [`RunOptions::shard`], all `N` of them) into `out_dir`: the same files, byte for byte,
+/// as one unsharded run of the same scenario.
+pub fn merge(dirs: &[PathBuf], out_dir: &Path, progress: bool) -> anyhow::Result<Report> {
+    let manifests = dirs
+        .iter()
+        .map(|d| Ok((d.clone(), shard::Manifest::read(d)?)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let m = shard::check_complete(&manifests)?;
+    let entry = find(&m.experiment)?;
+    let opts = RunOptions {
+        quick: m.quick,
+        seed: m.seed,
+        progress,
+        ..Default::default()
+    };
+    let source = format!("scenario of the shards in {}", dirs[0].display());
+    let ctx = Context::new(
+        entry.name,
+        &m.scenario,
+        &source,
+        out_dir.to_path_buf(),
+        &opts,
+        Mode::Merge(dirs.to_vec()),
+    )?;
+    finish(entry, &ctx)
+}
+
+fn find(name: &str) -> anyhow::Result<&'static registry::Entry> {
+    registry::find(name).with_context(|| {
+        let known: Vec<&str> = registry::ENTRIES.iter().map(|e| e.name).collect();
+        format!(
+            "unknown experiment `{name}`; known experiments: {}",
+            known.join(", ")
+        )
+    })
+}
+
+/// Runs the experiment in `ctx` and writes its summary.
+fn finish(entry: &registry::Entry, ctx: &Context) -> anyhow::Result<Report> {
+    let name = entry.name;
+    let summary = (entry.run)(ctx).with_context(|| format!("experiment `{name}` failed"))?;
     ctx.write_text("summary.md", &summary)?;
     Ok(Report {
-        out_dir,
+        out_dir: ctx.out_dir().to_path_buf(),
         summary_markdown: summary,
     })
 }

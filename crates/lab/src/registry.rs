@@ -9,6 +9,9 @@ pub(crate) struct Entry {
     pub description: &'static str,
     pub scenario: &'static str,
     pub run: fn(&Context) -> anyhow::Result<String>,
+    /// Whether every run goes through `Context::jobs` before `Context::runs_done`, and no
+    /// result is read before it: then the runs split into shards.
+    pub shardable: bool,
 }
 
 macro_rules! entry {
@@ -18,6 +21,16 @@ macro_rules! entry {
             description: $w::$m::DESCRIPTION,
             scenario: $w::$m::SCENARIO,
             run: $w::$m::run,
+            shardable: false,
+        }
+    };
+    ($w:ident :: $m:ident, sharded) => {
+        Entry {
+            name: $w::$m::NAME,
+            description: $w::$m::DESCRIPTION,
+            scenario: $w::$m::SCENARIO,
+            run: $w::$m::run,
+            shardable: true,
         }
     };
 }
@@ -26,24 +39,24 @@ macro_rules! entry {
 pub(crate) const ENTRIES: &[Entry] = &[
     entry!(p003::run2c_fig1),
     entry!(p003::run2c_fig2),
-    entry!(p003::run2c_sim),
+    entry!(p003::run2c_sim, sharded),
     entry!(p003::run2c_testbed),
     entry!(p004::bg_fig2),
     entry!(p004::bg_fig3),
     entry!(p004::bg_fig4),
-    entry!(p004::bg_fig5),
-    entry!(p004::bg_fig6),
-    entry!(p004::bg_fig7),
-    entry!(p004::bg_fig8),
-    entry!(p004::bg_fig9),
+    entry!(p004::bg_fig5, sharded),
+    entry!(p004::bg_fig6, sharded),
+    entry!(p004::bg_fig7, sharded),
+    entry!(p004::bg_fig8, sharded),
+    entry!(p004::bg_fig9, sharded),
     entry!(p004::bg_testbed),
     entry!(p004::bg_theorem5),
     entry!(p000::fluid_table2),
-    entry!(p000::table2),
+    entry!(p000::table2, sharded),
     entry!(p000::fig6),
-    entry!(p000::fig7),
-    entry!(p000::fig8),
-    entry!(p000::fig9),
+    entry!(p000::fig7, sharded),
+    entry!(p000::fig8, sharded),
+    entry!(p000::fig9, sharded),
     entry!(p000::testbed_table2),
     entry!(p000::testbed_fig6),
     entry!(project::nonintrusive),

@@ -50,7 +50,7 @@ fn json(dir: &Path, f: &str) -> serde_json::Value {
 
 #[test]
 fn table2_quick_checks_proposition_one_and_the_invariant() {
-    let (dir, md) = quick_with("table2", "a", None);
+    let (dir, _) = quick_with("table2", "a", None);
     has(
         &dir,
         &[
@@ -64,8 +64,6 @@ fn table2_quick_checks_proposition_one_and_the_invariant() {
             "by_size_ideal.svg",
         ],
     );
-    assert!(md.contains("Proposition 1, exact"), "{md}");
-    assert!(!md.contains("Check failed"), "{md}");
     let j = json(&dir, "table2.json");
     let intr = j["nonintrusive"].as_array().unwrap();
     let mut ideal = 0;
@@ -146,7 +144,7 @@ fn table2_results_do_not_depend_on_threads() {
 
 #[test]
 fn fig6_quick_sample_flow_is_untouched_by_the_ideal() {
-    let (dir, md) = quick_with("fig6", "a", None);
+    let (dir, _) = quick_with("fig6", "a", None);
     has(
         &dir,
         &[
@@ -158,7 +156,18 @@ fn fig6_quick_sample_flow_is_untouched_by_the_ideal() {
             "fig6_sample.svg",
         ],
     );
-    assert!(md.contains("identical, bin for bin"), "{md}");
+    // Proposition 1: under gtcp-ideal the sample flow's throughput is tcp's, bin for bin.
+    let j = json(&dir, "fig6.json");
+    let ideal: Vec<&serde_json::Value> = j["configs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["label"].as_str().unwrap().starts_with("gtcp-ideal"))
+        .collect();
+    assert!(!ideal.is_empty());
+    for c in ideal {
+        assert_eq!(c["sample_gap_mbps_max_mean"][0].as_f64(), Some(0.0), "{c}");
+    }
 }
 
 #[test]
@@ -174,6 +183,19 @@ fn fig7_fig8_fig9_quick() {
         ],
     );
     let _ = m7;
+    // Paper 000: SRPT lowers the number of active flows against tcp, beyond the noise of the
+    // paired batch means, under the shipped core and the ideal alike.
+    let v7 = json(&d7, "verdicts.json");
+    for label in ["schedtcp/srpt", "gtcp-ideal/srpt"] {
+        let v = v7
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["claim"] == format!("{label}: E[N] − E[N_tcp]"))
+            .unwrap_or_else(|| panic!("no verdict on {label}: {v7}"));
+        assert_eq!(v["word"], "lower", "{v}");
+        assert!(v["ours"]["mean"].as_f64().unwrap() < 0.0, "{v}");
+    }
     // The batch means average to E[N] (equal windows), so the paired difference's mean is
     // E[N] − E[N_tcp]; tcp's row is the reference.
     let s7 = csv_rows(&d7, "fig7_summary.csv");
@@ -415,7 +437,7 @@ fn run2c_sim_quick_d2_persistent_flows_and_short_flow_delay() {
         .unwrap()
         .replace("workloads = [\"D1\", \"D2\"]", "workloads = [\"D2\"]");
     assert!(text.contains("workloads = [\"D2\"]"));
-    let (dir, md) = quick_with("run2c-sim", "d2", Some(text));
+    let (dir, _) = quick_with("run2c-sim", "d2", Some(text));
     has(
         &dir,
         &[
@@ -430,7 +452,6 @@ fn run2c_sim_quick_d2_persistent_flows_and_short_flow_delay() {
     );
     // D1 was not run.
     assert!(!dir.join("runs.csv").exists());
-    assert!(md.contains("Workload D2") && md.contains("two orders"));
     let rows = csv_rows(&dir, "d2_runs.csv");
     let names: Vec<&str> = rows.iter().map(|r| r["discipline"].as_str()).collect();
     assert_eq!(names, ["DropTail", "RuN", "RuN2C"]);

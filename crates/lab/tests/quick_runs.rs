@@ -316,8 +316,7 @@ fn errors_are_clear_not_panics() {
     std::fs::remove_file(&bad).ok();
 }
 
-/// bg-fig5 / bg-fig7 (paper 004, Section IV, packet level): vanilla normalises to 1; access
-/// control never has more than M micro-flows in the network (its mean active count is at
+/// bg-fig5 / bg-fig7 (paper 004, Section IV, packet level): access control never has more than M micro-flows in the network (its mean active count is at
 /// most its mean M), keeps the others waiting (present ≥ active), while vanilla and LBE have
 /// every present micro-flow active.
 fn check_background_rows(dir: &std::path::Path, file: &str) {
@@ -326,10 +325,7 @@ fn check_background_rows(dir: &std::path::Path, file: &str) {
     for r in &rows {
         let (active, present) = (num(r, "active"), num(r, "present"));
         match r["policy"].as_str() {
-            "vanilla" => {
-                assert!((num(r, "norm_delay") - 1.0).abs() < 1e-12, "{r:?}");
-                assert!((active - present).abs() < 1e-6, "{r:?}");
-            }
+            "vanilla" => assert!((active - present).abs() < 1e-6, "{r:?}"),
             "access-fixed" | "access-adaptive" => {
                 // A step down of the adaptive M does not pre-empt admitted flows: one more
                 // may stay active until the next completion (one per class, at most three here).
@@ -361,10 +357,29 @@ fn bg_fig5_quick() {
         ],
     );
     check_background_rows(&dir, "bg-fig5.csv");
+    // Every row but vanilla's (the reference) has its verdict against vanilla; with no long
+    // flow LEDBAT cuts the short-flow delay beyond the noise (paper 004: "LBE is always
+    // below vanilla"; the quick run: 0.55 ± 0.32 of vanilla's at ρ = 0.4).
+    let v = json(&dir, "verdicts.json");
+    let v = v.as_array().unwrap();
+    let rows = csv_rows(&dir, "bg-fig5.csv");
+    assert_eq!(
+        v.len(),
+        rows.iter().filter(|r| r["policy"] != "vanilla").count()
+    );
+    let ledbat = v
+        .iter()
+        .find(|x| {
+            x["claim"]
+                .as_str()
+                .unwrap()
+                .starts_with("k=0 ρ = 0.40 ledbat:")
+        })
+        .unwrap();
+    assert_eq!(ledbat["word"], "lower", "{ledbat}");
 }
 
-/// bg-fig6 / bg-fig8: per-size rows normalise vanilla to 1 in every bin that has flows, and
-/// the flows of a variant's bins add up to those of vanilla's (the same short flows on the
+/// bg-fig6 / bg-fig8: the flows of a variant's bins add up to those of vanilla's (the same short flows on the
 /// same seeds).
 fn check_bins(dir: &std::path::Path, file: &str) {
     let rows = csv_rows(dir, file);
@@ -376,9 +391,6 @@ fn check_bins(dir: &std::path::Path, file: &str) {
             .sum()
     };
     for r in &rows {
-        if r["label"] == "vanilla" && num(r, "flows") > 0.0 {
-            assert!((num(r, "norm_delay") - 1.0).abs() < 1e-12, "{r:?}");
-        }
         assert!(
             (flows(&r["label"]) - flows("vanilla")).abs() < 1e-9,
             "{r:?}"
@@ -410,6 +422,21 @@ fn bg_fig7_quick() {
     let (dir, _) = quick("bg-fig7");
     has(&dir, &["bg-fig7.csv", "bg-fig7a.svg", "bg-fig7b.svg"]);
     check_background_rows(&dir, "bg-fig7.csv");
+    // Access control cuts the short-flow delay on both links (paper 004, Fig. 7; the quick
+    // run at ρ = 0.5: 0.64 ± 0.34 of vanilla's).
+    let v = json(&dir, "verdicts.json");
+    let access = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| {
+            x["claim"]
+                .as_str()
+                .unwrap()
+                .contains("ρ = 0.50 access-fixed")
+        })
+        .unwrap();
+    assert_eq!(access["word"], "lower", "{access}");
 }
 
 #[test]
@@ -420,10 +447,7 @@ fn bg_fig9_quick() {
         &["bg-fig9.csv", "bg-fig9-all.csv", "bg-fig9-rho3.svg"],
     );
     check_background_rows(&dir, "bg-fig9-all.csv");
-    // One row per short route and policy, vanilla normalised to 1.
+    // One row per short route and policy.
     let rows = csv_rows(&dir, "bg-fig9.csv");
     assert_eq!(rows.len(), 4 * 3);
-    for r in rows.iter().filter(|r| r["policy"] == "vanilla") {
-        assert!((num(r, "norm_delay") - 1.0).abs() < 1e-12, "{r:?}");
-    }
 }

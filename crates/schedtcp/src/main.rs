@@ -165,7 +165,7 @@ enum Command {
 
 #[derive(Subcommand)]
 enum ExperimentCmd {
-    /// List the experiments.
+    /// List the experiments (`[shards]`: its runs split with `run --shard I/N`).
     List,
     /// Print an experiment's default scenario (edit it and pass it with --scenario).
     Scenario { name: String },
@@ -185,6 +185,20 @@ enum ExperimentCmd {
         /// Seed overriding the scenario's.
         #[arg(long)]
         seed: Option<u64>,
+        /// Run only part I of N of the runs (1 <= I <= N) and write their raw results to
+        /// --out; `schedtcp experiment merge` turns all N into the experiment's outputs.
+        #[arg(long, value_name = "I/N")]
+        shard: Option<lab::Shard>,
+    },
+    /// Analyse and render the shards of one experiment run (all N of them, written by
+    /// `experiment run --shard I/N`): the same outputs as one unsharded run.
+    Merge {
+        /// The shards' output folders.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Output folder.
+        #[arg(long)]
+        out: PathBuf,
     },
 }
 
@@ -313,7 +327,8 @@ fn experiment(action: ExperimentCmd) -> Result<()> {
             let list = lab::experiments();
             let width = list.iter().map(|e| e.name.len()).max().unwrap_or(0);
             for e in list {
-                println!("{:width$}  {}", e.name, e.description);
+                let shards = if e.shardable { " [shards]" } else { "" };
+                println!("{:width$}  {}{shards}", e.name, e.description);
             }
             Ok(())
         }
@@ -330,6 +345,7 @@ fn experiment(action: ExperimentCmd) -> Result<()> {
             out,
             quick,
             seed,
+            shard,
         } => {
             let opts = lab::RunOptions {
                 scenario,
@@ -337,8 +353,15 @@ fn experiment(action: ExperimentCmd) -> Result<()> {
                 quick,
                 seed,
                 progress: true,
+                shard,
             };
             let report = lab::run(&name, &opts)?;
+            println!("{}", report.summary_markdown);
+            eprintln!("results in {}", report.out_dir.display());
+            Ok(())
+        }
+        ExperimentCmd::Merge { dirs, out } => {
+            let report = lab::merge(&dirs, &out, true)?;
             println!("{}", report.summary_markdown);
             eprintln!("results in {}", report.out_dir.display());
             Ok(())

@@ -146,6 +146,7 @@ pub fn run(cmd: Cmd) -> Result<()> {
                     quick,
                     seed: None,
                     progress: true,
+                    shard: None,
                 },
             )?;
             println!("{}", report.summary_markdown);

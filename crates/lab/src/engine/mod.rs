@@ -11,6 +11,7 @@ pub(crate) mod packet;
 pub(crate) mod repeats;
 pub(crate) mod run2c;
 pub(crate) mod testbed;
+pub mod verdict;
 
 /// A markdown table.
 pub(crate) fn md_table(headers: &[&str], rows: &[Vec<String>]) -> String {
@@ -129,30 +130,40 @@ pub(crate) fn parallel_map<T: Send>(
 }
 
 /// A verdict word for a paired difference `mean ± half` (95% interval): `below` if the
-/// whole interval is below 0, `above` if above, otherwise "no difference beyond noise".
+/// whole interval is below 0, `above` if above, otherwise "no difference beyond noise"
+/// ([`verdict::judge`] against 0).
 pub(crate) fn verdict(mean: f64, half: f64, below: &str, above: &str) -> String {
-    if !(mean.is_finite() && half.is_finite()) {
-        "undecided (too few samples for an interval)".to_string()
-    } else if mean + half < 0.0 {
-        below.to_string()
-    } else if mean - half > 0.0 {
-        above.to_string()
-    } else {
-        "no difference beyond noise".to_string()
+    says(
+        verdict::judge(verdict::Interval::new(mean, half), verdict::DIFFERENCE),
+        below,
+        above,
+    )
+}
+
+/// The words of a difference's verdict: `below`, `above`, or the noise's.
+pub(crate) fn says(word: verdict::Word, below: &str, above: &str) -> String {
+    match word {
+        verdict::Word::Lower => below.to_string(),
+        verdict::Word::Higher => above.to_string(),
+        verdict::Word::Undecided => "undecided (too few samples for an interval)".to_string(),
+        _ => "no difference beyond noise".to_string(),
     }
 }
 
-/// Whether the competitor's ratio is within `±goal` of 1, from its 95% interval.
+/// Whether the competitor's ratio `m ± ci` is within `±goal` of 1 ([`verdict::judge`]
+/// against the goal band).
 pub(crate) fn within_goal(m: f64, ci: f64, goal: f64) -> String {
-    if !(m.is_finite() && ci.is_finite()) {
-        return "undecided (too few runs)".into();
-    }
-    let (lo, hi) = (m - ci, m + ci);
-    if lo >= 1.0 - goal && hi <= 1.0 + goal {
-        format!("within ±{}", pct(goal, 0))
-    } else if lo > 1.0 + goal || hi < 1.0 - goal {
-        format!("outside ±{}", pct(goal, 0))
-    } else {
-        format!("undecided at ±{} (interval straddles it)", pct(goal, 0))
+    let x = verdict::Interval::new(m, ci);
+    match verdict::judge(
+        x,
+        verdict::Rule::Goal {
+            lo: 1.0 - goal,
+            hi: 1.0 + goal,
+        },
+    ) {
+        verdict::Word::Met => format!("within ±{}", pct(goal, 0)),
+        verdict::Word::NotMet => format!("outside ±{}", pct(goal, 0)),
+        _ if !x.decided() => "undecided (too few runs)".into(),
+        _ => format!("undecided at ±{} (interval straddles it)", pct(goal, 0)),
     }
 }

@@ -427,7 +427,7 @@ impl Cfg {
 }
 
 /// What one flow did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct FlowOut {
     pub size: u64,
     pub arrival_s: f64,
@@ -438,8 +438,9 @@ pub(crate) struct FlowOut {
     pub reps: Vec<Option<f64>>,
 }
 
-/// What one run of one configuration produced.
-#[derive(Debug, Clone, Serialize)]
+/// What one run of one configuration produced (its flows are left out of its JSON form;
+/// a shard's raw results carry them beside it).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct RunOut {
     #[serde(skip)]
     pub flows: Vec<FlowOut>,
@@ -528,20 +529,35 @@ fn empty() -> RunOut {
 /// Runs every configuration on every run's sample path, each `repeats` times under
 /// independent perturbations, `threads` (run, repeat) pairs at a time. Returns
 /// `[configuration][run]`, each flow averaged over the repeats
-/// ([`merge`]).
+/// ([`merge`]). The runs go through [`Context::jobs`]: in a shard, every configuration's
+/// runs are empty and the caller stops at [`Context::runs_done`] before reading them.
 pub(crate) fn run_all(ctx: &Context, p: &Params, cfgs: &[Cfg]) -> anyhow::Result<Vec<Vec<RunOut>>> {
     let reps = p.repeats.max(1);
-    let pb = ctx.progress(
-        (p.runs * reps * cfgs.len()) as u64,
-        "runs x repeats x configurations",
-    );
-    let jobs = crate::engine::parallel_map(
+    // Each job is one (run, repeat) pair under every configuration; its flows travel beside
+    // each configuration's outcome (a shard's raw results).
+    let jobs = ctx.jobs(
+        "runs x repeats (every configuration)",
         p.runs * reps,
         p.threads,
-        |j| run_one(p, j / reps, j % reps, cfgs, || pb.inc(1)),
-        || {},
+        |j| {
+            let outs = run_one(p, j / reps, j % reps, cfgs)?;
+            Ok(outs
+                .into_iter()
+                .map(|mut o| {
+                    let flows = std::mem::take(&mut o.flows);
+                    (o, flows)
+                })
+                .collect::<Vec<_>>())
+        },
     )?;
-    pb.finish_and_clear();
+    let jobs = jobs.into_iter().map(|outs| {
+        outs.into_iter()
+            .map(|(mut o, flows)| {
+                o.flows = flows;
+                o
+            })
+            .collect::<Vec<_>>()
+    });
     // jobs[run * reps + rep][cfg] -> [cfg][run][rep]
     let mut by: Vec<Vec<Vec<RunOut>>> = vec![vec![Vec::with_capacity(reps); p.runs]; cfgs.len()];
     for (j, outs) in jobs.into_iter().enumerate() {
@@ -555,13 +571,7 @@ pub(crate) fn run_all(ctx: &Context, p: &Params, cfgs: &[Cfg]) -> anyhow::Result
         .collect())
 }
 
-fn run_one(
-    p: &Params,
-    r: usize,
-    rep: usize,
-    cfgs: &[Cfg],
-    tick: impl Fn(),
-) -> anyhow::Result<Vec<RunOut>> {
+fn run_one(p: &Params, r: usize, rep: usize, cfgs: &[Cfg]) -> anyhow::Result<Vec<RunOut>> {
     let mut outs = Vec::with_capacity(cfgs.len());
     let mut reference: Option<Vec<sim::world::Injection>> = None;
     // When each flow finished under the reference tcp run (ns; u64::MAX: not finished).
@@ -616,7 +626,6 @@ fn run_one(
             fingerprint: rep.fingerprint(),
             repeats: 1,
         });
-        tick();
     }
     Ok(outs)
 }

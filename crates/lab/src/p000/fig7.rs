@@ -3,7 +3,8 @@
 use crate::engine::packet::{
     active_batch_means, active_distribution, describe, legend, run_all, Cfg, Params, AA_LABEL,
 };
-use crate::engine::{md_table, mean_ci, verdict};
+use crate::engine::verdict::{Interval, Verdict, DIFFERENCE};
+use crate::engine::{md_table, mean_ci, says};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
 use anyhow::Context as _;
@@ -51,6 +52,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     p.seed = ctx.seed(p.seed);
     let cfgs = p.configs();
     let out = run_all(ctx, &p, &cfgs)?;
+    ctx.runs_done()?;
     let dists: Vec<Vec<f64>> = out
         .iter()
         .map(|r| active_distribution(r, p.duration_s))
@@ -88,6 +90,8 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         })
         .collect();
     ctx.write_csv("fig7_summary.csv", &stats)?;
+    let verdicts = verdicts(&stats);
+    ctx.write_json("verdicts.json", &verdicts)?;
     // The distributions: one row per n, one column per configuration.
     let nmax = dists.iter().map(|d| d.len()).max().unwrap_or(0);
     let path = ctx.path("fig7.csv");
@@ -139,10 +143,39 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             )?;
         }
     }
-    Ok(summary(&p, &cfgs, &stats))
+    Ok(summary(&p, &cfgs, &stats, &verdicts))
 }
 
-fn summary(p: &Params, cfgs: &[Cfg], stats: &[Stat]) -> String {
+/// Paper 000's claim on each configuration's E[N] against tcp's.
+fn paper_claim(label: &str) -> &'static str {
+    if label.ends_with("srpt") || label.ends_with("fair") {
+        "fewer active flows than tcp (SRPT and FAIR minimise the number of active connections)"
+    } else if label.ends_with("las") {
+        "fewer active flows than tcp, more than SRPT and FAIR"
+    } else if label == AA_LABEL {
+        "no difference (tcp against itself)"
+    } else {
+        "not in the paper"
+    }
+}
+
+/// E[N] − E[N_tcp] of every configuration but tcp, over the batch means paired with tcp's.
+fn verdicts(stats: &[Stat]) -> Vec<Verdict> {
+    stats
+        .iter()
+        .skip(1)
+        .map(|s| {
+            Verdict::new(
+                format!("{}: E[N] − E[N_tcp]", s.label),
+                Some(paper_claim(&s.label)),
+                Interval::new(s.diff_to_tcp, s.diff_ci95),
+                DIFFERENCE,
+            )
+        })
+        .collect()
+}
+
+fn summary(p: &Params, cfgs: &[Cfg], stats: &[Stat], verdicts: &[Verdict]) -> String {
     let rows: Vec<Vec<String>> = stats
         .iter()
         .map(|s| {
@@ -184,20 +217,22 @@ fn summary(p: &Params, cfgs: &[Cfg], stats: &[Stat]) -> String {
             .collect::<Vec<_>>()
             .join(" < ")
     };
-    let verdict = |label: &str| match stats.iter().find(|s| s.label == label) {
-        Some(s) => format!(
+    // Every configuration but tcp has its verdict, in the same order.
+    let verdict = |label: &str| match stats.iter().position(|s| s.label == label) {
+        Some(k) if k > 0 => format!(
             "{} (ΔE[N] = {:+.2} ± {:.2})",
-            verdict(
-                s.diff_to_tcp,
-                s.diff_ci95,
+            says(
+                verdicts[k - 1].word,
                 "fewer active flows than tcp",
                 "more active flows than tcp"
             ),
-            s.diff_to_tcp,
-            s.diff_ci95
+            stats[k].diff_to_tcp,
+            stats[k].diff_ci95
         ),
+        Some(_) => "the reference".to_string(),
         None => "not run".to_string(),
     };
+
     format!(
         "# {NAME}: paper 000, Figure 7 (number of active flows)\n\n\
 {desc}\n\n\

@@ -50,6 +50,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     p.seed = ctx.seed(p.seed);
     let cfgs = p.configs();
     let out = run_all(ctx, &p, &cfgs)?;
+    ctx.runs_done()?;
     let sorted: Vec<Vec<f64>> = out
         .iter()
         .map(|r| {

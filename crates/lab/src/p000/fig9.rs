@@ -66,6 +66,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     p.seed = ctx.seed(p.seed);
     let cfgs = p.configs();
     let out = run_all(ctx, &p, &cfgs)?;
+    ctx.runs_done()?;
     let pts: Vec<Vec<(usize, u64, f64)>> = out.iter().map(|r| points(r)).collect();
     let mut rows = Vec::new();
     for (c, v) in cfgs.iter().zip(&pts) {

@@ -120,6 +120,22 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     p.seed = ctx.seed(p.seed);
     let cfgs = p.configs();
     let out = run_all(ctx, &p, &cfgs)?;
+    // The sensitivity variants' own runs (analysed below), before any result is read.
+    let sens_runs = if p.sensitivity_runs > 0 {
+        p.sensitivity
+            .iter()
+            .map(|v| {
+                let q = p.variant(v);
+                let vc = q.configs();
+                let vo =
+                    run_all(ctx, &q, &vc).with_context(|| format!("sensitivity `{}`", v.name))?;
+                Ok((q, vc, vo))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?
+    } else {
+        Vec::new()
+    };
+    ctx.runs_done()?;
     let tcp = &out[0];
 
     // The table: every configuration against tcp beyond the repeats' noise, the A/A
@@ -234,11 +250,8 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             &first,
             &p.sensitivity_policy,
         ));
-        for v in &p.sensitivity {
-            let q = p.variant(v);
-            let vc = q.configs();
-            let vo = run_all(ctx, &q, &vc).with_context(|| format!("sensitivity `{}`", v.name))?;
-            sens.extend(sens_rows(&q, &v.name, &vc, &vo, &p.sensitivity_policy));
+        for (v, (q, vc, vo)) in p.sensitivity.iter().zip(&sens_runs) {
+            sens.extend(sens_rows(q, &v.name, vc, vo, &p.sensitivity_policy));
         }
         ctx.write_csv("sensitivity.csv", &sens)?;
     }

@@ -16,7 +16,6 @@ use sim::stats::Report;
 use sim::time::{as_secs, secs};
 use sim::topology::{DumbbellConfig, PaperSetting};
 use sim::workload::{is_persistent, SizeDist, SizeUnit, SourcePick, WorkloadConfig};
-use std::sync::Mutex;
 
 pub const NAME: &str = "run2c-sim";
 pub const DESCRIPTION: &str =
@@ -189,29 +188,27 @@ struct RunOut {
     tx_packets: u64,
 }
 
-fn collect(
-    r: &Report,
-    mss: u64,
-    (workload, setting, discipline, run): (Workload, &'static str, &'static str, usize),
+/// What one simulation measured, apart from which one it was (a shard's raw result).
+#[derive(Serialize, Deserialize)]
+struct Measured {
+    /// `(size in packets, completion time)` of the flows, persistent flows left out.
+    flows: Vec<(u64, Option<f64>)>,
     persistent_kbps: Vec<f64>,
-) -> RunOut {
-    let flows = r
-        .flows
-        .iter()
-        .filter(|f| !is_persistent(f.size))
-        .map(|f| FlowRow {
-            setting,
-            discipline,
-            size_packets: f.size.div_ceil(mss),
-            delay_s: f.completion().map(as_secs),
-        })
-        .collect();
-    RunOut {
-        workload,
-        setting,
-        discipline,
-        run,
-        flows,
+    samples: Vec<(f64, u32)>,
+    mean_active: f64,
+    max_active: u32,
+    bottleneck_drops: u64,
+    tx_packets: u64,
+}
+
+fn measure(r: &Report, mss: u64, persistent_kbps: Vec<f64>) -> Measured {
+    Measured {
+        flows: r
+            .flows
+            .iter()
+            .filter(|f| !is_persistent(f.size))
+            .map(|f| (f.size.div_ceil(mss), f.completion().map(as_secs)))
+            .collect(),
         persistent_kbps,
         samples: r
             .active_samples
@@ -222,6 +219,35 @@ fn collect(
         max_active: r.max_active,
         bottleneck_drops: r.bottleneck.drops,
         tx_packets: r.bottleneck.tx_packets,
+    }
+}
+
+fn collect(
+    (workload, setting, discipline, run): (Workload, &'static str, &'static str, usize),
+    m: Measured,
+) -> RunOut {
+    let flows = m
+        .flows
+        .into_iter()
+        .map(|(size_packets, delay_s)| FlowRow {
+            setting,
+            discipline,
+            size_packets,
+            delay_s,
+        })
+        .collect();
+    RunOut {
+        workload,
+        setting,
+        discipline,
+        run,
+        flows,
+        persistent_kbps: m.persistent_kbps,
+        samples: m.samples,
+        mean_active: m.mean_active,
+        max_active: m.max_active,
+        bottleneck_drops: m.bottleneck_drops,
+        tx_packets: m.tx_packets,
     }
 }
 
@@ -349,40 +375,18 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             }
         }
     }
-    let pb = ctx.progress(jobs.len() as u64, "simulations");
-    let next = Mutex::new(0usize);
-    let outs: Mutex<Vec<anyhow::Result<RunOut>>> = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..p.threads.min(jobs.len()) {
-            scope.spawn(|| loop {
-                let i = {
-                    let Ok(mut n) = next.lock() else { return };
-                    let i = *n;
-                    *n += 1;
-                    i
-                };
-                let Some((w, s, d, run, sc)) = jobs.get(i) else {
-                    return;
-                };
-                let out = run_one(sc)
-                    .map(|(r, kbps)| {
-                        let key = (*w, s.name, label(*d), *run);
-                        collect(&r, u64::from(sc.tcp.mss), key, kbps)
-                    })
-                    .map_err(|e| anyhow::anyhow!("{w:?} {} {} run {run}: {e}", s.name, label(*d)));
-                if let Ok(mut o) = outs.lock() {
-                    o.push(out);
-                }
-                pb.inc(1);
-            });
-        }
-    });
-    pb.finish_and_clear();
-    let mut outs = outs
-        .into_inner()
-        .map_err(|_| anyhow::anyhow!("a simulation thread panicked"))?
-        .into_iter()
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let measured = ctx.jobs("simulations", jobs.len(), p.threads, |i| {
+        let (w, s, d, run, sc) = &jobs[i];
+        run_one(sc)
+            .map(|(r, kbps)| measure(&r, u64::from(sc.tcp.mss), kbps))
+            .map_err(|e| anyhow::anyhow!("{w:?} {} {} run {run}: {e}", s.name, label(*d)))
+    })?;
+    ctx.runs_done()?;
+    let mut outs: Vec<RunOut> = jobs
+        .iter()
+        .zip(measured)
+        .map(|((w, s, d, run, _), m)| collect((*w, s.name, label(*d), *run), m))
+        .collect();
     // Deterministic order whatever the threads did.
     let order = |o: &RunOut| {
         (

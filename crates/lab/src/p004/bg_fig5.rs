@@ -1,6 +1,7 @@
 //! Paper 004, Figure 5: single link, k = 0 and k = 1 long flows — short-flow delay and
 //! active micro-flows under each background policy, normalised by the vanilla policy.
 
+use crate::engine::background::goals::delay_verdicts;
 use crate::engine::background::goals::{never_worse, never_worse_header, vs_vanilla};
 use crate::engine::background::setups::single_link;
 use crate::engine::background::{
@@ -31,6 +32,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         .collect();
     let rows = normalised_grid(ctx, &p, &groups, None)?.rows;
     ctx.write_csv("bg-fig5.csv", &rows)?;
+    ctx.write_json("verdicts.json", &delay_verdicts(&rows, paper_claim))?;
     for (g, a, b) in [("k=0", "a", "c"), ("k=1", "b", "d")] {
         plot_rows(
             ctx,
@@ -52,6 +54,19 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         )?;
     }
     Ok(summary(&p, &rows))
+}
+
+/// Paper 004's claim (Fig. 5) on a row's delay against vanilla.
+fn paper_claim(r: &Row) -> Option<&'static str> {
+    let lbe = r.policy == "ledbat" || r.policy == "ledbat-60" || r.policy == "tcp-lp";
+    let access = r.policy.starts_with("access");
+    match (r.group.as_str(), lbe, access) {
+        ("k=0", true, _) => Some("lower than vanilla (LBE is always below vanilla)"),
+        ("k=0", _, true) => Some("lower than vanilla, comparable to LBE"),
+        ("k=1", true, _) if r.rho > 0.6 => Some("higher than vanilla (LBE worse above ρ = 0.6)"),
+        ("k=1", _, true) if r.rho >= 0.6 - 1e-9 => Some("never higher than vanilla"),
+        _ => None,
+    }
 }
 
 fn summary(p: &Params, rows: &[Row]) -> String {

@@ -9,6 +9,7 @@
 use crate::check_param;
 use crate::engine::intrusion::ratio_plot;
 use crate::engine::packet::{self, Cfg, PathCfg, Workload};
+use crate::engine::verdict::{Interval, Rule, Verdict};
 use crate::engine::{md_table, mean_ci, parallel_map, pct, within_goal};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
@@ -243,6 +244,24 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         });
     }
     ctx.write_csv("nonintrusive.csv", &summary)?;
+    // The claim: the competitor gets within ±goal of what it gets beside the tunnel's tcp
+    // policy, whatever the policy.
+    let verdicts: Vec<Verdict> = summary
+        .iter()
+        .skip(1)
+        .map(|r| {
+            Verdict::new(
+                format!("{}: competitor's bytes / under the tcp policy", r.config),
+                None,
+                Interval::new(r.competitor_ratio_mean, r.competitor_ratio_ci95),
+                Rule::Goal {
+                    lo: 1.0 - p.goal,
+                    hi: 1.0 + p.goal,
+                },
+            )
+        })
+        .collect();
+    ctx.write_json("verdicts.json", &verdicts)?;
 
     // ----- throughput over time (mean over runs) ------------------------------------------
     let mut series_rows = Vec::new();

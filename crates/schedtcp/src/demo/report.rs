@@ -67,10 +67,6 @@ impl Interval {
         self.mean + self.half
     }
 
-    fn decided(&self) -> bool {
-        self.mean.is_finite() && self.half.is_finite()
-    }
-
     /// `0.62 ±0.04`.
     pub(crate) fn show(&self, d: usize) -> String {
         if !self.mean.is_finite() {
@@ -173,22 +169,23 @@ impl Verdict {
     /// blind to what changes from one run to the next; there the margin is how far tcp
     /// against tcp itself reaches from 1 ([`Verdict::aa_margin`]).
     pub fn judge(ratio: &Interval, margin: f64) -> Self {
-        if !ratio.decided() || !margin.is_finite() {
-            return Self::Undecided;
-        }
-        if ratio.hi() < 1.0 - margin {
-            Self::Faster
-        } else if ratio.lo() > 1.0 + margin {
-            Self::Slower
-        } else {
-            Self::WithinNoise
+        use lab::verdict::{judge, Interval as Ci, Rule, Word};
+        let rule = Rule::Against {
+            reference: 1.0,
+            margin,
+        };
+        match judge(Ci::new(ratio.mean, ratio.half), rule) {
+            Word::Lower => Self::Faster,
+            Word::Higher => Self::Slower,
+            Word::WithinNoise => Self::WithinNoise,
+            _ => Self::Undecided,
         }
     }
 
     /// The noise margin an A/A comparison (tcp against tcp) shows: the farthest its interval
     /// reaches from 1.
     pub fn aa_margin(aa: &Interval) -> f64 {
-        (aa.lo() - 1.0).abs().max((aa.hi() - 1.0).abs())
+        lab::verdict::aa_margin(lab::verdict::Interval::new(aa.mean, aa.half), 1.0)
     }
 
     fn word(self) -> &'static str {

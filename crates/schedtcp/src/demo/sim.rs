@@ -26,6 +26,7 @@ pub fn run_lab(dir: &Path, name: &str, text: &str, quick: bool, seed: Option<u64
             quick,
             seed,
             progress: true,
+            shard: None,
         },
     );
     let _ = std::fs::remove_file(&scenario);

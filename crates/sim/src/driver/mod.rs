@@ -38,7 +38,7 @@ pub use ideal::IdealDriver;
 pub use schedtcp::{SchedtcpDriver, SchedtcpOptions};
 pub use tcp::{FlowRecord, TcpDriver};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What the experiments need from any driver: per-flow records and progress.
 pub trait FlowDriver {
@@ -60,7 +60,7 @@ pub trait FlowDriver {
 
 /// Counters of the gtcp drivers: overhead, invariant checks, and anything that should be
 /// zero. Fields that do not apply to a driver stay 0.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, Hash)]
 pub struct GtcpStats {
     /// Payload bytes of scheduled flows the sender put on connections (re-sends included).
     pub payload_bytes: u64,

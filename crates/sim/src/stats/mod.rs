@@ -5,7 +5,7 @@ use crate::link::LinkStats;
 use crate::packet::LinkId;
 use crate::time::{as_secs, Time};
 use crate::world::{ConnRecord, Injection, World};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::hash::{Hash, Hasher};
 
 /// Everything a run measured.
@@ -167,7 +167,7 @@ pub fn injected_series(log: &[Injection]) -> std::collections::BTreeMap<u32, Vec
 
 /// How far one run's injections are from a reference run's (paper 000, Proposition 1):
 /// `V(t)` is the cumulative payload injected up to `t`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct InjectionDistance {
     /// Every connection injected the same bytes at the same times in both runs
     /// ([`injected_series`] equal).

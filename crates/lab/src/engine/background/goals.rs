@@ -3,13 +3,39 @@
 //! vanilla".
 
 use super::{bg_within_interval, labels, series_label, Row};
-use crate::engine::verdict;
+use crate::engine::says;
+use crate::engine::verdict::{Interval, Verdict, DIFFERENCE};
 
-/// Verdict of a normalised delay against 1 (vanilla).
+/// The verdict on a row's short-flow delay against vanilla's on the same sample paths:
+/// delay / vanilla's − 1, paired by repeat, against 0. `paper` says what the paper claims
+/// for the row, if anything.
+pub(crate) fn delay_verdict(r: &Row, paper: Option<&str>) -> Verdict {
+    Verdict::new(
+        format!(
+            "{} ρ = {:.2} {}: short-flow delay / vanilla's − 1",
+            r.group, r.rho, r.label
+        ),
+        paper,
+        Interval::new(r.norm_delay - 1.0, r.norm_delay_ci95),
+        DIFFERENCE,
+    )
+}
+
+/// Verdicts of every row but vanilla's (the reference), `paper` giving the paper's claim.
+pub(crate) fn delay_verdicts(
+    rows: &[Row],
+    paper: impl Fn(&Row) -> Option<&'static str>,
+) -> Vec<Verdict> {
+    rows.iter()
+        .filter(|r| r.policy != "vanilla")
+        .map(|r| delay_verdict(r, paper(r)))
+        .collect()
+}
+
+/// The words of [`delay_verdict`].
 pub(crate) fn vs_vanilla(r: &Row) -> String {
-    verdict(
-        r.norm_delay - 1.0,
-        r.norm_delay_ci95,
+    says(
+        delay_verdict(r, None).word,
         "lower than vanilla",
         "higher than vanilla",
     )

@@ -24,8 +24,6 @@ use sim::time::{as_secs, millis, secs};
 use sim::topology::NetworkBuilder;
 use sim::workload::{Poisson, SizeDist, SourcePick};
 use sim::{Sim, World};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Duration;
 
 /// The policies, in plot order.
@@ -163,7 +161,7 @@ pub(crate) struct Setup {
 }
 
 /// What one run measured.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct RunOut {
     /// Short flows measured: (stream index, size bytes, delay seconds); unfinished flows
     /// count with their time in the system at the end (censored).
@@ -504,38 +502,19 @@ pub(crate) struct Job {
     pub repeat: usize,
 }
 
-/// Runs `jobs` on `p.threads` threads; results in job order.
+/// Runs `jobs` on `p.threads` threads; results in job order (through [`Context::jobs`]:
+/// empty in a shard).
 pub(crate) fn run_jobs(ctx: &Context, p: &Params, jobs: &[Job]) -> anyhow::Result<Vec<RunOut>> {
-    let pb = ctx.progress(jobs.len() as u64, "runs");
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<anyhow::Result<RunOut>>>> =
-        Mutex::new((0..jobs.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..p.threads.min(jobs.len()) {
-            s.spawn(|| loop {
-                let j = next.fetch_add(1, Ordering::SeqCst);
-                let Some(job) = jobs.get(j) else { return };
-                let r = run_one(
-                    p,
-                    &job.setup,
-                    &job.policy,
-                    job.fixed_m,
-                    p.seed + job.repeat as u64,
-                );
-                pb.inc(1);
-                if let Ok(mut res) = results.lock() {
-                    res[j] = Some(r);
-                }
-            });
-        }
-    });
-    pb.finish_and_clear();
-    results
-        .into_inner()
-        .map_err(|_| anyhow!("a worker panicked"))?
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(anyhow!("a run did not finish"))))
-        .collect()
+    ctx.jobs("runs", jobs.len(), p.threads, |j| {
+        let job = &jobs[j];
+        run_one(
+            p,
+            &job.setup,
+            &job.policy,
+            job.fixed_m,
+            p.seed + job.repeat as u64,
+        )
+    })
 }
 
 /// A ratio to vanilla, paired by repeat: mean and 95% half-width over the repeats.
@@ -713,6 +692,7 @@ pub(crate) fn normalised_grid(
         }
     }
     let outs = run_jobs(ctx, p, &jobs)?;
+    ctx.runs_done()?;
     let mut rows = Vec::new();
     let mut i = 0;
     let mut setup_index = 0;
@@ -954,49 +934,81 @@ pub(crate) fn bg_flag(r: &Row) -> String {
 /// background's backlog rather than to the short flows (paper 004, Section IV: it "leaves
 /// flows outside of the network when congested"): those rows are listed beside vanilla's.
 pub(crate) fn carried_goal(all: &[Row], rows: &[&Row]) -> String {
-    let vanilla = |r: &Row| {
-        all.iter()
-            .find(|v| v.policy == "vanilla" && v.group == r.group && (v.rho - r.rho).abs() < 1e-9)
-    };
-    let (over, feasible): (Vec<&Row>, Vec<&Row>) = rows
-        .iter()
-        .partition(|r| vanilla(r).is_some_and(overloaded));
-    let short: Vec<String> = feasible
-        .iter()
-        .filter(|r| !bg_within_interval(r))
-        .map(|r| format!("{}, ρ = {:.2}: {}", r.group, r.rho, bg_flag(r)))
-        .collect();
-    let mut s = if feasible.is_empty() {
-        "no load here is free of overload".to_string()
-    } else if short.is_empty() {
-        format!(
+    let g = carried_check(all, rows);
+    let mut s = match g.met() {
+        None => "no load here is free of overload".to_string(),
+        Some(true) => format!(
             "within 5%, beyond the interval, at every load that is not overloaded ({} of {})",
-            feasible.len(),
+            g.feasible.len(),
             rows.len()
-        )
-    } else {
-        format!(
+        ),
+        Some(false) => format!(
             "NOT within 5%, beyond the interval, at every load that is not overloaded: {}",
-            short.join("; ")
-        )
+            g.short
+                .iter()
+                .map(|r| format!("{}, ρ = {:.2}: {}", r.group, r.rho, bg_flag(r)))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
     };
-    if !over.is_empty() {
+    if !g.over.is_empty() {
         s.push_str(&format!(
             "; overloaded (under vanilla the most loaded link carried less than 98% of the \
              payload that arrived for it): {}",
-            over.iter()
+            g.over
+                .iter()
                 .map(|r| format!(
                     "{}, ρ = {:.2}: {:.3} (vanilla {:.3})",
                     r.group,
                     r.rho,
                     r.bg_throughput_vs_arrived,
-                    vanilla(r).map_or(f64::NAN, |v| v.bg_throughput_vs_arrived)
+                    vanilla_of(all, r).map_or(f64::NAN, |v| v.bg_throughput_vs_arrived)
                 ))
                 .collect::<Vec<_>>()
                 .join("; ")
         ));
     }
     s
+}
+
+/// Vanilla's row of `r`'s group and load.
+fn vanilla_of<'a>(all: &'a [Row], r: &Row) -> Option<&'a Row> {
+    all.iter()
+        .find(|v| v.policy == "vanilla" && v.group == r.group && (v.rho - r.rho).abs() < 1e-9)
+}
+
+/// The goal "background carried within 5%" over `rows`, split by load.
+pub(crate) struct CarriedGoal<'a> {
+    /// Rows whose load overloads the links under vanilla (not judged).
+    pub over: Vec<&'a Row>,
+    /// Rows judged.
+    pub feasible: Vec<&'a Row>,
+    /// Judged rows not within 5% over their interval.
+    pub short: Vec<&'a Row>,
+}
+
+impl CarriedGoal<'_> {
+    /// Met (every judged row within 5%), not met, or nothing to judge.
+    pub fn met(&self) -> Option<bool> {
+        (!self.feasible.is_empty()).then_some(self.short.is_empty())
+    }
+}
+
+/// [`CarriedGoal`] of `rows` (vanilla's rows of the same group and load in `all`).
+pub(crate) fn carried_check<'a>(all: &[Row], rows: &[&'a Row]) -> CarriedGoal<'a> {
+    let (over, feasible): (Vec<&Row>, Vec<&Row>) = rows
+        .iter()
+        .partition(|r| vanilla_of(all, r).is_some_and(overloaded));
+    let short = feasible
+        .iter()
+        .copied()
+        .filter(|r| !bg_within_interval(r))
+        .collect();
+    CarriedGoal {
+        over,
+        feasible,
+        short,
+    }
 }
 
 /// One line of [`carried_goal`] per access-control variant of `rows`.
@@ -1343,26 +1355,29 @@ mod tests {
             row("access-adaptive", 0.6, 0.80, 0.05, 0.8),
         ];
         let adaptive: Vec<&Row> = all.iter().filter(|r| r.policy != "vanilla").collect();
-        let s = carried_goal(&all, &adaptive);
-        assert!(
-            s.starts_with(
-                "within 5%, beyond the interval, at every load that is not overloaded (1 of 2)"
-            ),
-            "{s}"
-        );
-        assert!(s.contains("k=1, ρ = 0.60: 0.800 (vanilla 0.970)"), "{s}");
+        let g = carried_check(&all, &adaptive);
+        assert_eq!(g.met(), Some(true));
+        assert_eq!((g.feasible.len(), g.over.len()), (1, 1));
+        assert_eq!(g.over[0].rho, 0.6);
         // The same row at a load the links carry counts against the goal.
         let mut feasible = all.clone();
         feasible[1].link_carried = 0.9;
         let adaptive: Vec<&Row> = feasible.iter().filter(|r| r.policy != "vanilla").collect();
-        let s = carried_goal(&feasible, &adaptive);
-        assert!(s.starts_with("NOT within 5%"), "{s}");
-        assert!(!s.contains("overloaded (under vanilla"), "{s}");
+        let g = carried_check(&feasible, &adaptive);
+        assert_eq!(g.met(), Some(false));
+        assert!(g.over.is_empty());
+        assert_eq!(g.short.len(), 1);
+        assert_eq!(g.short[0].rho, 0.6);
         // Within on the mean but not over the interval is not within.
         let mut wide = all.clone();
         wide[2].bg_vs_arrived_ci95 = 0.05;
         let adaptive: Vec<&Row> = wide.iter().filter(|r| r.policy != "vanilla").collect();
-        assert!(carried_goal(&wide, &adaptive).starts_with("NOT within 5%"));
+        assert_eq!(carried_check(&wide, &adaptive).met(), Some(false));
+        // Every load overloaded: nothing to judge.
+        let mut over = all.clone();
+        over[0].link_carried = 0.8;
+        let adaptive: Vec<&Row> = over.iter().filter(|r| r.policy != "vanilla").collect();
+        assert_eq!(carried_check(&over, &adaptive).met(), None);
     }
 
     /// A scenario's adaptive timescales are checked before they reach the core: a negative
