@@ -143,6 +143,7 @@ fn a_misspelled_key_names_the_closest_valid_key_in_every_kind_of_file() {
             quick: true,
             seed: None,
             progress: false,
+            shard: None,
         },
     )
     .unwrap_err();
