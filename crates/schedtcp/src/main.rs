@@ -235,6 +235,10 @@ fn runtime(threads: usize) -> Result<tokio::runtime::Runtime> {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    if matches!(cli.command, Command::Server { .. } | Command::Client { .. }) {
+        // The daemons give back what a burst of flows needed (see `allocator`).
+        allocator::start_trimming().context("starting the allocator's trimming thread")?;
+    }
     match cli.command {
         Command::Server { config } => {
             let (cfg, key) = tunnel::ServerConfig::load(&config)?;

@@ -143,8 +143,13 @@ impl Setup {
 
     /// A server whose route "t" goes to the target and "refused" to a port nobody listens on.
     async fn server(&self, extra: &str) -> Proc {
+        self.server_tuned(extra, TUNING).await
+    }
+
+    /// [`Setup::server`] with another `[tuning]` table.
+    async fn server_tuned(&self, extra: &str, tuning: &str) -> Proc {
         let toml = format!(
-            "listen = \"{}\"\nkey_file = \"psk.txt\"\nmetrics = \"{}\"\nsession_timeout_secs = 2\n{extra}\n{TUNING}[[route]]\nname = \"t\"\ntarget = \"{}\"\n[[route]]\nname = \"refused\"\ntarget = \"{}\"\n",
+            "listen = \"{}\"\nkey_file = \"psk.txt\"\nmetrics = \"{}\"\nsession_timeout_secs = 2\n{extra}\n{tuning}[[route]]\nname = \"t\"\ntarget = \"{}\"\n[[route]]\nname = \"refused\"\ntarget = \"{}\"\n",
             self.server, self.server_metrics, self.target, free_port()
         );
         self.spawn("server", "server", toml, self.server_metrics)
@@ -154,9 +159,14 @@ impl Setup {
     /// A client of `via` (the server, or a proxy before it); returns it, its route "t", its
     /// route "refused" and its metrics address.
     async fn client(&self, name: &str, via: SocketAddr, extra: &str) -> Client {
+        self.client_tuned(name, via, extra, TUNING).await
+    }
+
+    /// [`Setup::client`] with another `[tuning]` table.
+    async fn client_tuned(&self, name: &str, via: SocketAddr, extra: &str, tuning: &str) -> Client {
         let (t, refused, metrics) = (free_port(), free_port(), free_port());
         let toml = format!(
-            "server = \"{via}\"\nkey_file = \"psk.txt\"\nmetrics = \"{metrics}\"\n{extra}\n{TUNING}[[route]]\nname = \"t\"\nlisten = \"{t}\"\n[[route]]\nname = \"refused\"\nlisten = \"{refused}\"\n"
+            "server = \"{via}\"\nkey_file = \"psk.txt\"\nmetrics = \"{metrics}\"\n{extra}\n{tuning}[[route]]\nname = \"t\"\nlisten = \"{t}\"\n[[route]]\nname = \"refused\"\nlisten = \"{refused}\"\n"
         );
         Client {
             proc: self.spawn(name, "client", toml, metrics).await,
@@ -194,6 +204,14 @@ fn total(text: &str, name: &str) -> f64 {
         .filter(|l| l.starts_with(&format!("schedtcp_{name}{{")))
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum()
+}
+
+/// The value of the sample whose name and labels start `line` (0 if absent).
+fn sample(text: &str, line: &str) -> f64 {
+    text.lines()
+        .find(|l| l.starts_with(line))
+        .and_then(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .unwrap_or(0.0)
 }
 
 /// What a process still holds.
@@ -445,7 +463,7 @@ async fn a_client_killed_mid_download_leaves_no_session_flow_or_target_socket() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn max_sessions_counts_live_sessions_and_a_refused_client_backs_off() {
+async fn max_sessions_counts_sessions_until_forgotten_and_a_refused_client_backs_off() {
     let (env, _t) = Setup::new("refusal").await;
     let _server = env.server("max_sessions = 1").await;
     let proxy = Proxy::start(env.server).await;
@@ -469,7 +487,8 @@ async fn max_sessions_counts_live_sessions_and_a_refused_client_backs_off() {
         "{attempts} connection attempts in {:?}",
         began.elapsed()
     );
-    // A goes away: its session no longer counts, and B is served at once.
+    // A goes away: its session is forgotten after the session timeout (2 s here), and B is
+    // served then.
     a.proc.kill9();
     let deadline = Instant::now() + HEAL;
     loop {
@@ -1189,4 +1208,340 @@ async fn a_fleet_behind_haproxy_survives_the_death_of_an_instance() {
         "the surviving instance carried the new flows"
     );
     assert_released_but_warm("client", client.metrics, 1.0, 1, HEAL).await;
+}
+
+/// Opens one idle flow through `route`: asks the target for `IDLE_DOWNLOAD` bytes and one byte
+/// of upload, reads the download and returns the connection, on which the target now waits for
+/// the upload (both directions of the flow have carried bytes; nothing moves any more).
+async fn open_idle_flow(route: SocketAddr) -> TcpStream {
+    const IDLE_DOWNLOAD: u64 = 1000;
+    let mut s = start_download_with_upload(route, IDLE_DOWNLOAD, 1).await;
+    let mut buf = vec![0u8; IDLE_DOWNLOAD as usize];
+    tokio::time::timeout(HEAL, s.read_exact(&mut buf))
+        .await
+        .expect("idle flow: the download hangs")
+        .expect("idle flow: the download failed");
+    s
+}
+
+/// Asks the target for `download` bytes, announcing `upload` bytes to come.
+async fn start_download_with_upload(route: SocketAddr, download: u64, upload: u64) -> TcpStream {
+    let mut s = TcpStream::connect(route).await.unwrap();
+    s.write_u64(download).await.unwrap();
+    s.write_u64(upload).await.unwrap();
+    s
+}
+
+/// Ends an idle flow of [`open_idle_flow`]: sends its byte of upload, half-closes and reads
+/// the target's digest and end (within [`HEAL`]).
+async fn end_idle_flow(mut s: TcpStream) -> Result<(), String> {
+    s.write_all(&[0]).await.map_err(|e| e.to_string())?;
+    s.shutdown().await.map_err(|e| e.to_string())?;
+    let mut got = Vec::new();
+    match tokio::time::timeout(HEAL, s.read_to_end(&mut got)).await {
+        Ok(Ok(32)) => Ok(()),
+        Ok(Ok(n)) => Err(format!("{n} bytes at the end, not the target's digest")),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err(format!("no end within {HEAL:?} ({} bytes)", got.len())),
+    }
+}
+
+/// Memory of idle flows, and memory given back after them: `IDLE_FLOWS` (default 4 000) idle
+/// flows through the real processes, then all of them end. Prints resident memory per idle
+/// flow on each side, and how long each process takes to come back near its baseline (taken
+/// before the burst, after a warm-up of a few flows); asserts at most `IDLE_FLOW_BOUND` bytes
+/// per idle flow per side and, within 60 s after the flows ended, a resident size within 10%
+/// (+2 MiB) of the baseline. Not run by default (half a minute and 16 000 sockets):
+/// `cargo test --release -p schedtcp --test liveness idle_flows -- --ignored --nocapture`
+/// (`IDLE_FLOWS=N` for another count).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn idle_flows_hold_little_memory_and_give_it_back() {
+    /// Resident bytes per idle flow, each side (yamux reserves 256 KiB per stream).
+    const IDLE_FLOW_BOUND: u64 = 8 * 1024;
+    const OPENING_AT_ONCE: usize = 64;
+    let flows: usize = std::env::var("IDLE_FLOWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4000);
+    let _ = tunnel::limits::raise_fd_limit();
+    let (env, _t) = Setup::new("idle").await;
+    // The default keepalive (5 s), and a dead peer far beyond it: on a loaded shared machine
+    // thousands of connections' keepalives can be late, and this test measures memory, not
+    // liveness.
+    const IDLE_TUNING: &str = "[tuning]\ndead_peer_secs = 120\n";
+    let server = env.server_tuned("", IDLE_TUNING).await;
+    let client = env
+        .client_tuned("client", env.server, "", IDLE_TUNING)
+        .await;
+    let pids = [("client", client.proc.pid()), ("server", server.pid())];
+    // Warm-up: a few flows, so that what any first flow sets up is in the baseline.
+    for _ in 0..8 {
+        end_idle_flow(open_idle_flow(client.t).await).await.unwrap();
+    }
+    assert_released("client", client.metrics, 1.0, HEAL).await;
+    assert_released("server", env.server_metrics, 1.0, HEAL).await;
+    let base = pids.map(|(_, pid)| rss_kib(pid));
+    let began = Instant::now();
+    let route = client.t;
+    let sem = Arc::new(tokio::sync::Semaphore::new(OPENING_AT_ONCE));
+    let opening: Vec<_> = (0..flows)
+        .map(|_| {
+            let sem = sem.clone();
+            tokio::spawn(async move {
+                let _permit = sem.acquire_owned().await.unwrap();
+                open_idle_flow(route).await
+            })
+        })
+        .collect();
+    let mut idle = Vec::with_capacity(flows);
+    for o in opening {
+        idle.push(o.await.unwrap());
+    }
+    let opened = began.elapsed();
+    let server_flows = total(&scrape(env.server_metrics).await.unwrap(), "active_flows");
+    assert_eq!(server_flows, flows as f64, "server flows while idle");
+    // Idle for a while: what an idle flow holds, not what opening it left to be given back
+    // (the daemons hand free memory back every `TRIM_INTERVAL`, 10 s).
+    let just_opened = pids.map(|(_, pid)| rss_kib(pid));
+    tokio::time::sleep(Duration::from_secs(15)).await;
+    let open = pids.map(|(_, pid)| rss_kib(pid));
+    println!(
+        "idle flows: RSS KiB just after opening client {}, server {}",
+        just_opened[0], just_opened[1]
+    );
+    let per_flow = [0, 1].map(|i| open[i].saturating_sub(base[i]) * 1024 / flows as u64);
+    println!(
+        "idle flows: {flows} opened in {:.1} s; RSS KiB client {} -> {} ({} B per flow), \
+         server {} -> {} ({} B per flow)",
+        opened.as_secs_f64(),
+        base[0],
+        open[0],
+        per_flow[0],
+        base[1],
+        open[1],
+        per_flow[1]
+    );
+    let ending: Vec<_> = idle
+        .into_iter()
+        .map(|s| {
+            let sem = sem.clone();
+            tokio::spawn(async move {
+                let _permit = sem.acquire_owned().await.unwrap();
+                end_idle_flow(s).await
+            })
+        })
+        .collect();
+    let mut failed = Vec::new();
+    for e in ending {
+        if let Err(e) = e.await.unwrap() {
+            failed.push(e);
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} idle flows did not end well (first: {}); client holds {:?}, server {:?}",
+        failed.len(),
+        failed[0],
+        held(client.metrics).await,
+        held(env.server_metrics).await
+    );
+    assert_released("client", client.metrics, 1.0, HEAL).await;
+    assert_released("server", env.server_metrics, 1.0, HEAL).await;
+    let ended = Instant::now();
+    let near = |i: usize| base[i] + base[i] / 10 + 2048;
+    let mut back = [None, None];
+    let mut last = [0, 0];
+    while ended.elapsed() < Duration::from_secs(60) && back.iter().any(Option::is_none) {
+        for (i, (_, pid)) in pids.iter().enumerate() {
+            last[i] = rss_kib(*pid);
+            if back[i].is_none() && last[i] <= near(i) {
+                back[i] = Some(ended.elapsed());
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    for (i, (who, _)) in pids.iter().enumerate() {
+        println!(
+            "idle flows ended: {who} RSS KiB {} (baseline {}, bound {}), back after {:?}",
+            last[i],
+            base[i],
+            near(i),
+            back[i].map(|d| format!("{:.1} s", d.as_secs_f64()))
+        );
+    }
+    for (i, (who, _)) in pids.iter().enumerate() {
+        assert!(
+            per_flow[i] <= IDLE_FLOW_BOUND,
+            "{who}: {} bytes per idle flow (bound {IDLE_FLOW_BOUND})",
+            per_flow[i]
+        );
+        assert!(
+            back[i].is_some(),
+            "{who}: resident memory {} KiB 60 s after the flows ended, {} KiB before them",
+            last[i],
+            base[i]
+        );
+    }
+}
+
+/// A client whose warm pool cannot be filled (its server accepts and closes every connection)
+/// exits on SIGTERM within its grace period (2 s here) and a second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_with_a_warm_pool_and_no_server_exits_on_sigterm_within_its_grace() {
+    let (env, _t) = Setup::new("warmterm").await;
+    // Nobody listens behind the proxy: it accepts, counts and closes.
+    let proxy = Proxy::start(free_port()).await;
+    let mut client = env.client("client", proxy.addr, "warm_pool = 2").await;
+    // The warm pool has failed twice: it is reconnecting now.
+    let deadline = Instant::now() + HEAL;
+    while proxy.accepted() < 2 {
+        assert!(Instant::now() < deadline, "the warm pool never tried");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let began = Instant::now();
+    let status = client.proc.sigterm().await;
+    let took = began.elapsed();
+    assert!(status.success(), "{status:?}");
+    assert!(
+        took <= Duration::from_secs(2 + 1),
+        "the client exited {took:?} after SIGTERM (grace 2 s)"
+    );
+}
+
+/// Most attempts the backoff allows within `window` for the whole client: the first at once,
+/// then one per step, each step at least half its delay (`tunnel::backoff`). An attempt's delay
+/// is drawn while the one before it is under way, so one step may repeat the delay before it.
+fn attempts_allowed(window: Duration) -> u64 {
+    use tunnel::backoff::{BASE, CAP};
+    let (mut n, mut at, mut step) = (2, Duration::ZERO, BASE);
+    loop {
+        at += step / 2;
+        if at > window {
+            return n;
+        }
+        n += 1;
+        step = (step * 2).min(CAP);
+    }
+}
+
+/// 200 applications against a server that accepts and closes every connection: the client
+/// makes one attempt per backoff step for all of them, not one per waiting flow, and every
+/// application sees a reset within the handshake timeout (5 s here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connection_attempts_are_per_client_not_per_waiting_flow() {
+    const APPS: usize = 200;
+    let (env, _t) = Setup::new("attempts").await;
+    // Nobody listens behind the proxy: it accepts, counts and closes.
+    let proxy = Proxy::start(free_port()).await;
+    let client = env.client("client", proxy.addr, "").await;
+    let began = Instant::now();
+    let apps: Vec<_> = (0..APPS)
+        .map(|_| {
+            let route = client.t;
+            tokio::spawn(async move {
+                let mut s = start_download(route, 1000).await;
+                read_end(&mut s, HEAL).await
+            })
+        })
+        .collect();
+    for a in apps {
+        let end = a.await.unwrap();
+        assert!(
+            end.is_err() || end.as_ref().is_ok_and(|n| *n == 0),
+            "{end:?}"
+        );
+    }
+    let window = began.elapsed();
+    assert_released("client", client.metrics, 1.0, HEAL).await;
+    let attempts = proxy.accepted();
+    let allowed = attempts_allowed(window);
+    println!(
+        "{APPS} applications: {attempts} connection attempts in {window:?} (allowed {allowed})"
+    );
+    assert!(
+        attempts <= allowed,
+        "{attempts} connection attempts in {window:?} for {APPS} applications; the backoff allows {allowed}"
+    );
+}
+
+/// A flood of idle connections from 1 100 source addresses, one per /24 of 127.0.0.0/8 (more
+/// than the server's 1 024 places for handshakes), each renewed as soon as the server closes
+/// it or after 5 s: the gate evicts the oldest handshake whatever its address, so the keyed
+/// client's pool connections (whose handshake takes a round trip) get through. At least 95% of
+/// its flows (each on a new pool connection) complete.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_from_many_addresses_does_not_keep_a_keyed_client_out() {
+    const FLOODERS: u32 = 1100;
+    const FLOWS: usize = 60;
+    let _ = tunnel::limits::raise_fd_limit();
+    let (env, _t) = Setup::new("gateflood").await;
+    let _server = env.server("").await;
+    let client = env.client("client", env.server, "").await;
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let server = env.server;
+    let flooders: Vec<_> = (0..FLOODERS)
+        .map(|i| {
+            let stop = stop.clone();
+            tokio::spawn(async move {
+                let ip = std::net::Ipv4Addr::new(127, 1 + (i / 256) as u8, (i % 256) as u8, 1);
+                while !stop.load(Ordering::Relaxed) {
+                    let sock = tokio::net::TcpSocket::new_v4().unwrap();
+                    sock.bind(SocketAddr::new(ip.into(), 0)).unwrap();
+                    let Ok(mut s) = sock.connect(server).await else {
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        continue;
+                    };
+                    // Silent until the server closes it, 5 s at most.
+                    let mut b = [0u8; 64];
+                    let _ = tokio::time::timeout(Duration::from_secs(5), s.read(&mut b)).await;
+                }
+            })
+        })
+        .collect();
+    // The flood fills the server's places for handshakes first.
+    let deadline = Instant::now() + HEAL;
+    loop {
+        let text = scrape(env.server_metrics).await.unwrap();
+        let waiting = sample(&text, "schedtcp_unauthenticated_connections");
+        if waiting >= 1024.0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the flood never filled the gate ({waiting})"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let mut ok = 0;
+    let mut slowest = Duration::ZERO;
+    for i in 0..FLOWS {
+        // Stop once more than 5% failed (each failure takes the handshake timeout).
+        if (i - ok) * 100 > FLOWS * 5 {
+            break;
+        }
+        let t = Instant::now();
+        if tokio::time::timeout(HEAL, loadgen::run_flow(client.t, SMALL))
+            .await
+            .is_ok_and(|r| r.is_ok())
+        {
+            ok += 1;
+        }
+        slowest = slowest.max(t.elapsed());
+    }
+    stop.store(true, Ordering::Relaxed);
+    for f in flooders {
+        f.abort();
+    }
+    let text = scrape(env.server_metrics).await.unwrap();
+    println!(
+        "{FLOODERS} flooding addresses: {ok} of {FLOWS} keyed flows complete (slowest {slowest:?}); \
+         handshakes evicted: {} for the gate, {} for their network",
+        sample(&text, "schedtcp_rejected_total{reason=\"unauthenticated\"}"),
+        sample(&text, "schedtcp_rejected_total{reason=\"unauthenticated_per_address\"}"),
+    );
+    assert!(
+        ok * 100 >= FLOWS * 95,
+        "{ok} of {FLOWS} keyed flows completed through the flood"
+    );
 }

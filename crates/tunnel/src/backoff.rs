@@ -1,6 +1,13 @@
 //! Reconnect backoff of the client: exponential with jitter and a cap, shared by every pool
 //! connection of a session, so a server that refuses or a path that kills connections at once
-//! sees a few attempts a second, never a storm.
+//! sees one attempt per backoff step from the whole client, never a storm.
+//!
+//! Attempts go ahead at once, in parallel (one per new flow, as plain TCP would have them),
+//! only while the server's last verdict was an acceptance. Otherwise an attempt takes the
+//! client's [`turn`](Backoff::turn) and waits the backoff's delay before it starts: attempts
+//! start one per backoff step for the whole client. Before anything is known (the first
+//! attempt) the turn is held until the attempt ends. Flows waiting for the turn wait each until
+//! its own deadline, and go ahead together once an attempt is accepted.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -12,39 +19,77 @@ pub const BASE: Duration = Duration::from_millis(100);
 /// Largest delay (5 s).
 pub const CAP: Duration = Duration::from_secs(5);
 
-/// Consecutive failures to establish (or keep, for a moment) a pool connection.
+/// Consecutive failures to establish (or keep, for a moment) a pool connection, and whether
+/// the server accepted the last attempt.
 #[derive(Debug, Default)]
 pub struct Backoff {
-    failures: Mutex<u32>,
+    state: Mutex<State>,
+    turn: tokio::sync::Mutex<()>,
 }
 
+#[derive(Debug, Default)]
+struct State {
+    failures: u32,
+    /// The last attempt was accepted, and none failed since.
+    open: bool,
+}
+
+/// An attempt's turn ([`Backoff::turn`]): the client's other attempts wait until it is
+/// dropped.
+pub type Turn<'a> = Option<tokio::sync::MutexGuard<'a, ()>>;
+
 impl Backoff {
-    fn failures(&self) -> std::sync::MutexGuard<'_, u32> {
-        self.failures.lock().unwrap_or_else(|e| e.into_inner())
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// An attempt failed: a refusal, a failed connect or handshake, or a connection that died
     /// soon after it was established.
     pub fn failed(&self) {
-        let mut f = self.failures();
-        *f = f.saturating_add(1);
+        let mut s = self.state();
+        s.failures = s.failures.saturating_add(1);
+        s.open = false;
     }
 
     /// A connection proved itself (closed cleanly, or lived a while): no more waiting.
     pub fn succeeded(&self) {
-        *self.failures() = 0;
+        self.state().failures = 0;
+    }
+
+    /// The server accepted an attempt: the next ones go ahead at once, in parallel.
+    pub fn accepted(&self) {
+        self.state().open = true;
+    }
+
+    /// Nothing is known yet (no attempt accepted, none failed): the first attempt keeps the
+    /// turn until it ends.
+    pub fn untried(&self) -> bool {
+        let s = self.state();
+        !s.open && s.failures == 0
     }
 
     /// How long to wait before the next attempt: 0 after a success, else
     /// `min(CAP, BASE × 2^(failures − 1))`, jittered uniformly over its upper half so that
     /// clients cut off together do not come back together.
     pub fn delay(&self) -> Duration {
-        let n = *self.failures();
+        let n = self.state().failures;
         if n == 0 {
             return Duration::ZERO;
         }
         let d = BASE.saturating_mul(1 << (n - 1).min(16)).min(CAP);
         rand::rng().random_range(d / 2..=d)
+    }
+
+    /// Waits for an attempt's turn: none is needed while the server accepted the last attempt;
+    /// otherwise the client's attempts go one at a time (hold the turn during the attempt,
+    /// after its [`delay`](Self::delay)).
+    pub async fn turn(&self) -> Turn<'_> {
+        if self.state().open {
+            return None;
+        }
+        let turn = self.turn.lock().await;
+        // An attempt accepted while this one waited: go ahead with the others.
+        (!self.state().open).then_some(turn)
     }
 }
 
@@ -71,5 +116,32 @@ mod tests {
         }
         b.succeeded();
         assert_eq!(b.delay(), Duration::ZERO);
+    }
+
+    #[tokio::test]
+    async fn attempts_go_one_at_a_time_until_one_is_accepted() {
+        use std::future::Future;
+        let b = Backoff::default();
+        // Nothing accepted yet: the first attempt holds the turn, the second waits for it.
+        let first = b.turn().await;
+        assert!(first.is_some());
+        let mut second = Box::pin(b.turn());
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        assert!(second.as_mut().poll(&mut cx).is_pending());
+        // The first is accepted: the waiting attempt goes ahead without the turn, and so do
+        // later ones.
+        b.accepted();
+        drop(first);
+        assert!(matches!(
+            second.as_mut().poll(&mut cx),
+            std::task::Poll::Ready(None)
+        ));
+        assert!(b.turn().await.is_none());
+        // A failure: one at a time again.
+        b.failed();
+        let t = b.turn().await;
+        assert!(t.is_some());
+        assert!(Box::pin(b.turn()).as_mut().poll(&mut cx).is_pending());
     }
 }

@@ -55,30 +55,37 @@ impl Role for ClientRole {
 
     fn conn_ended(&self, clean: bool, lived: Duration) {
         let b = &self.0.backoff;
+        // A connection that lived a while says nothing of the next attempt (if the server is
+        // gone, that attempt fails and counts); one that died soon after its handshake does.
         if clean || lived >= STABLE_AFTER {
             b.succeeded();
-        }
-        if !clean {
+        } else {
             b.failed();
         }
     }
 }
 
 /// Establishes and authenticates one pool connection and hands it to the engine. Attempts
-/// wait the session's reconnect [`Backoff`]; a flow that has no connection within
+/// follow the session's reconnect [`Backoff`] (one per backoff step for the whole client, until
+/// the server accepts one); a flow that has no connection within
 /// `handshake_timeout_secs` is reset, so its application sees a reset, not a hang.
 async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -> Option<ConnId> {
     let cfg = p.cfg.get();
     let t = &cfg.tuning;
     let deadline = tokio::time::Instant::now() + t.handshake_timeout();
     loop {
-        // Half of what is left at most, so that even after many failures a flow gets a few
-        // attempts before its deadline.
+        let Ok(turn) = tokio::time::timeout_at(deadline, p.backoff.turn()).await else {
+            break;
+        };
+        let wait = p.backoff.delay();
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        if left < MIN_ATTEMPT {
+        if left < wait + MIN_ATTEMPT {
             break;
         }
-        tokio::time::sleep(p.backoff.delay().min(left / 2)).await;
+        tokio::time::sleep(wait).await;
+        // The next attempt may start a step later, while this one is under way (a slow
+        // handshake does not hold the others back), except before anything is known.
+        let turn = turn.filter(|_| p.backoff.untried());
         if owner.is_some_and(|f| engine.inspect(|s| s.flow_ids().all(|g| g != f))) {
             // The flow ended meanwhile (its application gave up): nothing to connect for.
             return None;
@@ -108,6 +115,8 @@ async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -
         });
         match result {
             Ok((stream, record, leftover)) => {
+                p.backoff.accepted();
+                drop(turn);
                 if let Err(e) = engine.with(|s, _| s.add_connection(conn, owner)) {
                     warn!(%conn, "pool connection not needed any more: {e}");
                     return None;
@@ -408,6 +417,9 @@ fn take_warm(engine: &Arc<Engine>, p: &Params) -> Option<ConnId> {
 /// old one is closed).
 async fn keep_warm(engine: Arc<Engine>, p: Arc<Params>, mut stop: watch::Receiver<bool>) {
     loop {
+        if *stop.borrow_and_update() {
+            return;
+        }
         let cfg = p.cfg.get();
         let max_age = Duration::from_secs(cfg.warm_max_age_secs);
         let (have, oldest) = {
@@ -418,7 +430,12 @@ async fn keep_warm(engine: Arc<Engine>, p: Arc<Params>, mut stop: watch::Receive
         };
         let expired = oldest.filter(|(since, _)| since.elapsed() >= max_age);
         if have < cfg.warm_pool || expired.is_some() {
-            match open_conn(engine.clone(), p.clone(), None).await {
+            // Shutdown does not wait for a server that cannot be reached.
+            let opened = tokio::select! {
+                c = open_conn(engine.clone(), p.clone(), None) => c,
+                _ = stop.changed() => return,
+            };
+            match opened {
                 Some(c) => {
                     let mut w = p.warm.lock().unwrap_or_else(|e| e.into_inner());
                     if let Some((_, old)) = expired {
@@ -429,7 +446,10 @@ async fn keep_warm(engine: Arc<Engine>, p: Arc<Params>, mut stop: watch::Receive
                     }
                     w.push((c, Instant::now()));
                 }
-                None => tokio::time::sleep(Duration::from_secs(1)).await,
+                None => tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                    _ = stop.changed() => return,
+                },
             }
             continue;
         }

@@ -206,8 +206,9 @@ pub struct ServerConfig {
     pub policy: Policy,
     /// Address of the Prometheus text endpoint; none by default.
     pub metrics: Option<SocketAddr>,
-    /// Client sessions with a live pool connection served at once (default 64). A client
-    /// beyond it is refused in the handshake, and retries with backoff.
+    /// Client sessions served at once (default 64), each counted until it is forgotten
+    /// (`session_timeout_secs` after its last live pool connection). A client beyond it is
+    /// refused in the handshake, and retries with backoff.
     #[serde(default = "d_sessions")]
     pub max_sessions: usize,
     /// Seconds a client session may have no live pool connection before its flows are reset,
@@ -215,13 +216,14 @@ pub struct ServerConfig {
     #[serde(default = "d_session_timeout")]
     pub session_timeout_secs: u64,
     /// Pool connections in their handshake at once (default 1024); when all places are taken, a
-    /// newcomer from a lighter address evicts the oldest of the heaviest address, or is closed
-    /// at once (`limits::Gate`). Each holds a file descriptor for at most `auth_timeout_secs`.
+    /// newcomer evicts the oldest, whatever its address (`limits::Gate`). Each holds a file
+    /// descriptor for at most `auth_timeout_secs`.
     #[serde(default = "d_unauthenticated")]
     pub max_unauthenticated: usize,
-    /// Pool connections in their handshake at once from one source address (default 128: a
-    /// client opening more flows than this within one handshake's time sees the excess closed
-    /// and retried after its backoff).
+    /// Pool connections in their handshake at once from one source network, an IPv4 /24 or an
+    /// IPv6 /64 (default 128); beyond, a newcomer evicts the network's oldest (a client opening
+    /// more flows than this within one handshake's time sees the excess retried after its
+    /// backoff).
     #[serde(default = "d_unauthenticated_per_address")]
     pub max_unauthenticated_per_address: usize,
     /// Seconds a new pool connection has to send its first message and complete the handshake

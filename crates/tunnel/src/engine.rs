@@ -490,11 +490,20 @@ impl Engine {
             .read_loop(conn, &stream, &mut leftover, opener.as_mut())
             .await;
         let clean = io.closing.load(Ordering::Acquire);
+        // Lost connections are logged at a bounded rate where refusals are counted (a peer
+        // that connects and closes again and again must not flood the log).
+        let churn = self.rejections.get().map(|r| &r.churn);
         match &reason {
             Ok(()) if clean => debug!(session = %self.label, %conn, "pool connection closed"),
-            Ok(()) => {
-                warn!(session = %self.label, %conn, "pool connection closed by the peer mid-session")
-            }
+            Ok(()) => match churn.map_or(Some(0), crate::limits::LogRate::allow) {
+                Some(0) => {
+                    warn!(session = %self.label, %conn, "pool connection closed by the peer mid-session")
+                }
+                Some(left_out) => {
+                    warn!(session = %self.label, %conn, left_out, "pool connection closed by the peer mid-session")
+                }
+                None => {}
+            },
             Err(e) => match self.rejections.get() {
                 // Bytes altered or injected on the path: counted apart
                 // (`schedtcp_integrity_failures_total`).
@@ -516,7 +525,13 @@ impl Engine {
                         )
                     })
                 }
-                _ => warn!(session = %self.label, %conn, "pool connection closed: {e}"),
+                _ => match churn.map_or(Some(0), crate::limits::LogRate::allow) {
+                    Some(0) => warn!(session = %self.label, %conn, "pool connection closed: {e}"),
+                    Some(left_out) => {
+                        warn!(session = %self.label, %conn, left_out, "pool connection closed: {e}")
+                    }
+                    None => {}
+                },
             },
         }
         io.closing.store(true, Ordering::Release);
@@ -580,7 +595,17 @@ impl Engine {
                     .map_err(|e| anyhow::anyhow!("{PROTOCOL_VIOLATION}: {e}"))?;
             }
             if backlog >= CONTROL_BACKLOG_PAUSE {
-                self.wait_control_backlog().await;
+                // Bounded: writers that take nothing for `dead_peer` (their peer does not
+                // read) end the wait, and this connection.
+                let dead = self.inspect(|s| s.config().dead_peer);
+                tokio::time::timeout(dead, self.wait_control_backlog())
+                    .await
+                    .map_err(|_| {
+                        anyhow::anyhow!(
+                            "control frames not taken by the peer for {} s",
+                            dead.as_secs()
+                        )
+                    })?;
                 backlog = 0;
             }
             buf.reserve(READ_CHUNK);
@@ -590,9 +615,15 @@ impl Engine {
                 Ok(0) => return Ok(()),
                 // A peer that always has bytes must not keep this worker from other tasks.
                 Ok(_) => tokio::task::consume_budget().await,
-                // A silent peer is the core's to tell (`Event::ConnDead`), which ends this wait
-                // by shutting the socket down.
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => stream.readable().await?,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    // An idle connection holds no buffer: what the reads left is given up
+                    // (a partial record or frame stays), and the next read starts a new one.
+                    release_if_empty(buf);
+                    release_if_empty(&mut plain);
+                    // A silent peer is the core's to tell (`Event::ConnDead`), which ends this
+                    // wait by shutting the socket down.
+                    stream.readable().await?;
+                }
                 Err(e) => return Err(e.into()),
             }
         }
@@ -600,7 +631,8 @@ impl Engine {
 
     /// Backpressure on a peer that makes this side queue control frames (acknowledgements,
     /// replies) faster than the writers send them: no more is read until the backlog is below
-    /// [`CONTROL_BACKLOG_PAUSE`](gtcp::session::caps::CONTROL_BACKLOG_PAUSE).
+    /// [`CONTROL_BACKLOG_PAUSE`](gtcp::session::caps::CONTROL_BACKLOG_PAUSE). Woken whenever a
+    /// writer took frames or ended; the reader waits at most `dead_peer`.
     async fn wait_control_backlog(&self) {
         use gtcp::session::caps::CONTROL_BACKLOG_PAUSE;
         loop {
@@ -666,6 +698,9 @@ impl Engine {
                 }
                 more = ready && n > 0;
                 if pending.is_empty() {
+                    // Nothing to send: an idle connection holds no buffer.
+                    release_if_empty(&mut pending);
+                    release_if_empty(&mut staged);
                     idle = true;
                     continue;
                 }
@@ -696,6 +731,8 @@ impl Engine {
         }
         // Both sides said Done (or the connection died): half-close; the reader sees the end.
         let _ = socket2::SockRef::from(stream.as_ref()).shutdown(std::net::Shutdown::Write);
+        // Readers paused on the control backlog look again (this writer takes no more).
+        self.ctrl_drained.notify_waiters();
     }
 
     // ----- flows ---------------------------------------------------------------------------
@@ -773,6 +810,27 @@ impl Engine {
                             self.app_failed(flow);
                             break;
                         }
+                    }
+                }
+                // An idle flow holds no read buffer: unless the application has bytes (or
+                // its end) at once, a buffer that only short reads used (they are copied, so
+                // nothing else holds it) is given up before waiting for them. One that slices
+                // were handed over from is kept: its allocation lives until they are
+                // acknowledged, and its room is used for the next reads (`READ_SPARE_MIN`).
+                let at_once = tokio::select! {
+                    biased;
+                    _ = rd.readable() => true,
+                    _ = std::future::ready(()) => false,
+                };
+                if !at_once {
+                    if buf.is_empty() && buf.capacity() == READ_CHUNK {
+                        buf = BytesMut::new();
+                    }
+                    tokio::select! {
+                        // An error shows as readiness too: the read below reports it.
+                        _ = rd.readable() => {}
+                        _ = io.abort.notified() => break,
+                        _ = io.writable.notified() => continue,
                     }
                 }
                 if buf.capacity() - buf.len() < READ_SPARE_MIN {
@@ -901,7 +959,11 @@ impl Engine {
                         io.abort.notify_one();
                         return;
                     }
-                    Ok(ReadOutcome::Blocked) => io.readable.notified().await,
+                    Ok(ReadOutcome::Blocked) => {
+                        // Nothing to deliver: the batch's list is given up while waiting.
+                        batch = Vec::new();
+                        io.readable.notified().await
+                    }
                     Ok(ReadOutcome::Data(_)) => return,
                     Err(e) => {
                         // The flow ended without this side learning how (it was reset and
@@ -975,6 +1037,16 @@ impl Engine {
                 .find(|(_, o)| *o == Some(flow))
                 .map(|(c, _)| c)
         })
+    }
+}
+
+/// Gives up `buf`'s allocation (its share of it, when slices of it live on) if it holds no
+/// bytes: an idle connection or flow keeps no buffer, and the next read or poll starts a new
+/// one (glibc serves it from the heap, see `schedtcp`'s allocator tuning, so no page is
+/// faulted in afresh).
+fn release_if_empty(buf: &mut BytesMut) {
+    if buf.is_empty() && buf.capacity() > 0 {
+        *buf = BytesMut::new();
     }
 }
 

@@ -20,9 +20,11 @@ use tracing::warn;
 pub enum Reject {
     /// A pool connection failed its handshake (wrong key, garbage, too slow).
     Handshake,
-    /// `max_unauthenticated` connections were already in their handshake.
+    /// `max_unauthenticated` connections were in their handshake: the oldest was evicted for a
+    /// newcomer (or, while as many evicted ones were still to be closed, the newcomer was).
     Unauthenticated,
-    /// `max_unauthenticated_per_address` connections from this address were.
+    /// A connection in its handshake was evicted: its source network (an IPv4 /24, an IPv6
+    /// /64) had `max_unauthenticated_per_address` of them, and a newer one came.
     UnauthenticatedPerAddress,
     /// The handshake's verdict was a refusal (sessions, connections per session, shutdown).
     Refused,
@@ -34,7 +36,8 @@ pub enum Reject {
     Protocol,
     /// `accept` failed (out of file descriptors, ...).
     Accept,
-    /// The metrics endpoint already served `METRICS_CONNECTIONS` requests.
+    /// A connection to the metrics endpoint was closed without an answer: it sent no request
+    /// while newer connections waited (`METRICS_CONNECTIONS`).
     MetricsConnections,
     /// A record of a pool connection failed authentication (altered or injected on the path;
     /// also `schedtcp_integrity_failures_total`).
@@ -75,12 +78,33 @@ impl Reject {
 /// the next line says how many were left out.
 pub const LOG_INTERVAL: Duration = Duration::from_secs(1);
 
+/// Lines of one kind written at most once per [`LOG_INTERVAL`]; those in between are counted,
+/// and the next line says how many were left out.
+#[derive(Default)]
+pub struct LogRate {
+    /// Lines not written since the last one.
+    suppressed: AtomicU64,
+    last_log: Mutex<Option<Instant>>,
+}
+
+impl LogRate {
+    /// Whether a line may be written now, and if so how many were left out before it.
+    pub fn allow(&self) -> Option<u64> {
+        let now = Instant::now();
+        let mut last = self.last_log.lock().unwrap_or_else(|e| e.into_inner());
+        if last.is_some_and(|t| now.duration_since(t) < LOG_INTERVAL) {
+            self.suppressed.fetch_add(1, Ordering::Relaxed);
+            return None;
+        }
+        *last = Some(now);
+        Some(self.suppressed.swap(0, Ordering::Relaxed))
+    }
+}
+
 #[derive(Default)]
 struct Counter {
     total: AtomicU64,
-    /// Occurrences not logged since the last line.
-    suppressed: AtomicU64,
-    last_log: Mutex<Option<Instant>>,
+    rate: LogRate,
 }
 
 /// Rejections by reason: counted for the metrics endpoint, logged at most once per
@@ -88,6 +112,9 @@ struct Counter {
 #[derive(Default)]
 pub struct Rejections {
     counters: [Counter; Reject::ALL.len()],
+    /// Churn a peer causes without being refused (sessions created and forgotten, pool
+    /// connections lost): logged at the same bounded rate.
+    pub churn: LogRate,
 }
 
 impl Rejections {
@@ -96,15 +123,9 @@ impl Rejections {
     pub fn record(&self, why: Reject, detail: impl FnOnce() -> String) {
         let c = &self.counters[why as usize];
         c.total.fetch_add(1, Ordering::Relaxed);
-        let now = Instant::now();
-        let mut last = c.last_log.lock().unwrap_or_else(|e| e.into_inner());
-        if last.is_some_and(|t| now.duration_since(t) < LOG_INTERVAL) {
-            c.suppressed.fetch_add(1, Ordering::Relaxed);
+        let Some(left_out) = c.rate.allow() else {
             return;
-        }
-        *last = Some(now);
-        drop(last);
-        let left_out = c.suppressed.swap(0, Ordering::Relaxed);
+        };
         let text = detail();
         if left_out > 0 {
             warn!(reason = why.label(), left_out, "{text}");
@@ -141,104 +162,141 @@ impl Rejections {
 }
 
 /// The cap on pool connections still in their handshake: `max_total` at once, and
-/// `max_per_address` from one source address, so that neither a flood nor a few slow peers
-/// hold every file descriptor (each such connection lives at most `auth_timeout_secs`).
+/// `max_per_source` from one source network ([`Source`]: an IPv4 /24 or an IPv6 /64, since one
+/// host may hold a whole /64), so that neither a flood nor a few slow peers hold every file
+/// descriptor (each such connection lives at most `auth_timeout_secs`).
 ///
-/// When the gate is full, a newcomer from an address holding at least two places fewer than
-/// the address holding most takes the oldest place of that address (which is told to go,
-/// [`Ticket::evicted`]); a newcomer from one of the heaviest addresses is refused. So a flood
-/// from a few addresses only ever evicts its own connections, and an honest client, which
-/// holds one place at a time, gets in and stays in; refusing every newcomer instead would let
-/// a few slow peers lock everyone out. Only a flood from more than `max_total` addresses at
-/// once can still crowd it out. Descriptors held: at most `2 × max_total` (evicted
-/// connections are closed as soon as their task runs; while that many wait, newcomers are
-/// closed at once).
+/// A newcomer is never refused for the others' sake: when its source network already has
+/// `max_per_source` places, it takes that network's oldest place; when the gate is full, it
+/// takes the oldest place of all, whatever its address (the one told to go is
+/// [`Ticket::evicted`]). A handshake takes a round trip, a flood's connections stay silent, so
+/// the oldest place is a flooder's, and an honest client gets in as long as fewer than
+/// `max_total` newcomers (`max_per_source` from its own network) arrive during its handshake:
+/// a flood from any number of addresses only evicts its own connections sooner. Descriptors
+/// held: at most `2 × max_total` (evicted connections are closed as soon as their task runs;
+/// while that many wait, newcomers are closed at once).
 pub struct Gate {
     max_total: usize,
-    max_per_address: usize,
+    max_per_source: usize,
     inner: Mutex<GateState>,
+}
+
+/// The network a connection comes from, as the [`Gate`] counts it: an IPv4 /24, an IPv6 /64
+/// (an IPv4-mapped IPv6 address counts as its IPv4 address).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Source(IpAddr);
+
+impl Source {
+    pub fn of(addr: IpAddr) -> Self {
+        match addr {
+            IpAddr::V4(a) => Self::v4(a),
+            IpAddr::V6(a) => match a.to_ipv4_mapped() {
+                Some(v4) => Self::v4(v4),
+                None => Self(IpAddr::V6((u128::from(a) & !((1u128 << 64) - 1)).into())),
+            },
+        }
+    }
+
+    fn v4(a: std::net::Ipv4Addr) -> Self {
+        Self(IpAddr::V4((u32::from(a) & 0xffff_ff00).into()))
+    }
 }
 
 #[derive(Default)]
 struct GateState {
     /// Places held (evicted ones included until their connection is closed).
     total: usize,
-    /// Places not evicted.
-    waiting: usize,
-    per_address: HashMap<IpAddr, Address>,
+    /// Places not evicted, oldest first (ids grow with arrival).
+    waiting: std::collections::BTreeMap<u64, (Source, Arc<Eviction>)>,
+    /// Places not evicted per source network, oldest first.
+    per_source: HashMap<Source, VecDeque<u64>>,
     next_id: u64,
 }
 
+/// A place's eviction: the signal, and why (`Unauthenticated`: the gate was full;
+/// `UnauthenticatedPerAddress`: its source network was).
 #[derive(Default)]
-struct Address {
-    held: usize,
-    /// Places not evicted, oldest first: (ticket id, its eviction signal).
-    queue: VecDeque<(u64, Arc<Notify>)>,
+struct Eviction {
+    notify: Notify,
+    why: Mutex<Option<Reject>>,
 }
 
 /// A place in the [`Gate`], released when dropped (the handshake ended, either way).
 pub struct Ticket {
     gate: Arc<Gate>,
-    addr: IpAddr,
+    source: Source,
     id: u64,
-    evict: Arc<Notify>,
+    evict: Arc<Eviction>,
 }
 
 impl Ticket {
-    /// Completes when a newcomer took this place: the handshake should be abandoned.
-    pub async fn evicted(&self) {
-        self.evict.notified().await;
+    /// Completes when a newcomer took this place (the handshake should be abandoned), with
+    /// why: the gate or this source network was full.
+    pub async fn evicted(&self) -> Reject {
+        self.evict.notify.notified().await;
+        self.evict
+            .why
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or(Reject::Unauthenticated)
+    }
+}
+
+impl GateState {
+    /// Takes place `id` out of the waiting places and tells it why.
+    fn evict(&mut self, id: u64, why: Reject) {
+        if let Some((source, e)) = self.waiting.remove(&id) {
+            if let Some(q) = self.per_source.get_mut(&source) {
+                q.retain(|&i| i != id);
+                if q.is_empty() {
+                    self.per_source.remove(&source);
+                }
+            }
+            *e.why.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
+            e.notify.notify_one();
+        }
     }
 }
 
 impl Gate {
-    pub fn new(max_total: usize, max_per_address: usize) -> Arc<Self> {
+    pub fn new(max_total: usize, max_per_source: usize) -> Arc<Self> {
         Arc::new(Self {
             max_total,
-            max_per_address,
+            max_per_source,
             inner: Mutex::new(GateState::default()),
         })
     }
 
-    /// A place for a new connection from `addr`, or why there is none.
+    /// A place for a new connection from `addr`, or why there is none (only while as many
+    /// evicted connections as `max_total` are still to be closed). O(log n +
+    /// `max_per_source`).
     pub fn enter(self: &Arc<Self>, addr: IpAddr) -> Result<Ticket, Reject> {
+        let source = Source::of(addr);
         let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let mine = g.per_address.get(&addr).map_or(0, |a| a.held);
-        if mine >= self.max_per_address {
-            return Err(Reject::UnauthenticatedPerAddress);
-        }
         // Evicted connections close as soon as their task runs; until then they count, and
         // never more than `max_total` of them.
         if g.total >= 2 * self.max_total {
             return Err(Reject::Unauthenticated);
         }
-        if g.waiting >= self.max_total {
-            let heaviest = g
-                .per_address
-                .iter_mut()
-                .filter(|(_, a)| !a.queue.is_empty())
-                .max_by_key(|(_, a)| a.queue.len())
-                .map(|(_, a)| a);
-            // Only if the newcomer's address stays lighter than the one it takes from.
-            let Some(heaviest) = heaviest.filter(|a| a.queue.len() > mine + 1) else {
-                return Err(Reject::Unauthenticated);
-            };
-            if let Some((_, evict)) = heaviest.queue.pop_front() {
-                evict.notify_one();
-                g.waiting -= 1;
+        let mine = g.per_source.get(&source).map_or(0, VecDeque::len);
+        if mine >= self.max_per_source {
+            if let Some(&oldest) = g.per_source.get(&source).and_then(VecDeque::front) {
+                g.evict(oldest, Reject::UnauthenticatedPerAddress);
+            }
+        } else if g.waiting.len() >= self.max_total {
+            if let Some(&oldest) = g.waiting.keys().next() {
+                g.evict(oldest, Reject::Unauthenticated);
             }
         }
         let id = g.next_id;
         g.next_id += 1;
         g.total += 1;
-        g.waiting += 1;
-        let evict = Arc::new(Notify::new());
-        let a = g.per_address.entry(addr).or_default();
-        a.held += 1;
-        a.queue.push_back((id, evict.clone()));
+        let evict = Arc::new(Eviction::default());
+        g.waiting.insert(id, (source, evict.clone()));
+        g.per_source.entry(source).or_default().push_back(id);
         Ok(Ticket {
             gate: self.clone(),
-            addr,
+            source,
             id,
             evict,
         })
@@ -254,19 +312,13 @@ impl Drop for Ticket {
     fn drop(&mut self) {
         let mut g = self.gate.inner.lock().unwrap_or_else(|e| e.into_inner());
         g.total -= 1;
-        let Some(a) = g.per_address.get_mut(&self.addr) else {
-            return;
-        };
-        a.held -= 1;
-        let was_waiting = match a.queue.iter().position(|(id, _)| *id == self.id) {
-            Some(i) => a.queue.remove(i).is_some(),
-            None => false,
-        };
-        if a.held == 0 {
-            g.per_address.remove(&self.addr);
-        }
-        if was_waiting {
-            g.waiting -= 1;
+        if g.waiting.remove(&self.id).is_some() {
+            if let Some(q) = g.per_source.get_mut(&self.source) {
+                q.retain(|&i| i != self.id);
+                if q.is_empty() {
+                    g.per_source.remove(&self.source);
+                }
+            }
         }
     }
 }
@@ -349,43 +401,63 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn the_gate_caps_per_address_and_evicts_from_the_heaviest_address() {
-        use futures_poll::ready_now;
+    async fn the_gate_evicts_the_oldest_of_a_full_network_then_the_oldest_of_all() {
+        use futures_poll::evicted_now;
         let g = Gate::new(4, 3);
-        let ip = |i: u8| IpAddr::from([10, 0, 0, i]);
-        let a1 = g.enter(ip(1)).unwrap();
-        let a2 = g.enter(ip(1)).unwrap();
-        let a3 = g.enter(ip(1)).unwrap();
+        let ip = |a: u8, b: u8| IpAddr::from([10, 0, a, b]);
+        // Three places from one /24 (any host in it): the fourth takes the network's oldest.
+        let a1 = g.enter(ip(1, 1)).unwrap();
+        let a2 = g.enter(ip(1, 2)).unwrap();
+        let a3 = g.enter(ip(1, 3)).unwrap();
+        let a4 = g.enter(ip(1, 4)).unwrap();
         assert_eq!(
-            g.enter(ip(1)).err(),
+            evicted_now(&a1).await,
             Some(Reject::UnauthenticatedPerAddress)
         );
-        let b1 = g.enter(ip(2)).unwrap();
-        // Full: a newcomer from a light address takes the heaviest address's oldest place.
-        let c1 = g.enter(ip(3)).unwrap();
-        assert!(ready_now(a1.evicted()).await);
-        assert!(!ready_now(b1.evicted()).await);
-        let d1 = g.enter(ip(4)).unwrap();
-        assert!(ready_now(a2.evicted()).await);
-        // Now every address holds one place: a newcomer from a fifth is refused, and no
-        // one-place address is evicted for one from an address that already has one.
-        assert_eq!(g.enter(ip(5)).err(), Some(Reject::Unauthenticated));
-        assert_eq!(g.enter(ip(2)).err(), Some(Reject::Unauthenticated));
-        for t in [&a3, &b1, &c1, &d1] {
-            assert!(!ready_now(t.evicted()).await);
+        assert_eq!(evicted_now(&a2).await, None);
+        // Full (a2, a3, a4 and b1): a newcomer from any network takes the oldest place of
+        // all, whatever its address.
+        let b1 = g.enter(ip(2, 1)).unwrap();
+        let c1 = g.enter(ip(3, 1)).unwrap();
+        assert_eq!(evicted_now(&a2).await, Some(Reject::Unauthenticated));
+        let c2 = g.enter(ip(3, 2)).unwrap();
+        assert_eq!(evicted_now(&a3).await, Some(Reject::Unauthenticated));
+        for t in [&a4, &b1, &c1, &c2] {
+            assert_eq!(evicted_now(t).await, None);
         }
-        drop((a1, a2));
+        // Evicted places count until their connection closes, at most as many as the gate.
+        assert_eq!(g.occupied(), 7);
+        let d1 = g.enter(ip(4, 1)).unwrap();
+        assert_eq!(evicted_now(&a4).await, Some(Reject::Unauthenticated));
+        assert_eq!(g.enter(ip(5, 1)).err(), Some(Reject::Unauthenticated));
+        drop((a1, a2, a3, a4));
         assert_eq!(g.occupied(), 4);
-        drop(b1);
-        assert!(g.enter(ip(5)).is_ok(), "a freed place is taken");
+        // A place freed is taken without eviction.
+        drop(d1);
+        let e1 = g.enter(ip(5, 1)).unwrap();
+        for t in [&b1, &c1, &c2, &e1] {
+            assert_eq!(evicted_now(t).await, None);
+        }
+    }
+
+    #[test]
+    fn sources_are_ipv4_slash_24_and_ipv6_slash_64_networks() {
+        let s = |a: &str| Source::of(a.parse().unwrap());
+        assert_eq!(s("192.0.2.1"), s("192.0.2.254"));
+        assert_ne!(s("192.0.2.1"), s("192.0.3.1"));
+        assert_eq!(s("2001:db8:1:2::1"), s("2001:db8:1:2:ffff::9"));
+        assert_ne!(s("2001:db8:1:2::1"), s("2001:db8:1:3::1"));
+        assert_eq!(s("::ffff:192.0.2.7"), s("192.0.2.1"));
     }
 
     /// Whether a future is ready at its first poll.
     mod futures_poll {
-        pub async fn ready_now(f: impl std::future::Future<Output = ()>) -> bool {
-            tokio::time::timeout(std::time::Duration::ZERO, f)
+        use super::super::{Reject, Ticket};
+        /// Why the ticket was evicted, if it was.
+        pub async fn evicted_now(t: &Ticket) -> Option<Reject> {
+            tokio::time::timeout(std::time::Duration::ZERO, t.evicted())
                 .await
-                .is_ok()
+                .ok()
         }
     }
 

@@ -17,8 +17,13 @@ use tracing::info;
 use crate::engine::Engine;
 use crate::limits::{self, Budget, Gate, Reject, Rejections};
 
-/// Requests the metrics endpoint serves at once; beyond, a new connection is closed at once.
+/// Connections the metrics endpoint waits on for a request at once, and answers at once;
+/// beyond, a newcomer evicts the one waiting longest for its request (a [`Gate`], as for pool
+/// handshakes), so idle sockets cannot lock scrapers out.
 pub const METRICS_CONNECTIONS: usize = 16;
+
+/// Of [`METRICS_CONNECTIONS`], those from one source network (an IPv4 /24, an IPv6 /64).
+pub const METRICS_PER_SOURCE: usize = 8;
 
 /// Time a metrics client has to send its request, and then to take the whole answer.
 pub const METRICS_TIMEOUT: Duration = Duration::from_secs(2);
@@ -446,32 +451,73 @@ impl Registry {
         Ok(Some(bound))
     }
 
-    /// Answers every request on `listener` with the current values, at most
-    /// [`METRICS_CONNECTIONS`] at once, each within [`METRICS_TIMEOUT`] to ask and as much to
-    /// take the answer. It survives every error: a failed `accept` pauses the loop
-    /// ([`limits::accept_failed`]).
+    /// Answers every request on `listener` with the current values. A connection whose request
+    /// is there when it is accepted (a scraper sends it with its connection) is answered at
+    /// once; a silent one waits in a [`Gate`] of [`METRICS_CONNECTIONS`] places
+    /// ([`METRICS_PER_SOURCE`] from one network; a newcomer evicts the one silent longest), so
+    /// idle sockets, however fast they come back, only evict each other. Each has
+    /// [`METRICS_TIMEOUT`] to ask, as much to wait for one of [`METRICS_CONNECTIONS`] answers
+    /// at once, and as much to take it. It survives every error: a failed `accept` pauses the
+    /// loop ([`limits::accept_failed`]).
     async fn serve(self, listener: TcpListener) {
-        let slots = Arc::new(tokio::sync::Semaphore::new(METRICS_CONNECTIONS));
+        let gate = Gate::new(METRICS_CONNECTIONS, METRICS_PER_SOURCE);
+        let answers = Arc::new(tokio::sync::Semaphore::new(METRICS_CONNECTIONS));
         loop {
-            let mut sock = match listener.accept().await {
-                Ok((sock, _)) => sock,
+            let (mut sock, peer) = match listener.accept().await {
+                Ok(x) => x,
                 Err(e) => {
                     limits::accept_failed(&self.rejections, "metrics endpoint", e).await;
                     continue;
                 }
             };
-            let Ok(slot) = slots.clone().try_acquire_owned() else {
-                self.rejections.record(Reject::MetricsConnections, || {
-                    format!("metrics endpoint: {METRICS_CONNECTIONS} requests already in progress; closing a new one")
-                });
-                continue;
+            let mut probe = [std::mem::MaybeUninit::<u8>::uninit(); 1];
+            let asked = matches!(socket2::SockRef::from(&sock).peek(&mut probe), Ok(n) if n > 0);
+            let ticket = if asked {
+                None
+            } else {
+                match gate.enter(peer.ip()) {
+                    Ok(t) => Some(t),
+                    Err(_) => {
+                        self.rejections.record(Reject::MetricsConnections, || {
+                            format!(
+                                "metrics endpoint: {} connections still to be closed; closing a new one",
+                                METRICS_CONNECTIONS
+                            )
+                        });
+                        continue;
+                    }
+                }
             };
             let reg = self.clone();
+            let answers = answers.clone();
             tokio::spawn(async move {
-                let _slot = slot;
-                // Read (and ignore) the request head, at most 8 KiB.
+                // Read (and ignore) the request head, at most 8 KiB; a newer connection may
+                // take a silent one's place meanwhile.
                 let mut buf = vec![0u8; 8192];
-                let _ = tokio::time::timeout(METRICS_TIMEOUT, sock.read(&mut buf)).await;
+                let evicted = async {
+                    match &ticket {
+                        Some(t) => t.evicted().await,
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::select! {
+                    _ = tokio::time::timeout(METRICS_TIMEOUT, sock.read(&mut buf)) => {}
+                    _ = evicted => {
+                        reg.rejections.record(Reject::MetricsConnections, || {
+                            format!("metrics endpoint: {peer}: no request while newer connections waited; closed")
+                        });
+                        return;
+                    }
+                }
+                drop((buf, ticket));
+                let Ok(Ok(_answering)) =
+                    tokio::time::timeout(METRICS_TIMEOUT, answers.acquire_owned()).await
+                else {
+                    reg.rejections.record(Reject::MetricsConnections, || {
+                        format!("metrics endpoint: {peer}: {METRICS_CONNECTIONS} answers in progress for {} s; closed", METRICS_TIMEOUT.as_secs())
+                    });
+                    return;
+                };
                 let body = reg.render();
                 let head = format!(
                     "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",

@@ -5,9 +5,10 @@
 //! hex characters for 32 bytes; white space around it is ignored). Its bytes are the HMAC key
 //! of the handshake and the input of the record keys' derivation (`record.rs`). Keys that are
 //! visibly not random are refused: the example configurations' placeholder, repeated bytes or
-//! patterns, arithmetic sequences, too few distinct bytes. A key file that its group or others
-//! may read is refused, as ssh refuses such a private key file; so is a configuration file
-//! holding the key inline (`key = "..."`) that they may read (`config.rs`).
+//! patterns, arithmetic sequences, too few distinct bytes, text written as hex (every byte
+//! printable ASCII). A key file that its group or others may read is refused, as ssh refuses
+//! such a private key file; so is a configuration file holding the key inline (`key = "..."`)
+//! that they may read (`config.rs`).
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -67,10 +68,19 @@ fn hex_digit(b: u8) -> u8 {
     }
 }
 
-/// Why `key` is visibly not random, if it is. Each test refuses a random 32-byte key with a
-/// probability far below 2^-100.
+/// Why `key` is visibly not random, if it is. Each test but the first refuses a random 32-byte
+/// key with a probability far below 2^-100; the first, (95/256)^32 < 2^-45 (and `keygen` draws
+/// again then).
 fn weakness(key: &[u8]) -> Option<String> {
     let n = key.len();
+    // Text written as hex (a passphrase): each byte printable ASCII. Such a key has a small
+    // fraction of a random key's entropy, and a client proves the key first, so a fake server
+    // could guess it offline from one handshake.
+    if key.iter().all(|b| (0x20..=0x7e).contains(b)) {
+        return Some(
+            "every byte is printable ASCII: text written as hex, not random bytes".to_string(),
+        );
+    }
     // A repeated pattern: byte i equals byte i + p for every i (p = 1: one repeated byte).
     if let Some(p) = (1..=n / 2).find(|&p| (0..n - p).all(|i| key[i] == key[i + p])) {
         return Some(if p == 1 {
@@ -141,10 +151,14 @@ pub(crate) fn check_private(_: &std::fs::File, _: &Path, _: &str) -> Result<()> 
 /// as hex.
 pub fn generate() -> Result<String> {
     let mut k = [0u8; MIN_KEY_BYTES];
-    rand::rngs::OsRng
-        .try_fill_bytes(&mut k)
-        .context("the operating system's random number generator failed")?;
-    Ok(k.iter().map(|b| format!("{b:02x}")).collect())
+    loop {
+        rand::rngs::OsRng
+            .try_fill_bytes(&mut k)
+            .context("the operating system's random number generator failed")?;
+        if weakness(&k).is_none() {
+            return Ok(k.iter().map(|b| format!("{b:02x}")).collect());
+        }
+    }
 }
 
 /// Writes a new key to `path` (which must not exist), readable by its owner only (0600).
@@ -200,6 +214,13 @@ mod tests {
             ("g".repeat(64), "hex digits"),
             (format!("{}a", generate().unwrap()), "hex digits"),
             ("0".repeat(2000), "more than"),
+            (
+                b"correct horse battery staple 42!"
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect(),
+                "printable ASCII",
+            ),
         ];
         for (key, want) in cases {
             let msg = format!("{:#}", parse(&key).expect_err(want));

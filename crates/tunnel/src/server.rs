@@ -219,9 +219,7 @@ pub async fn start(cfg: ServerConfig, key: &[u8]) -> Result<ServerHandle> {
                     tokio::spawn(serve_conn(pp.clone(), stream, peer, ticket));
                 }
                 Err(why) => rejections.record(why, || {
-                    format!(
-                        "{peer}: too many connections from this address in their handshake; closed"
-                    )
+                    format!("{peer}: too many connections in their handshake; closed")
                 }),
             }
         }
@@ -249,9 +247,13 @@ async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr, tic
     }
     let handshake = tokio::select! {
         r = net::server_handshake(&mut stream, &p.key, cfg.auth_timeout()) => r,
-        _ = ticket.evicted() => {
-            rejections.record(Reject::Unauthenticated, || {
-                format!("{peer}: handshake abandoned: {} newer connections waiting", cfg.max_unauthenticated)
+        why = ticket.evicted() => {
+            rejections.record(why, || {
+                let (n, from) = match why {
+                    Reject::UnauthenticatedPerAddress => (cfg.max_unauthenticated_per_address, " from its network"),
+                    _ => (cfg.max_unauthenticated, ""),
+                };
+                format!("{peer}: handshake abandoned: {n} newer connections{from} in their handshake")
             });
             return;
         }
@@ -306,13 +308,9 @@ fn admit(
     let engine = match sessions.get(&auth.session) {
         Some(e) => e.clone(),
         None => {
-            // Only sessions with a live pool connection count: one whose client is gone
-            // expires on its own (`session_timeout_secs`).
-            let live = sessions
-                .values()
-                .filter(|e| e.live_connections() > 0)
-                .count();
-            if live >= cfg.max_sessions || p.registry.over_budget() {
+            // Every session counts until it is forgotten (`session_timeout_secs` after its last
+            // live connection): sessions opened and left cannot pile up beyond the cap.
+            if sessions.len() >= cfg.max_sessions || p.registry.over_budget() {
                 return Err(Refusal::TooManySessions);
             }
             let core = cfg
@@ -327,7 +325,9 @@ fn admit(
                 .iter()
                 .map(|b| format!("{b:02x}"))
                 .collect();
-            info!(session = %label, "new client session");
+            if let Some(left_out) = p.registry.rejections.churn.allow() {
+                info!(session = %label, left_out, "new client session");
+            }
             let e = Engine::new(core, Box::new(ServerRole(p.clone())), label);
             e.start_timers();
             e.set_rejections(p.registry.rejections.clone());
@@ -401,7 +401,9 @@ async fn expire_when_orphaned(p: Arc<Params>, id: SessionId, engine: Arc<Engine>
         drop(sessions);
         let flows = engine.active_flows();
         if flows > 0 {
-            warn!(session = %engine.label, flows, "no pool connection for {} s: resetting the session's flows", timeout.as_secs());
+            if let Some(left_out) = p.registry.rejections.churn.allow() {
+                warn!(session = %engine.label, flows, left_out, "no pool connection for {} s: resetting the session's flows", timeout.as_secs());
+            }
         } else {
             debug!(session = %engine.label, "idle session forgotten");
         }

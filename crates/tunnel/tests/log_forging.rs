@@ -47,7 +47,7 @@ async fn peer_strings_cannot_forge_lines_and_rejections_do_not_flood_the_log() {
     }
     let took = legit_flow.await.unwrap();
     // Every garbage connection is refused (and counted) once the server read it.
-    // (Some may meet the cap on connections in their handshake from one address instead.)
+    // (Some may be evicted by newer ones from the same network while in their handshake.)
     let refused =
         || srv.rejected(Reject::Handshake) + srv.rejected(Reject::UnauthenticatedPerAddress);
     while refused() < GARBAGE || srv.rejected(Reject::UnknownRoute) < 1 {
