@@ -373,6 +373,7 @@ impl Session {
                 }
             }
         });
+        let mut completed = None;
         if a.fin && !f.fin_acked {
             if !f.send.finished || a.received != f.send.written {
                 return Err(ProtocolError::AckOfUnsentFin { flow: a.flow });
@@ -382,6 +383,7 @@ impl Session {
                 self.settled.push(c);
             }
             f.fin = Delivery::Confirmed;
+            completed = Some(f.send.written);
         }
         let owner = f.owner();
         if skipped > 0 {
@@ -391,6 +393,9 @@ impl Session {
             self.clamp_virtual_queues(owner);
         }
         self.refresh(a.flow);
+        if let Some(size) = completed {
+            self.learn_size(a.flow, size);
+        }
         self.check_writable(a.flow);
         // Acknowledged data may let a connection say Done.
         self.settled.extend(owner);

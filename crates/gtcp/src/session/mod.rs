@@ -63,7 +63,7 @@ use bytes::Bytes;
 use crate::conn::{Conn, ConnCounters};
 use crate::flow::{Delivery, Flow, Ownership};
 use crate::ids::{ConnId, FlowId};
-use crate::policy::{Policy, SchedQueue};
+use crate::policy::{LearnedSizes, Policy, SchedQueue};
 use crate::wire::Frame;
 use ledger::Ledger;
 
@@ -124,6 +124,8 @@ pub struct Session {
     closed_flows: usize,
     conns: BTreeMap<ConnId, Conn>,
     sched: SchedQueue,
+    /// Sizes of the completed flows per route (bounded), for `gittins`, `auto` and `mu`.
+    learned: LearnedSizes,
     events: VecDeque<Event>,
     /// Flows with an acknowledgement, end or reset to send (any connection may carry them).
     ctrl: VecDeque<FlowId>,
@@ -174,6 +176,7 @@ impl Session {
             closed_flows: 0,
             conns: BTreeMap::new(),
             sched: SchedQueue::default(),
+            learned: LearnedSizes::default(),
             events: VecDeque::new(),
             ctrl: VecDeque::new(),
             stale: VecDeque::new(),
@@ -208,6 +211,11 @@ impl Session {
 
     pub fn policy(&self) -> Policy {
         self.config.policy
+    }
+
+    /// The flow sizes learned per route from the flows this side completed sending.
+    pub fn learned_sizes(&self) -> &LearnedSizes {
+        &self.learned
     }
 
     /// The next thing the driver should act on.
@@ -934,7 +942,14 @@ impl Session {
             return;
         };
         let ready = f.reset_code.is_none() && f.send.ready();
-        let key = ready.then(|| self.config.policy.key(&f.state()));
+        let policy = self.config.policy;
+        let key = ready.then(|| {
+            if policy.learns() {
+                policy.key_on(&f.state(), &self.learned.view(f.route.as_deref()))
+            } else {
+                policy.key(&f.state())
+            }
+        });
         if key == f.key {
             return;
         }
@@ -948,6 +963,32 @@ impl Session {
                 for c in std::mem::take(&mut self.starved) {
                     self.wake(c);
                 }
+            }
+        }
+    }
+
+    /// Our direction of flow `id` completed with `size` bytes: its route's learned sizes take
+    /// it, and if that moved any key (a rebuilt Gittins index, a new μ-rule rank) every ready
+    /// flow is keyed again — once per [`REBUILD_EVERY`](crate::policy::learned::REBUILD_EVERY)
+    /// completions on a route, O(n log n) in the ready flows.
+    pub(crate) fn learn_size(&mut self, id: FlowId, size: u64) {
+        let Some(f) = self.flows.get(&id) else {
+            return;
+        };
+        let policy = self.config.policy;
+        if self
+            .learned
+            .record(f.route.as_deref(), size, policy.uses_index())
+            && policy.learns()
+        {
+            let ready: Vec<FlowId> = self
+                .flows
+                .iter()
+                .filter(|(_, f)| f.key.is_some())
+                .map(|(&id, _)| id)
+                .collect();
+            for id in ready {
+                self.refresh(id);
             }
         }
     }
