@@ -63,14 +63,23 @@ pub fn bin_of(size: u64) -> usize {
     if size < (1 << FIRST_EDGE_LOG2) {
         return 0;
     }
-    // floor(log2(size) * BINS_PER_OCTAVE), exact on the octave, by the float log inside it.
+    // floor(log2(size) * BINS_PER_OCTAVE): the octave exactly, the bin inside it by the log.
     let octave = 63 - size.leading_zeros();
     if octave >= LAST_EDGE_LOG2 {
         return BINS - 1;
     }
     let frac = (size as f64 / (1u64 << octave) as f64).log2();
     let sub = ((frac * f64::from(BINS_PER_OCTAVE)) as u32).min(BINS_PER_OCTAVE - 1);
-    1 + ((octave - FIRST_EDGE_LOG2) * BINS_PER_OCTAVE + sub) as usize
+    let mut b = 1 + ((octave - FIRST_EDGE_LOG2) * BINS_PER_OCTAVE + sub) as usize;
+    // The float log may land one bin off at an edge: the bin is the last whose lower edge is
+    // at most `size`, exactly as `lower_edge` says.
+    let s = size as f64;
+    if b + 1 < BINS && s >= lower_edge(b + 1) {
+        b += 1;
+    } else if s < lower_edge(b) {
+        b -= 1;
+    }
+    b
 }
 
 /// Lower edge of bin `i` in bytes (0 for bin 0).
@@ -183,6 +192,29 @@ impl SizeHistogram {
         }
     }
 
+    /// The histogram of a known distribution with distribution function `cdf` (bytes), as if
+    /// [`HORIZON_FLOWS`] flows had been recorded: each bin holds its probability; the overflow
+    /// bin's flows are taken at twice its lower edge.
+    pub fn from_cdf(cdf: impl Fn(f64) -> f64) -> Self {
+        let mut h = SizeHistogram::default();
+        for i in 0..BINS {
+            let hi = if i + 1 < BINS {
+                cdf(lower_edge(i + 1))
+            } else {
+                1.0
+            };
+            let p = (hi - cdf(lower_edge(i))).max(0.0) * HORIZON_FLOWS;
+            h.weight[i] = p;
+            h.sum[i] = p * if i + 1 < BINS {
+                0.5 * (lower_edge(i) + lower_edge(i + 1))
+            } else {
+                2.0 * lower_edge(i)
+            };
+        }
+        h.completed = HORIZON_FLOWS as u64;
+        h
+    }
+
     /// The Gittins index of this distribution, or `None` before any completion.
     pub fn gittins(&self) -> Option<GittinsIndex> {
         GittinsIndex::new(self)
@@ -264,8 +296,9 @@ impl GittinsIndex {
     }
 
     /// Effective remaining bytes of a flow of unknown size that has sent `attained` bytes:
-    /// `1 / G(attained)`, rounded up. A flow larger than every learned size gets its attained
-    /// service (heavy tails: the longer a flow has lasted, the longer it is expected to last).
+    /// `1 / G(attained)`, rounded up. A flow larger than every learned size gets `u64::MAX`:
+    /// it goes after every flow the estimate covers (first come, first served among such
+    /// flows, by the arrival order in the key).
     pub fn effective_remaining(&self, attained: u64) -> u64 {
         let a = attained as f64;
         let bin = bin_of(attained);
@@ -278,7 +311,7 @@ impl GittinsIndex {
                     v.ceil() as u64
                 }
             }
-            _ => attained.max(1),
+            _ => u64::MAX,
         }
     }
 }
@@ -379,6 +412,21 @@ impl LearnedSizes {
             r.rank = rank_of(shrunk(&r.hist));
         }
         self.default_rank = rank_of(pooled);
+    }
+
+    /// Sets `route`'s distribution to a known one (e.g. [`SizeHistogram::from_cdf`]), its index
+    /// built: for experiments that compare learning with knowing.
+    pub fn set_known(&mut self, route: &str, hist: SizeHistogram) {
+        let bound = self.routes.len() < MAX_LEARNED_ROUTES;
+        let r = if bound || self.routes.contains_key(route) {
+            self.routes.entry(route.to_owned()).or_default()
+        } else {
+            &mut self.others
+        };
+        r.built_at = hist.completed();
+        r.index = hist.gittins();
+        r.hist = hist;
+        self.rank();
     }
 
     /// What a policy knows of `route`.
