@@ -50,6 +50,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(testbed_nonintrusive),
     entry!(table2_buffers),
     entry!(ns3_crosscheck),
+    entry!(gittins_sweep),
 ];
 
 pub(crate) fn find(name: &str) -> Option<&'static Entry> {

@@ -21,6 +21,7 @@ pub mod fig7;
 pub mod fig8;
 pub mod fig9;
 pub mod fluid_table2;
+pub mod gittins_sweep;
 pub mod nonintrusive;
 pub mod ns3_crosscheck;
 pub(crate) mod repeats;
