@@ -80,8 +80,8 @@ impl DriverKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GtcpConfig {
-    /// Scheduling policy: `tcp`, `srpt`, `las`, `fair`, `psps`, `psps:BYTES`,
-    /// `priority[:INNER]` (the core's names, [`gtcp::Policy`]).
+    /// Scheduling policy: `tcp`, `srpt`, `las`, `fair`, `psps`, `psps:BYTES`, `gittins`,
+    /// `auto[:fair]`, `priority[:INNER]`, `mu[:INNER]` (the core's names, [`gtcp::Policy`]).
     pub policy: String,
     /// `schedtcp`: largest payload of one data frame (the core's `chunk`).
     pub chunk: u32,
