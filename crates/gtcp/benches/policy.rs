@@ -8,9 +8,8 @@
 //!   Under the policies that learn sizes (`gittins`, `auto`, `mu:srpt`) the key is
 //!   [`Policy::key_on`] with the flow's route looked up in a [`LearnedSizes`] trained on the
 //!   same size distribution (four routes, one per class, route `c` trained on sizes × 2^c so
-//!   the μ-rule ranks them); under
-//!   `gittins` and `auto` every flow's size is unknown to the policy, so each key is a
-//!   Gittins index look-up.
+//!   the μ-rule ranks them); under `gittins` and `auto` every flow's size is unknown to the
+//!   policy, so each key is a Gittins index look-up.
 //! * `poll_transmit/<policy>/<n>` — the whole [`Session::poll_transmit`] of one 16 KiB chunk on
 //!   an opener session with `n` flows, each with its own connection and bytes ready. Only the
 //!   `poll_transmit` call is timed; between calls (untimed) the served flow is acknowledged and
