@@ -8,7 +8,8 @@
 //! * [`mg1`] — a single link of capacity `C` under PS (plain TCP), LAS, PS+PS (RuN2C),
 //!   SRPT, FSP (serve the flow that would finish first under PS — gtcp's `fair`) and FCFS.
 //!   Between events every rate is constant, so completion times are computed exactly (no
-//!   time stepping).
+//!   time stepping). [`mg1::simulate_keyed`] runs gtcp's own size-learning policies (the
+//!   Gittins index policy, the μ-rule) with their sizes learned online or known.
 //! * [`compare`] — per-flow comparison against a reference policy (paper 000, Table 2).
 //! * [`bg`] — paper 004's model: short TCP flows, `k` long flows and a background
 //!   aggregate under the threshold policy, the implementable policy, wTCP, or access control

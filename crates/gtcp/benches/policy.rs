@@ -5,6 +5,11 @@
 //!   service), and its remove + insert; under `fair` also the re-key of the flow owning the
 //!   connection that carried the chunk (its virtual remaining shrank). A flow whose transfer
 //!   is done is replaced by a fresh one, so the queue always holds exactly `n` ready flows.
+//!   Under the policies that learn sizes (`gittins`, `auto`, `mu:srpt`) the key is
+//!   [`Policy::key_on`] with the flow's route looked up in a [`LearnedSizes`] trained on the
+//!   same size distribution (four routes, one per class, route `c` trained on sizes × 2^c so
+//!   the μ-rule ranks them); under `gittins` and `auto` every flow's size is unknown to the
+//!   policy, so each key is a Gittins index look-up.
 //! * `poll_transmit/<policy>/<n>` — the whole [`Session::poll_transmit`] of one 16 KiB chunk on
 //!   an opener session with `n` flows, each with its own connection and bytes ready. Only the
 //!   `poll_transmit` call is timed; between calls (untimed) the served flow is acknowledged and
@@ -22,11 +27,22 @@ use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use gtcp::policy::{FlowState, SchedQueue, SortKey};
+use gtcp::policy::{FlowState, LearnedSizes, SchedQueue, SortKey};
 use gtcp::wire::{AckFrame, Frame, OpenFrame, DATA_HEADER_LEN};
 use gtcp::{Config, ConnId, FlowId, Policy, Role, Session};
 
-const POLICIES: [&str; 5] = ["srpt", "las", "fair", "psps", "priority:srpt"];
+const POLICIES: [&str; 8] = [
+    "srpt",
+    "las",
+    "fair",
+    "psps",
+    "priority:srpt",
+    "gittins",
+    "auto",
+    "mu:srpt",
+];
+/// Route of a flow of class `c` in the decision bench.
+const ROUTES: [&str; 4] = ["r0", "r1", "r2", "r3"];
 const SIZES: [usize; 3] = [10, 1_000, 10_000];
 /// Bytes of service per decision: the default chunk.
 const CHUNK: u64 = 16 * 1024;
@@ -57,6 +73,9 @@ struct QueueRig {
     queue: SchedQueue,
     states: Vec<FlowState>,
     keys: Vec<SortKey>,
+    /// Each flow's size (the policy may not know it).
+    sizes: Vec<u64>,
+    learned: LearnedSizes,
     arrivals: u64,
     turn: u64,
     /// Round robin over the connections that become ready (connection i is owned by flow i).
@@ -71,17 +90,27 @@ impl QueueRig {
             queue: SchedQueue::default(),
             states: Vec::with_capacity(n),
             keys: Vec::with_capacity(n),
+            sizes: Vec::with_capacity(n),
+            learned: LearnedSizes::default(),
             arrivals: 0,
             turn: 0,
             next_conn: 0,
             rng: Rng(n as u64 ^ 0x5eed),
         };
+        let mut train = Rng(0x1ea2);
+        for i in 0..4096 {
+            let class = i % ROUTES.len();
+            let size = train.size() << class;
+            rig.learned
+                .record(Some(ROUTES[class]), size, policy.uses_index());
+        }
         for i in 0..n {
-            let st = rig.fresh();
-            let key = policy.key(&st);
+            let (st, size) = rig.fresh();
+            let key = rig.key(&st);
             rig.queue.insert(key, id(i));
             rig.states.push(st);
             rig.keys.push(key);
+            rig.sizes.push(size);
         }
         // Some history, so the keys are spread as in a busy session.
         for _ in 0..4 * n {
@@ -90,18 +119,30 @@ impl QueueRig {
         rig
     }
 
-    fn fresh(&mut self) -> FlowState {
+    fn fresh(&mut self) -> (FlowState, u64) {
         self.arrivals += 1;
-        FlowState {
+        let class = (self.rng.next() % 4) as u8;
+        let size = self.rng.size();
+        let st = FlowState {
             arrival: self.arrivals,
-            class: (self.rng.next() % 4) as u8,
-            known_end: Some(self.rng.size()),
+            class,
+            known_end: (!self.policy.uses_index()).then_some(size),
             ..FlowState::default()
+        };
+        (st, size)
+    }
+
+    fn key(&self, st: &FlowState) -> SortKey {
+        if self.policy.learns() {
+            let view = self.learned.view(Some(ROUTES[usize::from(st.class)]));
+            self.policy.key_on(st, &view)
+        } else {
+            self.policy.key(st)
         }
     }
 
     fn rekey(&mut self, i: usize) {
-        let key = self.policy.key(&self.states[i]);
+        let key = self.key(&self.states[i]);
         if key != self.keys[i] {
             self.queue.remove(self.keys[i], id(i));
             self.queue.insert(key, id(i));
@@ -119,9 +160,9 @@ impl QueueRig {
         let st = &mut self.states[j];
         st.sent += CHUNK;
         st.turn = self.turn;
-        if st.sent >= st.known_end.unwrap_or(u64::MAX) {
+        if st.sent >= self.sizes[j] {
             // Done: a new flow takes its place.
-            self.states[j] = self.fresh();
+            (self.states[j], self.sizes[j]) = self.fresh();
         }
         self.rekey(j);
         self.states[o].virtual_sent += CHUNK;

@@ -14,8 +14,9 @@
 //! * [`Session`] — one end of a session: flows, pool connections, their virtual queues
 //!   (Algorithm 4), reassembly, per-flow credit, delivery acknowledgements and re-sending what a
 //!   dead connection carried.
-//! * [`policy`] — `tcp`, `srpt`, `las`, `fair`, `psps` (RuN2C) and `priority`, each a sort key
-//!   over per-flow state.
+//! * [`policy`] — `tcp`, `srpt`, `las`, `fair`, `psps` (RuN2C), `priority`, and on sizes
+//!   learned per route `gittins`, `auto` and `mu` (the μ-rule), each a sort key over per-flow
+//!   state.
 //! * [`wire`] — the handshake and the frames; decoding never panics and caps every length.
 //! * [`size`] — size knowledge from HTTP/1.1 `Content-Length`.
 //! * [`driver`] — the contract every driver honours ([`DriverProfile`]): when to poll, how much,

@@ -3,6 +3,7 @@
 //! exactly its own flow's bytes (plus what it adopted from dead ones), and everything closes.
 
 use gtcp::pair::{payload, FlowSpec, Pair};
+use gtcp::policy::Classes;
 use gtcp::{Config, Order, Policy};
 use proptest::prelude::*;
 
@@ -15,7 +16,13 @@ fn policy() -> impl Strategy<Value = Policy> {
         Just(Policy::new(Order::Psps { threshold: 30_000 })),
         Just(Policy {
             order: Order::Srpt,
-            classes: true
+            classes: Classes::Static
+        }),
+        Just(Policy::new(Order::Gittins)),
+        Just(Policy::new(Order::Auto { fair: true })),
+        Just(Policy {
+            order: Order::Las,
+            classes: Classes::Mu
         }),
     ]
 }

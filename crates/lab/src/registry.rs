@@ -63,6 +63,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(project::testbed_nonintrusive),
     entry!(project::table2_buffers),
     entry!(project::ns3_crosscheck),
+    entry!(project::gittins_sweep),
 ];
 
 pub(crate) fn find(name: &str) -> Option<&'static Entry> {

@@ -287,6 +287,38 @@ impl Registry {
             "gauge",
             per(|c| c.send_buffered_bytes),
         );
+        // Flow sizes learned per route (gtcp::policy::learned); route "" = the shared estimate.
+        let learned: Vec<(String, u64, f64)> = engines
+            .iter()
+            .flat_map(|e| {
+                let rows = e.inspect(|s| {
+                    let r = s.learned_sizes().routes();
+                    let f = |r: gtcp::policy::learned::RouteSizes<'_>| {
+                        let name = r.route.unwrap_or("").to_owned();
+                        (name, r.completed, r.mean.unwrap_or(f64::NAN))
+                    };
+                    r.map(f).collect::<Vec<_>>()
+                });
+                let l = e.label.clone();
+                rows.into_iter()
+                    .map(move |(r, n, m)| (format!("session=\"{l}\",route=\"{r}\""), n, m))
+            })
+            .collect();
+        counter(
+            "route_completed_flows_total",
+            "Flows of the route this side completed sending (what the learned sizes are from).",
+            "counter",
+            learned
+                .iter()
+                .map(|(l, n, _)| (l.clone(), *n as f64))
+                .collect(),
+        );
+        counter(
+            "route_mean_flow_bytes",
+            "Learned mean flow size of the route (aged over about its last 1000 flows).",
+            "gauge",
+            learned.iter().map(|(l, _, m)| (l.clone(), *m)).collect(),
+        );
         let admission: Vec<_> = engines
             .iter()
             .filter_map(|e| Some((format!("session=\"{}\"", e.label), e.admission()?)))

@@ -5,10 +5,13 @@
 //! constant, so the next event time is computed exactly.
 
 mod fcfs;
+mod keyed;
 mod las;
 mod priority;
 mod ps;
 mod psps;
+
+pub use keyed::{Keyed, Knowledge};
 
 use crate::path::SamplePath;
 use crate::{positive, Result, SimError};
@@ -90,4 +93,13 @@ pub fn simulate(path: &SamplePath, capacity: f64, policy: Policy) -> Result<Outc
         Policy::Fcfs => fcfs::run(path, capacity),
     };
     Ok(Outcome { completion })
+}
+
+/// Run a gtcp policy that learns sizes (`gittins`, `mu:INNER`, ...) on `path`, one flow at a
+/// time by the policy's own key, sizes in bytes: see [`Keyed`].
+pub fn simulate_keyed(path: &SamplePath, capacity: f64, keyed: &Keyed<'_>) -> Result<Outcome> {
+    positive("capacity", capacity)?;
+    Ok(Outcome {
+        completion: keyed::run(path, capacity, keyed)?,
+    })
 }

@@ -6,9 +6,14 @@
 //! ready to go. Each policy is a sort key over per-flow state ([`FlowState`]); the ready flow with
 //! the smallest key is served, one chunk at a time, so a decision costs O(log n) in the number of
 //! ready flows ([`SchedQueue`]).
+//!
+//! `gittins`, `auto` and `mu` also look at what the session learned of the flow's route
+//! ([`learned`]): the distribution of its flows' sizes.
 
+pub mod learned;
 mod queue;
 
+pub use learned::{LearnedSizes, RouteView};
 pub use queue::SchedQueue;
 
 use std::fmt;
@@ -41,16 +46,39 @@ pub enum Order {
     /// PS+PS / RuN2C two-class threshold (paper 003, Section II-C): the first `threshold` bytes
     /// of every flow go before anything else; round robin, one chunk per turn, inside each class.
     Psps { threshold: u64 },
+    /// The Gittins index policy (paper 000, Section 4; optimal among size-blind policies for a
+    /// known size distribution): a flow of unknown size is ranked by its effective remaining
+    /// size `1/G(sent)` under its route's learned distribution ([`learned`]), a flow of known
+    /// size by its remaining size (its Gittins index exactly), on one scale. During a route's
+    /// cold start its flows of unknown size are ranked as under `srpt`.
+    Gittins,
+    /// The policy that needs no tuning: flows of known size SRPT-like, flows of unknown size by
+    /// their Gittins index — the ranking of [`Order::Gittins`]. With `fair`, a flow of known
+    /// size is ranked by its *virtual* remaining size as under `fair` (no flow of known size
+    /// finishes later than under `tcp`, paper 000, Section 4.2).
+    Auto { fair: bool },
 }
 
-/// A scheduling policy: an [`Order`], optionally inside strict priority classes.
-///
-/// With `classes`, the flow of the lowest class number (a route's `class` in the configuration)
-/// always goes first and `order` applies inside a class (the `priority` policy).
+/// Priority classes above the [`Order`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Classes {
+    /// One class: the order alone.
+    #[default]
+    None,
+    /// Strict classes set by the operator: the lowest class number (a route's `class` in the
+    /// configuration) first (the `priority` policy).
+    Static,
+    /// The μ-rule (paper 000, Proposition 2): types are routes, and the type present with the
+    /// smallest learned mean flow size goes first ([`learned`]).
+    Mu,
+}
+
+/// A scheduling policy: an [`Order`], optionally inside priority [`Classes`] (the `priority`
+/// and `mu` policies), where `order` applies inside a class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Policy {
     pub order: Order,
-    pub classes: bool,
+    pub classes: Classes,
 }
 
 /// Per-flow state a policy may look at.
@@ -76,13 +104,13 @@ pub type SortKey = [u64; 4];
 impl Policy {
     pub const TCP: Policy = Policy {
         order: Order::Tcp,
-        classes: false,
+        classes: Classes::None,
     };
 
     pub fn new(order: Order) -> Self {
         Policy {
             order,
-            classes: false,
+            classes: Classes::None,
         }
     }
 
@@ -94,13 +122,38 @@ impl Policy {
     /// Whether the key depends on the bytes the flow's own connection carried (so it changes
     /// when *that* connection sends, whoever's bytes it carries).
     pub fn uses_virtual(&self) -> bool {
-        self.order == Order::Fair
+        matches!(self.order, Order::Fair | Order::Auto { fair: true })
     }
 
-    /// The sort key of a flow in state `f`.
+    /// Whether keys depend on the route's learned sizes ([`RouteView`]).
+    pub fn learns(&self) -> bool {
+        self.uses_index() || self.classes == Classes::Mu
+    }
+
+    /// Whether keys use the route's Gittins index.
+    pub fn uses_index(&self) -> bool {
+        matches!(self.order, Order::Gittins | Order::Auto { .. })
+    }
+
+    /// The sort key of a flow in state `f`, knowing nothing of its route (every route in cold
+    /// start).
     pub fn key(&self, f: &FlowState) -> SortKey {
-        let class = if self.classes { u64::from(f.class) } else { 0 };
+        self.key_on(f, &RouteView::default())
+    }
+
+    /// The sort key of a flow in state `f` on a route of which `route` is known.
+    pub fn key_on(&self, f: &FlowState, route: &RouteView<'_>) -> SortKey {
+        let class = match self.classes {
+            Classes::None => 0,
+            Classes::Static => u64::from(f.class),
+            Classes::Mu => route.rank,
+        };
         let remaining = |done: u64| f.known_end.map(|end| end.saturating_sub(done));
+        let gittins = |known: Option<u64>| match (known, route.index) {
+            (Some(r), _) => [0, r, f.arrival],
+            (None, Some(index)) => [0, index.effective_remaining(f.sent), f.arrival],
+            (None, None) => [1, f.sent, f.arrival],
+        };
         let [a, b, c] = match self.order {
             Order::Tcp => [f.arrival, 0, 0],
             Order::Las => [f.sent, f.arrival, 0],
@@ -113,6 +166,8 @@ impl Policy {
                 None => [1, f.sent, f.arrival],
             },
             Order::Psps { threshold } => [u64::from(f.sent >= threshold), f.turn, f.arrival],
+            Order::Gittins | Order::Auto { fair: false } => gittins(remaining(f.sent)),
+            Order::Auto { fair: true } => gittins(remaining(f.virtual_sent)),
         };
         [class, a, b, c]
     }
@@ -135,23 +190,29 @@ impl fmt::Display for Order {
                 f.write_str("psps")
             }
             Order::Psps { threshold } => write!(f, "psps:{threshold}"),
+            Order::Gittins => f.write_str("gittins"),
+            Order::Auto { fair: false } => f.write_str("auto"),
+            Order::Auto { fair: true } => f.write_str("auto:fair"),
         }
     }
 }
 
 impl fmt::Display for Policy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.classes {
-            write!(f, "priority:{}", self.order)
-        } else {
-            self.order.fmt(f)
+        match self.classes {
+            Classes::None => self.order.fmt(f),
+            Classes::Static => write!(f, "priority:{}", self.order),
+            Classes::Mu => write!(f, "mu:{}", self.order),
         }
     }
 }
 
 /// A policy name that could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown policy {0:?}: expected tcp, srpt, las, fair, psps[:BYTES] or priority[:INNER]")]
+#[error(
+    "unknown policy {0:?}: expected tcp, srpt, las, fair, psps[:BYTES], gittins, auto[:fair], \
+     priority[:INNER] or mu[:INNER]"
+)]
 pub struct ParsePolicyError(pub String);
 
 impl FromStr for Order {
@@ -166,6 +227,9 @@ impl FromStr for Order {
             "psps" | "run2c" => Order::Psps {
                 threshold: DEFAULT_PSPS_THRESHOLD,
             },
+            "gittins" => Order::Gittins,
+            "auto" => Order::Auto { fair: false },
+            "auto:fair" => Order::Auto { fair: true },
             other => {
                 let t = other
                     .strip_prefix("psps:")
@@ -183,25 +247,24 @@ impl FromStr for Order {
 
 impl FromStr for Policy {
     type Err = ParsePolicyError;
-    /// `tcp`, `srpt`, `las`, `fair`, `psps`, `psps:BYTES`, `priority` (= `priority:fair`) or
-    /// `priority:INNER` with any of the non-`tcp` orders inside.
+    /// `tcp`, `srpt`, `las`, `fair`, `psps`, `psps:BYTES`, `gittins`, `auto`, `auto:fair`,
+    /// `priority` (= `priority:fair`), `priority:INNER`, `mu` (= `mu:fair`) or `mu:INNER` with
+    /// any of the non-`tcp` orders inside.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let lower = s.trim().to_ascii_lowercase();
-        if lower == "priority" {
-            return Ok(Policy {
-                order: Order::Fair,
-                classes: true,
-            });
-        }
-        if let Some(inner) = lower.strip_prefix("priority:") {
-            let order: Order = inner.parse().map_err(|_| ParsePolicyError(s.to_owned()))?;
+        for (name, classes) in [("priority", Classes::Static), ("mu", Classes::Mu)] {
+            let Some(rest) = lower.strip_prefix(name) else {
+                continue;
+            };
+            let order = match rest.strip_prefix(':') {
+                None if rest.is_empty() => Order::Fair,
+                None => break,
+                Some(inner) => inner.parse().map_err(|_| ParsePolicyError(s.to_owned()))?,
+            };
             if order == Order::Tcp {
                 return Err(ParsePolicyError(s.to_owned()));
             }
-            return Ok(Policy {
-                order,
-                classes: true,
-            });
+            return Ok(Policy { order, classes });
         }
         Ok(Policy::new(lower.parse()?))
     }
@@ -247,6 +310,12 @@ mod tests {
             "psps:1000",
             "priority:srpt",
             "priority:psps:7",
+            "gittins",
+            "auto",
+            "auto:fair",
+            "mu:srpt",
+            "mu:gittins",
+            "priority:auto:fair",
         ] {
             let p: Policy = name.parse().unwrap();
             assert_eq!(p.to_string(), name);
@@ -255,7 +324,19 @@ mod tests {
             "priority".parse::<Policy>().unwrap().to_string(),
             "priority:fair"
         );
-        for bad in ["", "sjf", "psps:0", "psps:x", "priority:tcp", "priority:"] {
+        assert_eq!("mu".parse::<Policy>().unwrap().to_string(), "mu:fair");
+        for bad in [
+            "",
+            "sjf",
+            "psps:0",
+            "psps:x",
+            "priority:tcp",
+            "priority:",
+            "mu:tcp",
+            "mux",
+            "gittins:3",
+            "auto:srpt",
+        ] {
             assert!(bad.parse::<Policy>().is_err(), "{bad} must not parse");
         }
     }
@@ -334,5 +415,75 @@ mod tests {
             ..Default::default()
         };
         assert!(p.key(&urgent_big) < p.key(&lazy_small));
+    }
+
+    /// Sizes all 1 MiB: the flow nearest its end goes first under Gittins (least effective
+    /// remaining), where LAS would serve the newest; known sizes share the scale.
+    #[test]
+    fn gittins_ranks_by_effective_remaining_on_the_learned_distribution() {
+        let mut l = LearnedSizes::default();
+        for _ in 0..learned::COLD_START_FLOWS {
+            l.record(Some("r"), 1 << 20, true);
+        }
+        let view = l.view(Some("r"));
+        assert!(view.index.is_some());
+        let p: Policy = "gittins".parse().unwrap();
+        let halfway = p.key_on(&st(1, 1 << 19, None), &view);
+        let new = p.key_on(&st(2, 0, None), &view);
+        assert!(halfway < new);
+        let las = Policy::new(Order::Las);
+        assert!(las.key_on(&st(2, 0, None), &view) < las.key_on(&st(1, 1 << 19, None), &view));
+        // A known flow with 100 KiB left beats the half-done unknown one (≈ 512 KiB left)...
+        assert!(p.key_on(&st(3, 0, Some(100 << 10)), &view) < halfway);
+        // ... one with 900 KiB left does not.
+        assert!(halfway < p.key_on(&st(4, 0, Some(900 << 10)), &view));
+        // Cold start (no index): unknown flows after known ones, LAS among them, as `srpt`.
+        let cold = RouteView::default();
+        let srpt = Policy::new(Order::Srpt);
+        for f in [st(1, 1 << 19, None), st(3, 0, Some(100 << 10))] {
+            assert_eq!(p.key_on(&f, &cold), srpt.key(&f));
+        }
+    }
+
+    #[test]
+    fn auto_fair_ranks_known_flows_by_virtual_remaining() {
+        let p: Policy = "auto:fair".parse().unwrap();
+        assert!(p.uses_virtual() && p.uses_index());
+        let a = FlowState {
+            arrival: 1,
+            sent: 900,
+            known_end: Some(1000),
+            virtual_sent: 100,
+            ..Default::default()
+        };
+        let b = FlowState {
+            arrival: 2,
+            known_end: Some(500),
+            ..Default::default()
+        };
+        assert!(p.key(&b) < p.key(&a));
+        assert!(
+            "auto".parse::<Policy>().unwrap().key(&a) < "auto".parse::<Policy>().unwrap().key(&b)
+        );
+    }
+
+    /// The μ-rule: the route with the smaller learned mean goes first, whatever the inner order
+    /// says; inside a route the inner order applies.
+    #[test]
+    fn mu_serves_the_route_with_the_smallest_learned_mean_first() {
+        let mut l = LearnedSizes::default();
+        for _ in 0..100 {
+            l.record(Some("bulk"), 1 << 26, false);
+            l.record(Some("api"), 1 << 12, false);
+        }
+        let p: Policy = "mu:srpt".parse().unwrap();
+        let api_big = p.key_on(&st(1, 0, Some(1 << 30)), &l.view(Some("api")));
+        let bulk_small = p.key_on(&st(2, 0, Some(1)), &l.view(Some("bulk")));
+        assert!(api_big < bulk_small);
+        let api_small = p.key_on(&st(3, 0, Some(10)), &l.view(Some("api")));
+        assert!(api_small < api_big);
+        // The same flows under `srpt` alone: size decides.
+        let srpt = Policy::new(Order::Srpt);
+        assert!(srpt.key(&st(2, 0, Some(1))) < srpt.key(&st(1, 0, Some(1 << 30))));
     }
 }

@@ -375,6 +375,7 @@ impl Session {
                 }
             }
         });
+        let mut completed = None;
         if a.fin && f.send_state != SendState::FinAcked {
             if f.send_state != SendState::Finished || a.received != f.send.written {
                 return Err(ProtocolError::AckOfUnsentFin { flow: a.flow });
@@ -384,6 +385,7 @@ impl Session {
                 self.settled.push(c);
             }
             f.fin = Delivery::Confirmed;
+            completed = Some(f.send.written);
         }
         let owner = f.owner();
         if skipped > 0 {
@@ -393,6 +395,9 @@ impl Session {
             self.clamp_virtual_queues(owner);
         }
         self.refresh(a.flow);
+        if let Some(size) = completed {
+            self.learn_size(a.flow, size);
+        }
         self.check_writable(a.flow);
         // Acknowledged data may let a connection say Done.
         self.settled.extend(owner);

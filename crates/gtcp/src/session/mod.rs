@@ -75,7 +75,7 @@ use crate::conn::{Conn, ConnCounters};
 use crate::flow::state::{AckEvent, RecvEvent, RecvState, ResetEvent, SendEvent};
 use crate::flow::{Delivery, Flow, Ownership, OwnershipEvent};
 use crate::ids::{ConnId, FlowId};
-use crate::policy::{Policy, SchedQueue};
+use crate::policy::{LearnedSizes, Policy, SchedQueue};
 use crate::wire::Frame;
 use ledger::Ledger;
 
@@ -136,6 +136,8 @@ pub struct Session {
     closed_flows: usize,
     conns: BTreeMap<ConnId, Conn>,
     sched: SchedQueue,
+    /// Sizes of the completed flows per route (bounded), for `gittins`, `auto` and `mu`.
+    learned: LearnedSizes,
     events: VecDeque<Event>,
     /// Flows with an acknowledgement, end or reset to send (any connection may carry them).
     ctrl: VecDeque<FlowId>,
@@ -186,6 +188,7 @@ impl Session {
             closed_flows: 0,
             conns: BTreeMap::new(),
             sched: SchedQueue::default(),
+            learned: LearnedSizes::default(),
             events: VecDeque::new(),
             ctrl: VecDeque::new(),
             stale: VecDeque::new(),
@@ -220,6 +223,11 @@ impl Session {
 
     pub fn policy(&self) -> Policy {
         self.config.policy
+    }
+
+    /// The flow sizes learned per route from the flows this side completed sending.
+    pub fn learned_sizes(&self) -> &LearnedSizes {
+        &self.learned
     }
 
     /// The next thing the driver should act on.
@@ -988,7 +996,14 @@ impl Session {
             return;
         };
         let ready = !f.is_reset() && f.send.ready();
-        let key = ready.then(|| self.config.policy.key(&f.state()));
+        let policy = self.config.policy;
+        let key = ready.then(|| {
+            if policy.learns() {
+                policy.key_on(&f.state(), &self.learned.view(f.route.as_deref()))
+            } else {
+                policy.key(&f.state())
+            }
+        });
         if key == f.key {
             return;
         }
@@ -1002,6 +1017,32 @@ impl Session {
                 for c in std::mem::take(&mut self.starved) {
                     self.wake(c);
                 }
+            }
+        }
+    }
+
+    /// Our direction of flow `id` completed with `size` bytes: its route's learned sizes take
+    /// it, and if that moved any key (a rebuilt Gittins index, a new μ-rule rank) every ready
+    /// flow is keyed again — once per [`REBUILD_EVERY`](crate::policy::learned::REBUILD_EVERY)
+    /// completions on a route, O(n log n) in the ready flows.
+    pub(crate) fn learn_size(&mut self, id: FlowId, size: u64) {
+        let Some(f) = self.flows.get(&id) else {
+            return;
+        };
+        let policy = self.config.policy;
+        if self
+            .learned
+            .record(f.route.as_deref(), size, policy.uses_index())
+            && policy.learns()
+        {
+            let ready: Vec<FlowId> = self
+                .flows
+                .iter()
+                .filter(|(_, f)| f.key.is_some())
+                .map(|(&id, _)| id)
+                .collect();
+            for id in ready {
+                self.refresh(id);
             }
         }
     }

@@ -108,7 +108,7 @@ fn fluid_policies(p: &Params) -> Vec<(String, FluidPolicy)> {
             gtcp::Order::Psps { threshold } => FluidPolicy::PsPs {
                 threshold: threshold as f64,
             },
-            gtcp::Order::Tcp => continue,
+            gtcp::Order::Tcp | gtcp::Order::Gittins | gtcp::Order::Auto { .. } => continue,
         };
         v.push((name.clone(), f));
     }

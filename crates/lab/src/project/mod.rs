@@ -1,6 +1,8 @@
 //! The project's own experiments: non-intrusiveness under load (simulator and testbed),
-//! the per-connection buffer bound's effect on Table 2, and the cross-check against ns-3.
+//! the per-connection buffer bound's effect on Table 2, the cross-check against ns-3, and the
+//! Gittins index on learned sizes against the size-blind policies (flow level).
 
+pub mod gittins_sweep;
 pub mod nonintrusive;
 pub mod ns3_crosscheck;
 pub mod table2_buffers;

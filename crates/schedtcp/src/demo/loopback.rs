@@ -18,7 +18,15 @@ use super::report::LoopbackRow;
 const KEY: &str = "schedtcp-demo-key-not-a-secret";
 
 /// The policies checked, in order.
-pub const POLICIES: [&str; 6] = ["tcp", "srpt", "fair", "las", "psps", "priority:srpt"];
+pub const POLICIES: [&str; 7] = [
+    "tcp",
+    "srpt",
+    "fair",
+    "las",
+    "psps",
+    "priority:srpt",
+    "gittins",
+];
 
 /// Upload of each flow (bytes): a request.
 const UPLOAD: u64 = 300;

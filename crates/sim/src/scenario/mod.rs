@@ -86,8 +86,8 @@ impl DriverKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(remote = "Self", default)]
 pub struct GtcpConfig {
-    /// Scheduling policy: `tcp`, `srpt`, `las`, `fair`, `psps`, `psps:BYTES`,
-    /// `priority[:INNER]` (the core's names, [`gtcp::Policy`]).
+    /// Scheduling policy: `tcp`, `srpt`, `las`, `fair`, `psps`, `psps:BYTES`, `gittins`,
+    /// `auto[:fair]`, `priority[:INNER]`, `mu[:INNER]` (the core's names, [`gtcp::Policy`]).
     pub policy: String,
     /// The core's limits and timers (`schedtcp`; `gtcp-ideal` takes none of them).
     #[serde(flatten)]
