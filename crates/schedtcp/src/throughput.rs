@@ -1,4 +1,4 @@
-//! `schedtcp throughput`: the benchmark of record for the tunnel's data path (issue 12).
+//! `schedtcp throughput`: the benchmark of record for the tunnel's data path.
 //!
 //! On loopback, in one run and side by side: direct TCP, a tuned two-hop `socat` relay chain
 //! (`socat -b 262144`, the fair anchor for a user-space relay: the tunnel is also a two-hop

@@ -525,7 +525,7 @@ listen = "127.0.0.1:8080"
     }
 
     /// A configuration file holding the key inline is as secret as a key file: refused while
-    /// its group or others may read it (issue 16); with the key in a key file, the
+    /// its group or others may read it; with the key in a key file, the
     /// configuration file's mode does not matter.
     #[cfg(unix)]
     #[test]

@@ -44,9 +44,8 @@ pub(crate) struct RecvStream {
     /// In-order bytes, in blocks of at most [`READY_BLOCK`] (a larger frame spans several),
     /// none of them empty. Only the last block has room left; a block is never grown
     /// (`extend_from_slice` only within its capacity), so what a block holds never moves.
-    /// Before session 11 this was one buffer, grown by doubling: every growth copied what it
-    /// held and, past the allocator's mmap threshold, faulted fresh pages in
-    /// (docs/THROUGHPUT.md "Session 11").
+    /// One buffer grown by doubling would copy what it held at every growth and, past the
+    /// allocator's mmap threshold, fault fresh pages in (docs/THROUGHPUT.md).
     ready: VecDeque<BytesMut>,
     /// Bytes read (split off the front of the first block) since that block was made: its
     /// allocation still holds them (`BytesMut::split_to` shares it), and its `capacity()`

@@ -242,7 +242,7 @@ impl Session {
     }
 
     /// Queues [`Event::FlowReadable`] for `id` unless one already waits: the queue holds at
-    /// most one per flow, whatever number of frames the peer packs into one read (issue 16:
+    /// most one per flow, whatever number of frames the peer packs into one read (a peer's
     /// one-byte data frames would otherwise queue an event per 22 bytes received).
     pub(crate) fn notify_readable(&mut self, id: FlowId) {
         if let Some(f) = self.flows.get_mut(&id) {
@@ -497,8 +497,7 @@ impl Session {
     /// room, and it is that connection, not the flow, whose sending the virtual queue mirrors.
     /// Bounding by the flow instead would let the connection of a long flow that the policy
     /// holds back run dry (its bytes wait, its buffer stays full, it hands over nothing) while
-    /// plain TCP's connection would still be sending: the pair would take less than plain TCP
-    /// (issue 8).
+    /// plain TCP's connection would still be sending: the pair would take less than plain TCP.
     ///
     /// The other way round, the flow the policy serves first is carried by every connection
     /// while only its own connection's sending lowers its own queue: bounded by that alone it
@@ -775,7 +774,7 @@ impl Session {
     /// to several MiB) — less what the other flows hold beyond
     /// their own windows. Under a size-based policy the flow served first is carried by every
     /// connection at once; a window of one connection's would hold all of them back (the
-    /// receive-side half of the hand-over rule, issue 8). [`extend_credit`](Self::extend_credit)
+    /// receive-side half of the hand-over rule). [`extend_credit`](Self::extend_credit)
     /// grants from it only what the flow's reassembly needs. A reader that stops reading holds
     /// at most the budget, and every other flow keeps its own window: memory stays within
     /// `max_flows × flow_window` plus the budget.

@@ -348,7 +348,7 @@ pub struct SessionCounters {
     /// Connection-microseconds during which a connection owed bytes (its virtual queue, or
     /// orphan debt, above zero) and the policy had no flow with bytes it could send: time
     /// plain TCP's connection would have been sending. Zero under `tcp` unless receive
-    /// credit holds a flow back; the non-intrusiveness alarm (issue 8). Counted when the
+    /// credit holds a flow back; the non-intrusiveness alarm. Counted when the
     /// connection sends again, drains or closes.
     pub starved_micros: u64,
     /// Of `starved_micros`, the periods that began while handed-over bytes were waiting for

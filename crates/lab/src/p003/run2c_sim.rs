@@ -582,7 +582,7 @@ of about 1% makes rare. Inputs we could not match exactly and that move this pen
 total offered load (not stated in the paper; {load} here), the ns-2 TCP agent's timer \
 granularity and RTO bounds of the time, and the split of the one-way delay among the links. \
 Where long flows get less throughput under RuN2C than under DropTail (against the \
-paper's Figs. 7/11; issue 13), `cargo run --release -p sim --example run2c_long_flows -- \
+paper's Figs. 7/11), `cargo run --release -p sim --example run2c_long_flows -- \
 S1|S2 3000 SEED` re-runs this experiment's D1 runs (the same flows and parameters; pooled \
 over seeds 1–5 its throughputs are the table's: S1 100–299 packets 3042 against 2672 kbit/s) \
 and counts, per flow, retransmissions and timeouts. Two causes, neither a bug of ours: \

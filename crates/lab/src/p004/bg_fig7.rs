@@ -189,13 +189,12 @@ fn summary(p: &Params, rows: &[Row]) -> String {
              warm-up, the overload check engaged {:.0}% of the time. Engaged, the loop holds \
              each raise until a sequential test on adjacent pairs of busy periods, one of M \
              and one of M − 1, decides that it lifts the rate by at least 2% (kept) or not \
-             (taken back), and takes it back undecided after 2 h (`gtcp::admission`, issue \
-             10). A packet network's per-period rates vary here by about their mean (the short \
+             (taken back), and takes it back undecided after 2 h (`gtcp::admission`). A packet network's per-period rates vary here by about their mean (the short \
              flows present change on a scale of minutes; adjacent periods share most of them, \
              which the pairs cancel), so a raise can still take many minutes to prove. In \
              this run: background goodput / arrived {:.3} against vanilla's {:.3}, short-flow \
-             delay {:.3} of vanilla's. The loop before issue 10 took a raise back only when the records showed it *surely* \
-             bought less than 2%, so under this noise useless raises were kept and M crept up \
+             delay {:.3} of vanilla's. A loop that takes a raise back only when the records show it *surely* \
+             bought less than 2% keeps useless raises under this noise, and M creeps up \
              (mean M 11.3 at ρ = 0.65 over 16 runs of 6000 s; `creep-diagnosis/`).\n",
             a.rho,
             a.mean_m,
@@ -212,7 +211,7 @@ fn summary(p: &Params, rows: &[Row]) -> String {
          TCP-LP instead of ns-2's modules. At an overloaded load nothing is stationary: \
          backlogs, short-flow delays and the adaptive M grow with the run's length, so every \
          number there depends on it (`long-runs-40000s-bounded-loop/` and `creep-diagnosis/` \
-         are of the adaptive loop before issue 10's sequential test).\n",
+         are of an adaptive loop without the sequential test).\n",
     );
     s
 }

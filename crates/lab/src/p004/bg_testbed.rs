@@ -763,7 +763,7 @@ fn summarise(
             "steady-state rate / arrival load (95% CI)",
             "/ vanilla's",
             "verdict",
-            "received in window / arrived (session 9's measure)",
+            "received in window / arrived (the arrival window's measure)",
             "/ vanilla's",
             "received incl. drain / arrived",
             "backlog at W → at T (flows)",
@@ -803,7 +803,7 @@ fn summarise(
          that arrive shortly before T are still in flight then, which lowers it under every \
          variant: vanilla's figure, every flow admitted at once, shows how much; hence the \
          paired ratio to vanilla's beside it). Beside it: \
-         session 9's measure (received in [0, T) / arrived), the bytes received by the end of \
+         the arrival window's measure (received in [0, T) / arrived), the bytes received by the end of \
          the run (drain after T included) / arrived, the backlog at W and T in flows of the \
          mean size, and how long after T the last background byte came. Raw per run: \
          `bg-testbed-bg.csv`.\n\n{bg_table}\n{bg}\n\

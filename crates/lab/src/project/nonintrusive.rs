@@ -1,4 +1,4 @@
-//! Issue 8, in the packet-level simulator: is the pair non-intrusive under load with the
+//! In the packet-level simulator: is the pair non-intrusive under load with the
 //! core's DEFAULT configuration? A long-lived plain-TCP competitor shares the bottleneck with
 //! paper 000's Table 2 workload carried by `schedtcp` (the shipped core, driven as the
 //! tunnel drives it); the competitor's bytes under each policy are compared with its bytes
@@ -21,7 +21,7 @@ use sim::tcp::TcpConfig;
 
 pub const NAME: &str = "nonintrusive";
 pub const DESCRIPTION: &str =
-    "Issue 8: a long plain-TCP competitor beside Table 2's workload under schedtcp with the core's default configuration; its bytes under each policy vs under tcp";
+    "A long plain-TCP competitor beside Table 2's workload under schedtcp with the core's default configuration; its bytes under each policy vs under tcp";
 pub const SCENARIO: &str = include_str!("../../scenarios/nonintrusive.toml");
 
 #[derive(Debug, Deserialize)]
@@ -375,7 +375,7 @@ fn summary_md(p: &Params, s62: &packet::Params, summary: &[SummaryRow], rows: &[
     let g = &p.gtcp;
     format!(
         "# {NAME}: a long plain-TCP competitor beside the pair, default configuration\n\n\
-Issue 8. {desc}\n\n\
+{desc}\n\n\
 Source 1 of the dumbbell (same access links) carries one plain-TCP transfer that starts at \
 {at} s and never ends; source 0 carries the Table 2 workload through `schedtcp` (the shipped \
 core over the simulated TCP, driven as the tunnel drives it) under each policy, and once as \
@@ -386,10 +386,10 @@ Each configuration runs on the same {runs} sample paths (seeds {s0}–{s1}); the
 run (competitor's bytes under the policy / under the tunnel's `tcp` policy on the same \
 path), then averaged, with a 95% Student-t interval over the runs.\n\n\
 ## Result\n\n{table}\n\
-Goal (issue 8): every policy within ±{goal} of `tcp`. Largest deviation of a mean: \
+Goal: every policy within ±{goal} of `tcp`. Largest deviation of a mean: \
 {worst}; {all}.\n\n\
 Paper 000 (Proposition 1, Figure 6) claims the pair's share is exactly plain TCP's under any \
-policy, with unbounded buffers; issue 8 measured on the testbed, with the shipped 1 MiB \
+policy, with unbounded buffers; the testbed measured, with 1 MiB \
 buffers, the competitor gaining 35–80% under `srpt` and `fair`. `pair / under tcp policy` is \
 the workload's own goodput over the window: a pair that keeps its connections busy as plain \
 TCP would keeps it at 1.\n\n\

@@ -1,4 +1,4 @@
-//! The simulator against ns-3 (issues 9 and 13): paper 003's dumbbell in settings S1 and
+//! The simulator against ns-3: paper 003's dumbbell in settings S1 and
 //! S2, one flow list per setting and load replayed in both, NewReno without SACK and with
 //! SACK. The ns-3 half runs outside CI (`ns3/run.sh`, `ns3/dumbbell.cc`) and its outputs are
 //! committed; this experiment re-runs `sim` on the same flow lists (`sim::Scenario::ns3`)
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 pub const NAME: &str = "ns3-crosscheck";
 pub const DESCRIPTION: &str =
-    "Issues 9, 13: the packet simulator against ns-3.44 on paper 003's S1 and S2 dumbbells (same flows), NewReno and SACK";
+    "The packet simulator against ns-3.44 on paper 003's S1 and S2 dumbbells (same flows), NewReno and SACK";
 pub const SCENARIO: &str = include_str!("../../scenarios/ns3-crosscheck.toml");
 
 #[derive(Debug, Deserialize)]
@@ -737,7 +737,7 @@ fn summary(p: &Params, settings: &[Ns3Setting], out: &Compared) -> String {
         String::new()
     } else {
         format!(
-            "## SACK on five flow lists (issue 9)\n\n\
+            "## SACK on five flow lists\n\n\
 Gap of ours to ns-3 (sim / ns-3 − 1 of the bucket's mean completion time) on flow list 1 (the \
 tables above) and on four more lists of the same workload (generator seeds 2–5, \
 `replicas/`); then the mean over the five, and that mean when our SACK senders set ssthresh \
@@ -783,7 +783,7 @@ hardly more than its drops); SYN / handshake-ACK drops = drops of packets withou
 of the retransmission timer (SYNs' and back-offs included), ns-3 its entries into the loss \
 state.\n\n\
 {replicas}\
-## What the comparison found in S1p (`run2c-sim`'s S1, issue 13)\n\n\
+## What the comparison found in S1p (`run2c-sim`'s S1)\n\n\
 * **With SACK S1p agrees as S1 does.** Every bucket mean is within 10% of ns-3's at loads \
 0.5–0.8; at 0.9 two buckets are over ((0, 1] +10.9%, (16, 64] +13.3%), and neither keeps \
 its sign on the four other flow lists (section above: means −1.7% and +1.4%). Drops agree \
@@ -858,7 +858,7 @@ reach a receiver that already has them (with SACK, on the same flows: 8 of 145),
 at 0.8. Those copies add to the load at the bottleneck, at least part of why ns-3 drops more \
 without SACK (456 packets at 0.7, against 164 with SACK). We do not claim agreement for \
 NewReno beyond load 0.6.\n\
-* **SACK (issue 9): what differed, what was fixed, what is chance.** The per-flow outputs \
+* **SACK: what differed, what was fixed, what is chance.** The per-flow outputs \
 (both sides now write each flow's SYNs, data packets, fast recoveries and timeouts) and the \
 traces of single flows (`dumbbell --debugFlow=N`, `ns3_replay trace S1 FLOWS sack N`) found \
 three things. (1) *Fixed in ours: the SACK option's bytes.* ns-3's SYN and SYN-ACK carry \

@@ -1,4 +1,4 @@
-//! Issue 8: `table2` with the core's DEFAULT buffers against (nearly) unbounded ones, for
+//! `table2` with the core's DEFAULT buffers against (nearly) unbounded ones, for
 //! light (α = 3) and heavy (α = 1.5) tails at load 0.9. Goal: `schedtcp/srpt` and
 //! `schedtcp/fair` with the default configuration finish flows within 5% of the unbounded
 //! variant and sooner than `tcp`; and the per-connection injection distance to `tcp`
@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 pub const NAME: &str = "table2-buffers";
 pub const DESCRIPTION: &str =
-    "Issue 8: table2 (load 0.9, α = 3 and 1.5) with the core's default buffers vs unbounded (64 MiB): E[T] of srpt/fair vs tcp and vs unbounded, injection distance to tcp";
+    "table2 (load 0.9, α = 3 and 1.5) with the core's default buffers vs unbounded (64 MiB): E[T] of srpt/fair vs tcp and vs unbounded, injection distance to tcp";
 pub const SCENARIO: &str = include_str!("../../scenarios/table2-buffers.toml");
 
 /// One size distribution: `P(S > x) = (1 + cx)^(−α)`.
@@ -276,7 +276,7 @@ fn summary(p: &Params, sizes: &[Sizes], goal: f64, rows: &[Row]) -> String {
     let violations: u64 = rows.iter().map(|r| r.invariant_violations).sum();
     format!(
         "# {NAME}: Table 2 with the core's default buffers vs unbounded ones\n\n\
-Issue 8. {desc}\n\n\
+{desc}\n\n\
 `schedtcp/X`: the core with `flow_window` = `send_buffer` = {fw} MiB (nearly unbounded, \
 Proposition 1's condition). `schedtcp/X (core buffers)`: the same with the core's default \
 `flow_window` / `send_buffer` ({dfw} / {dsb} bytes), i.e. the configuration that ships. \
@@ -287,8 +287,8 @@ a 95% Student-t interval, so one run's luck with a huge flow does not decide it.
 ratios). Injection distance (Proposition 1): `V_i(t)`, payload bytes connection i injected \
 up to t, against the `tcp` run of the same seed (0 = exactly plain TCP's connections).\n\n\
 {tables}\
-## Goal of issue 8\n\nWithin ±{goal} of unbounded and below tcp:\n\n{goals}\n\n\
-Issue 8 measured with α = 1.5 (mean 5 MB, load 0.9) on the old core: `schedtcp/srpt` with \
+## Goal\n\nWithin ±{goal} of unbounded and below tcp:\n\n{goals}\n\n\
+Measured with α = 1.5 (mean 5 MB, load 0.9) on a core with per-flow bounds: `schedtcp/srpt` with \
 the default 1 MiB buffers E[T] = 1.26 × tcp's, 3 flows never finished; with 64 MiB, 0.57 × \
 tcp's. Paper 000's Table 2 reports shares of flows faster / slower than under TCP (SRPT 88.8% \
 / 3.2%, FAIR 89.6% / 2.4%), not mean completion times: it has no counterpart of these ratios \

@@ -1,4 +1,4 @@
-//! Issue 8 on the real-TCP testbed: a long plain-TCP download beside a Table 2-like Poisson
+//! On the real-TCP testbed: a long plain-TCP download beside a Table 2-like Poisson
 //! download workload through the tunnel, with the kernel's DEFAULT receive buffers (so the
 //! `tbf` bottleneck's queue drops packets, as a real path does) and the tunnel's default
 //! configuration. The competitor's throughput under each policy is compared with its
@@ -21,7 +21,7 @@ use testbed::{BedConfig, Queue, Session};
 
 pub const NAME: &str = "testbed-nonintrusive";
 pub const DESCRIPTION: &str =
-    "Issue 8 on the real-TCP testbed (root): a long plain-TCP download beside the Poisson workload through the tunnel, kernel default buffers; competitor's throughput per policy vs tcp";
+    "On the real-TCP testbed (root): a long plain-TCP download beside the Poisson workload through the tunnel, kernel default buffers; competitor's throughput per policy vs tcp";
 pub const SCENARIO: &str = include_str!("../../scenarios/testbed-nonintrusive.toml");
 
 #[derive(Debug, Deserialize)]
@@ -53,7 +53,7 @@ struct Params {
     /// TCP congestion control of the origin and destination (empty: the kernel's default).
     #[serde(default)]
     congestion_control: String,
-    /// Long plain-TCP downloads beside the workload (default 1, issue 8's design); their bytes
+    /// Long plain-TCP downloads beside the workload (default 1); their bytes
     /// are summed into "the competitor". More of them take a larger share of the link, so the
     /// same shift of bytes is a smaller, less noisy ratio.
     #[serde(default = "one")]
@@ -425,7 +425,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let flows: usize = rows.iter().map(|r| r.flows).sum();
     Ok(format!(
         "# {NAME}: a long plain-TCP download beside the tunnel's workload, real TCP\n\n\
-Issue 8 on the testbed. {path} Real `schedtcp server` \
+On the testbed. {path} Real `schedtcp server` \
 and `schedtcp client` processes with their default configuration (policy set per variant), \
 restarted for every run. The workload: Poisson arrivals over [0, {arr} s) of λ = {lam:.2} \
 downloads/s through the tunnel, sizes `P(S > x) = (1 + cx)^(−{alpha})`, c = {c:e}, cut at \
@@ -435,13 +435,13 @@ through the same bottleneck from 0 s to {stop} s (stopped, not finished){summed}
 variant (in rotated order), and the ratio is taken within run k, then averaged with a 95% \
 Student-t interval.\n\n\
 ## Result\n\n{table}\n\
-Goal (issue 8): the competitor within ±{goal} of under `tcp` for every policy. `pair` is the \
+Goal: the competitor within ±{goal} of under `tcp` for every policy. `pair` is the \
 workload's own bytes over the same window; `pair E[T]` the mean completion time of the \
 workload's downloads (lower: the pair finishes sooner). `starved`: connection-seconds per \
 run the server's pool connections owed bytes (q_v > 0) and the policy had none it could send, \
 when plain TCP would have been sending; in brackets, periods that began with bytes held back by \
 the client's receive credit.\n\n\
-Issue 8 measured (6 runs, tunnel at about 70% load, default 1 MiB buffers): the competitor \
+Measured earlier (6 runs, tunnel at about 70% load, per-flow 1 MiB buffers): the competitor \
 gained 35–80% under `srpt` and `fair`; paper 000 (Figure 6) shows the sample flow's throughput \
 \"similar\" under both policies (no number).\n\n\
 {flows} workload downloads over all runs, {failed} failed. The server checked {chk} pool \

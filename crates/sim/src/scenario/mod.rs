@@ -372,7 +372,7 @@ impl Scenario {
         Ok(())
     }
 
-    /// The speed-benchmark scenario of issue 3: paper 003's setting S1 with workload D1 —
+    /// The speed-benchmark scenario: paper 003's setting S1 with workload D1 —
     /// 10 senders on 10 Mbit/s, 1 ms access links, a 10 Mbit/s bottleneck with a 100-packet
     /// drop-tail FIFO, 1500-byte packets, NewReno with a 30-packet maximum window, Poisson
     /// flows, 80% exponential sizes of mean 4 packets and 20% BP(13, 5000, 1.1) packets,
