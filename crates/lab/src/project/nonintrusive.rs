@@ -389,8 +389,9 @@ path), then averaged, with a 95% Student-t interval over the runs.\n\n\
 Goal: every policy within ±{goal} of `tcp`. Largest deviation of a mean: \
 {worst}; {all}.\n\n\
 Paper 000 (Proposition 1, Figure 6) claims the pair's share is exactly plain TCP's under any \
-policy, with unbounded buffers; the testbed measured, with 1 MiB \
-buffers, the competitor gaining 35–80% under `srpt` and `fair`. `pair / under tcp policy` is \
+policy, with unbounded buffers; with a 1 MiB bound per flow instead of per connection (the \
+hand-over rule this design replaces), the testbed measured the competitor gaining 35–80% under \
+`srpt` and `fair`. `pair / under tcp policy` is \
 the workload's own goodput over the window: a pair that keeps its connections busy as plain \
 TCP would keeps it at 1.\n\n\
 {flows} workload flows arrived over all runs and configurations, {completed} completed by \
