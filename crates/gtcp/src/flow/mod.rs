@@ -257,6 +257,7 @@ impl Flow {
     /// was reset, a closed flow has both halves over, the end frame's delivery matches the
     /// sending half, an ended receiving half has read to the final size, and a reset or
     /// unopened flow owes no acknowledgement.
+    #[cfg(any(test, feature = "pair"))]
     pub fn check(&self) -> Result<(), String> {
         let id = self.id;
         let reset = self.is_reset();

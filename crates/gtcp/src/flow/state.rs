@@ -511,6 +511,7 @@ impl AdmissionState {
 /// read once the other side finished its direction with that final size, a reset is only
 /// confirmed (or received) from a peer that reset the flow too, and no byte is received that
 /// was not sent. Checked by [`Pair`](crate::pair::Pair) after every step.
+#[cfg(any(test, feature = "pair"))]
 pub(crate) fn check_ends(a: &super::Flow, b: &super::Flow) -> Result<(), String> {
     for (x, y) in [(a, b), (b, a)] {
         let id = x.id;
