@@ -26,6 +26,7 @@ macro_rules! entry {
 pub(crate) const ENTRIES: &[Entry] = &[
     entry!(run2c_fig1),
     entry!(run2c_fig2),
+    entry!(run2c_pin),
     entry!(run2c_sim),
     entry!(run2c_testbed),
     entry!(bg_fig2),

@@ -39,12 +39,13 @@ pub fn worst_case_loss(l_bits: u32, th_bits: u32, mss: f64) -> Result<f64> {
     Ok(mss / block_bytes(l_bits, th_bits)?)
 }
 
-/// Mean number of PIN overflows per flow, `Σ_{k ≥ 1} P(S ≥ k · 2^(L+TH))`, for flow sizes
-/// `sizes` in bytes. The sum stops when the tail is below `1e-15` of a flow or past the
-/// distribution's upper bound; an unbounded distribution whose tail is still above that after
-/// a million blocks is refused.
-pub fn overflows_per_flow(sizes: &SizeDist, l_bits: u32, th_bits: u32) -> Result<f64> {
-    let b = block_bytes(l_bits, th_bits)?;
+/// Mean number of PIN overflows per flow, `Σ_{k ≥ 1} P(S ≥ k · block)`, for flow sizes
+/// `sizes` and the PIN block ([`block_bytes`]) in one unit (bytes, or packets of MSS bytes).
+/// The sum stops when the tail is below `1e-15` of a flow or past the distribution's upper
+/// bound; an unbounded distribution whose tail is still above that after a million blocks is
+/// refused.
+pub fn overflows_per_flow(sizes: &SizeDist, block: f64) -> Result<f64> {
+    let b = error::positive("block", block)?;
     sizes.mean()?;
     let mut sum = 0.0;
     for k in 1..=1_000_000u32 {
@@ -67,10 +68,10 @@ pub fn overflows_per_flow(sizes: &SizeDist, l_bits: u32, th_bits: u32) -> Result
 }
 
 /// Mean PIN overflows per packet: [`overflows_per_flow`] over the mean packets per flow
-/// (`E[S] / mss`).
-pub fn overflows_per_packet(sizes: &SizeDist, l_bits: u32, th_bits: u32, mss: f64) -> Result<f64> {
-    error::positive("mss", mss)?;
-    Ok(overflows_per_flow(sizes, l_bits, th_bits)? / (sizes.mean()? / mss))
+/// (`E[S] / packet`), sizes, block and packet in one unit.
+pub fn overflows_per_packet(sizes: &SizeDist, block: f64, packet: f64) -> Result<f64> {
+    error::positive("packet", packet)?;
+    Ok(overflows_per_flow(sizes, block)? / (sizes.mean()? / packet))
 }
 
 #[cfg(test)]
@@ -95,15 +96,16 @@ mod tests {
     fn overflows_count_whole_blocks() {
         let b = block_bytes(2, 10).unwrap(); // 4096 bytes
         let short = SizeDist::bounded_pareto(100.0, 4000.0, 1.2).unwrap();
-        assert_eq!(overflows_per_flow(&short, 2, 10).unwrap(), 0.0);
+        assert_eq!(overflows_per_flow(&short, b).unwrap(), 0.0);
+        assert!(overflows_per_flow(&short, 0.0).is_err());
         // Exponential: Σ e^{-k b / m} = 1 / (e^{b/m} − 1).
         let m = 3.0 * b;
         let e = SizeDist::exponential(m).unwrap();
         let want = 1.0 / ((b / m).exp() - 1.0);
-        let got = overflows_per_flow(&e, 2, 10).unwrap();
+        let got = overflows_per_flow(&e, b).unwrap();
         assert!((got - want).abs() < 1e-9, "{got} vs {want}");
         // Per packet: fewer than the worst case (every packet of an endless flow).
-        let per_packet = overflows_per_packet(&e, 2, 10, 1000.0).unwrap();
+        let per_packet = overflows_per_packet(&e, b, 1000.0).unwrap();
         assert!(per_packet < worst_case_loss(2, 10, 1000.0).unwrap());
         assert!((per_packet - got / (m / 1000.0)).abs() < 1e-12);
     }

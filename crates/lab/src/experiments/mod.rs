@@ -26,6 +26,7 @@ pub mod ns3_crosscheck;
 pub(crate) mod repeats;
 pub mod run2c_fig1;
 pub mod run2c_fig2;
+pub mod run2c_pin;
 pub mod run2c_sim;
 pub mod run2c_testbed;
 pub(crate) mod section62;
