@@ -86,7 +86,7 @@ pub struct TcpConfig {
     pub ledbat_target_ms: f64,
     /// Senders pick their initial sequence number among the possible initial numbers of
     /// paper 003's stateless classifier (Section III), `{ r, l, th, low_random }` bits:
-    /// see [`pin_isn`]. `None` (the default): every ISN is 0, as ns-2's.
+    /// see [`crate::tcp::pin_isn`]. `None` (the default): every ISN is 0, as ns-2's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pin_isn: Option<Pin>,
 }
