@@ -39,6 +39,7 @@ macro_rules! entry {
 pub(crate) const ENTRIES: &[Entry] = &[
     entry!(p003::run2c_fig1),
     entry!(p003::run2c_fig2),
+    entry!(p003::run2c_pin),
     entry!(p003::run2c_sim, sharded),
     entry!(p003::run2c_testbed),
     entry!(p004::bg_fig2),

@@ -495,3 +495,55 @@ fn run2c_sim_quick_d2_persistent_flows_and_short_flow_delay() {
         "{rows:?}"
     );
 }
+
+/// `run2c-sim` quick: the slow-start model (paper 003, end of Section II-B) plus the
+/// flow-level queueing delay predicts RuN2C's short-flow delays per size bucket within 20%
+/// (the queue of the first class is short; the model has no losses, which RuN2C spares those
+/// flows), and each bucket's model is its slow start plus its queueing term.
+#[test]
+fn run2c_sim_quick_slow_start_model_predicts_run2c_short_flows() {
+    let (dir, _) = quick_with("run2c-sim", "ss", None);
+    let rows = csv_rows(&dir, "slow_start_model.csv");
+    let run2c: Vec<_> = rows
+        .iter()
+        .filter(|r| r["discipline"] == "RuN2C" && num(r, "size_hi_packets") <= 20.0)
+        .collect();
+    assert!(run2c.len() >= 4, "{rows:?}");
+    for r in &run2c {
+        let err = num(r, "relative_error");
+        assert!(err.abs() < 0.2, "{r:?}");
+        let sum = num(r, "slow_start_s") + num(r, "queueing_s");
+        assert!((sum - num(r, "model_s")).abs() < 1e-9, "{r:?}");
+    }
+    // The steps of slow start: every bucket up to the threshold costs one more round trip.
+    let ss: Vec<f64> = run2c.iter().map(|r| num(r, "slow_start_s")).collect();
+    assert!(ss.windows(2).all(|w| w[1] > w[0]), "{ss:?}");
+}
+
+/// `run2c-pin` quick: with the paper's blocks (L = 8) no flow of 15 s of S1/D1 overflows and
+/// the stateless core gives the same run as the stateful one; with blocks of 32 KiB (L = 1)
+/// flows overflow, the overflows are counted and the runs differ.
+#[test]
+fn run2c_pin_quick_stateless_core_and_overflows() {
+    let (dir, _) = quick_with("run2c-pin", "a", None);
+    let rows = csv_rows(&dir, "runs.csv");
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for r in &rows {
+        assert_eq!(r["identical"], "true", "{r:?}");
+        assert_eq!(num(r, "overflows"), 0.0, "{r:?}");
+        assert!(num(r, "flows") > 100.0, "{r:?}");
+    }
+    let text = default_scenario("run2c-pin").unwrap().replace(
+        "{ r = 10, l = 8, th = 14, low_random = 0 },",
+        "{ r = 17, l = 1, th = 14, low_random = 0 },",
+    );
+    let (dir, _) = quick_with("run2c-pin", "small-blocks", Some(text));
+    let rows = csv_rows(&dir, "runs.csv");
+    let small = rows
+        .iter()
+        .find(|r| r["scheme"] == "R=17 L=1 TH=14 low=0")
+        .expect("the small-block scheme ran");
+    assert!(num(small, "overflows") > 0.0, "{small:?}");
+    assert!(num(small, "promoted_packets") > 0.0, "{small:?}");
+    assert_eq!(small["identical"], "false", "{small:?}");
+}

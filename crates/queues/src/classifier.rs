@@ -108,6 +108,20 @@ impl PinScheme {
         1 << (self.r + self.low_random)
     }
 
+    /// The widths `(R, L, TH, low random bits)`.
+    pub fn bits(&self) -> (u32, u32, u32, u32) {
+        (self.r, self.l, self.th, self.low_random)
+    }
+
+    /// The running number a stateless router reads from a sequence number: its offset inside
+    /// its PIN block, `seq mod 2^(L+TH)`. Below [`PinScheme::threshold_bytes`] exactly when
+    /// [`PinScheme::classify`] says [`PinClass::Priority`], so a RuN2C queue with threshold
+    /// 2^TH fed these numbers classifies by the mask.
+    #[inline]
+    pub fn running_number(&self, seq: u32) -> u64 {
+        u64::from(seq) & (self.overflow_bytes() - 1)
+    }
+
     /// Mask of the L bits.
     fn l_mask(&self) -> u32 {
         (((1u64 << self.l) - 1) << self.th) as u32
@@ -217,6 +231,20 @@ mod tests {
             assert_eq!(at(over + th - 1 - low), PinClass::Priority);
             assert_eq!(at(over + th - low), PinClass::Low);
         }
+    }
+
+    #[test]
+    fn running_number_agrees_with_the_mask() {
+        for s in [PinScheme::paper(), PinScheme::new(9, 8, 15, 0).unwrap()] {
+            let th = s.threshold_bytes();
+            let isn = s.isn(0xa5a5_a5a5);
+            for off in (0..3 * s.overflow_bytes()).step_by(997) {
+                let seq = isn.wrapping_add(off as u32);
+                let priority = s.running_number(seq) < th;
+                assert_eq!(priority, s.classify(seq) == PinClass::Priority, "{off}");
+            }
+        }
+        assert_eq!(PinScheme::paper().bits(), (10, 8, 14, 10));
     }
 
     #[test]

@@ -294,7 +294,7 @@ impl Classifier {
                 if tcp.payload().is_empty() {
                     0
                 } else {
-                    u64::from(seq) & (scheme.overflow_bytes() - 1)
+                    scheme.running_number(seq)
                 }
             }
         };

@@ -18,16 +18,25 @@
 //! router writes back enters with the TUN device as input interface, misses that rule and is
 //! forwarded by the main table, so it is not looped. [`tun::Routing`] sets that up and removes
 //! it. The other direction is left to the kernel.
+//!
+//! ## At the edge
+//!
+//! With [`RouterConfig::mark`] the router is the edge router of paper 003's footnote 3: it
+//! classifies each packet as above and writes its class into the IP header's DSCP ([`mark`]),
+//! and forwards it after the configured delay with no rate and so no queue of its own; a core
+//! router downstream (the kernel's own `pfifo_fast` or `htb`) serves the classes.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod classify;
 pub mod link;
+pub mod mark;
 pub mod tun;
 
 pub use classify::{Classified, Classifier, ClassifyMode, PacketError, UNKNOWN_RUN};
 pub use link::{Link, LinkConfig, LinkStats};
+pub use mark::Marking;
 pub use queues::{DisciplineSpec, Nanos, PinScheme};
 
 use queues::Packet;
@@ -59,6 +68,9 @@ pub struct RouterConfig {
     pub flow_capacity: usize,
     /// Idle time after which a flow-table entry may be reused, nanoseconds.
     pub idle_timeout: Nanos,
+    /// Edge mode: write each packet's class into its DSCP (first class: running number below
+    /// [`RouterConfig::threshold_bytes`]). `None`: no marking (the packets' DSCP is kept).
+    pub mark: Option<Marking>,
 }
 
 impl Default for RouterConfig {
@@ -72,6 +84,7 @@ impl Default for RouterConfig {
             mode: ClassifyMode::Isn,
             flow_capacity: classify::DEFAULT_FLOW_CAPACITY,
             idle_timeout: classify::DEFAULT_IDLE_TIMEOUT,
+            mark: None,
         }
     }
 }
@@ -123,6 +136,10 @@ pub struct RouterStats {
     pub drops_first: u64,
     /// Queue drops of the others (including connections whose SYN was not seen).
     pub drops_rest: u64,
+    /// Edge mode: packets marked with the first class's DSCP.
+    pub marked_first: u64,
+    /// Edge mode: packets marked with the second class's DSCP.
+    pub marked_rest: u64,
 }
 
 /// The sans-IO router: classifier and link. `T` is the packet (its bytes).
@@ -134,10 +151,13 @@ pub struct Router<T> {
     drops_first: u64,
     drops_rest: u64,
     accounting_threshold: u64,
+    threshold: u64,
+    marked_first: u64,
+    marked_rest: u64,
     scratch: Vec<Packet<T>>,
 }
 
-impl<T: AsRef<[u8]> + 'static> Router<T> {
+impl<T: AsRef<[u8]> + AsMut<[u8]> + 'static> Router<T> {
     /// A router with nothing queued.
     pub fn new(cfg: RouterConfig) -> Self {
         let link = Link::new(LinkConfig {
@@ -156,6 +176,9 @@ impl<T: AsRef<[u8]> + 'static> Router<T> {
             drops_first: 0,
             drops_rest: 0,
             accounting_threshold: cfg.accounting_threshold_bytes(),
+            threshold: cfg.threshold_bytes(),
+            marked_first: 0,
+            marked_rest: 0,
             scratch: Vec::new(),
         }
     }
@@ -167,7 +190,7 @@ impl<T: AsRef<[u8]> + 'static> Router<T> {
 
     /// Offers a packet that arrived at `now`; packets the discipline dropped (this one, or
     /// queued ones pushed out) are appended to `dropped` (the driver frees them).
-    pub fn offer(&mut self, now: Nanos, packet: T, dropped: &mut Vec<T>) -> Offer {
+    pub fn offer(&mut self, now: Nanos, mut packet: T, dropped: &mut Vec<T>) -> Offer {
         let c = match self.classifier.classify(now, packet.as_ref()) {
             Ok(c) => c,
             Err(_) => {
@@ -176,6 +199,17 @@ impl<T: AsRef<[u8]> + 'static> Router<T> {
                 return Offer::Malformed;
             }
         };
+        if let Some(m) = self.cfg.mark {
+            let first = c.run < self.threshold;
+            // The classifier read this IP header: writing its DSCP cannot fail.
+            if mark::set_dscp(packet.as_mut(), m.dscp(first)).is_ok() {
+                if first {
+                    self.marked_first += 1;
+                } else {
+                    self.marked_rest += 1;
+                }
+            }
+        }
         self.link.offer(
             now,
             Packet {
@@ -220,6 +254,8 @@ impl<T: AsRef<[u8]> + 'static> Router<T> {
             malformed: self.malformed,
             drops_first: self.drops_first,
             drops_rest: self.drops_rest,
+            marked_first: self.marked_first,
+            marked_rest: self.marked_rest,
         }
     }
 }

@@ -218,3 +218,67 @@ proptest! {
         prop_assert_eq!(r.held_packets(), 0);
     }
 }
+
+/// Edge mode: every packet leaves after the delay in arrival order, with its class in the
+/// DSCP (first class: the first 2 segments of the connection), a valid IPv4 checksum, and no
+/// queue of the router's own, however fast the packets come.
+#[test]
+fn edge_mode_marks_and_forwards_without_queueing() {
+    use router::mark::dscp;
+    let mut r = Router::new(RouterConfig {
+        rate_bytes_per_s: 0,
+        delay: 5 * MS,
+        discipline: "run2c:2".parse().unwrap(),
+        buffer_packets: 1,
+        mark: Some(router::Marking::default()),
+        ..RouterConfig::default()
+    });
+    let isn = 1_000_000u32;
+    let mut arrivals = vec![(0, tcp(7, isn, true, 0))];
+    for k in 0..6u32 {
+        arrivals.push((0, tcp(7, isn + 1 + k * 1448, false, 1448)));
+    }
+    let (out, dropped) = replay(&mut r, arrivals, 20 * MS, MS / 2);
+    assert!(
+        dropped.is_empty(),
+        "a 1-packet buffer and no drop: no queue"
+    );
+    assert_eq!(out.len(), 7);
+    assert!(out.iter().all(|(t, _)| *t == 5 * MS));
+    let seqs: Vec<u32> = out.iter().map(|(_, p)| seq_of(p)).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "arrival order");
+    let marks: Vec<u8> = out.iter().map(|(_, p)| dscp(p).unwrap()).collect();
+    assert_eq!(marks, vec![4, 4, 4, 0, 0, 0, 0]);
+    for (_, p) in &out {
+        let h = etherparse::Ipv4HeaderSlice::from_slice(p)
+            .unwrap()
+            .to_header();
+        assert_eq!(h.header_checksum, h.calc_header_checksum());
+    }
+    let s = r.stats();
+    assert_eq!(
+        (s.marked_first, s.marked_rest, s.link.queue_drops),
+        (3, 4, 0)
+    );
+}
+
+/// Edge mode with PIN classification: the mark follows the mask on the sequence number.
+#[test]
+fn edge_mode_with_pin_marks_by_the_mask() {
+    use router::{mark::dscp, ClassifyMode, PinScheme};
+    let scheme = PinScheme::new(17, 1, 14, 0).unwrap(); // th 16 KiB, blocks of 32 KiB
+    let mut r = Router::new(RouterConfig {
+        mode: ClassifyMode::Pin(scheme),
+        mark: Some(router::Marking::new(46, 8).unwrap()),
+        ..RouterConfig::default()
+    });
+    let isn = scheme.isn(0xdead_beef);
+    let offsets = [1u32, 16_000, 16_385, 32_000, 32_769, 49_153];
+    let arrivals = offsets
+        .iter()
+        .map(|&o| (0, tcp(9, isn.wrapping_add(o), false, 100)))
+        .collect();
+    let (out, _) = replay(&mut r, arrivals, MS, MS);
+    let marks: Vec<u8> = out.iter().map(|(_, p)| dscp(p).unwrap()).collect();
+    assert_eq!(marks, vec![46, 46, 8, 8, 46, 8]);
+}

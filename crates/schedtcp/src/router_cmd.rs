@@ -89,6 +89,19 @@ pub struct RunArgs {
     /// MTU of the TUN device.
     #[arg(long, default_value_t = 1500)]
     mtu: u16,
+    /// Edge mode (paper 003, footnote 3): write each packet's class into its IP header's DSCP
+    /// (first class: running number below the threshold of --queue run2c:N, or 2^TH with
+    /// --classify pin) and forward it after --delay-ms, with no rate and no queue of its own;
+    /// the core router's own queues serve the classes.
+    #[arg(long)]
+    mark: bool,
+    /// DSCP of the first class with --mark (4: TOS 0x10, which Linux's default pfifo_fast
+    /// serves in its first band).
+    #[arg(long, default_value_t = router::mark::DEFAULT_PRIORITY_DSCP)]
+    dscp_first: u8,
+    /// DSCP of the second class with --mark.
+    #[arg(long, default_value_t = router::mark::DEFAULT_LOW_DSCP)]
+    dscp_rest: u8,
 }
 
 #[derive(Args)]
@@ -129,7 +142,24 @@ impl RunArgs {
             Classify::Isn => ClassifyMode::Isn,
             Classify::Pin => ClassifyMode::Pin(pin_scheme(&self.pin)?),
         };
+        let mark = if self.mark {
+            if self.rate_bytes != 0 {
+                bail!("--mark forwards without queueing of its own: --rate-bytes must be 0");
+            }
+            if matches!(mode, ClassifyMode::Isn)
+                && !matches!(self.queue, DisciplineSpec::Run2c { .. })
+            {
+                bail!("--mark with --classify isn takes its threshold from --queue run2c:N");
+            }
+            Some(
+                router::Marking::new(self.dscp_first, self.dscp_rest)
+                    .map_err(|e| anyhow::anyhow!("--dscp-first/--dscp-rest: {e}"))?,
+            )
+        } else {
+            None
+        };
         Ok(RouterConfig {
+            mark,
             rate_bytes_per_s: self.rate_bytes,
             delay: secs_to_nanos("--delay-ms", self.delay_ms / 1e3)?,
             discipline: self.queue,
@@ -177,7 +207,7 @@ fn run_router(args: RunArgs) -> Result<()> {
         None => None,
     };
     tracing::info!(
-        "router ready: {} → {} rate {} B/s, delay {} ms, queue {} buffer {} packets, threshold {} B, {:?} classification",
+        "router ready: {} → {} rate {} B/s, delay {} ms, queue {} buffer {} packets, threshold {} B, {:?} classification, marking {:?}",
         args.input.as_deref().unwrap_or("(your routes)"),
         args.tun,
         cfg.rate_bytes_per_s,
@@ -185,12 +215,13 @@ fn run_router(args: RunArgs) -> Result<()> {
         cfg.discipline,
         cfg.buffer_packets,
         cfg.threshold_bytes(),
-        cfg.mode
+        cfg.mode,
+        cfg.mark
     );
     let stats = router::tun::run(dev, cfg, &stop)?;
     drop(routing);
     tracing::info!(
-        "router stats: offered={} released={} released_bytes={} queue_drops={} drops_first={} drops_rest={} delay_line_drops={} malformed={} learnt={} unknown={} table_full={}",
+        "router stats: offered={} released={} released_bytes={} queue_drops={} drops_first={} drops_rest={} delay_line_drops={} malformed={} learnt={} unknown={} table_full={} marked_first={} marked_rest={}",
         stats.link.offered,
         stats.link.released,
         stats.link.released_bytes,
@@ -201,7 +232,9 @@ fn run_router(args: RunArgs) -> Result<()> {
         stats.malformed,
         stats.classify.learnt,
         stats.classify.unknown,
-        stats.classify.table_full
+        stats.classify.table_full,
+        stats.marked_first,
+        stats.marked_rest
     );
     Ok(())
 }

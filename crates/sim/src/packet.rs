@@ -66,6 +66,10 @@ pub struct Packet {
     pub conn: ConnId,
     /// Sequence number of the first payload byte (data), relative to the connection start.
     pub seq: u64,
+    /// Data: the 32-bit sequence number on the wire, the connection's initial sequence number
+    /// plus `seq` modulo 2^32. The ISN is 0 (as ns-2's) unless the senders pick PIN initial
+    /// numbers (`tcp.pin_isn`, paper 003 Section III); what a stateless router reads.
+    pub wire_seq: u32,
     /// Cumulative acknowledgement (ACK, SYN-ACK): next byte expected.
     pub ack: u64,
     /// Payload bytes.
@@ -103,6 +107,7 @@ impl Packet {
         dst: 0,
         conn: ConnId { slot: 0, serial: 0 },
         seq: 0,
+        wire_seq: 0,
         ack: 0,
         len: 0,
         size: 0,

@@ -71,6 +71,14 @@ pub struct BedConfig {
     /// of IP bytes, this queue) instead of `tbf` on `r1`; `tbf` still shapes the other way.
     #[serde(default)]
     pub router_queue: Option<RouterQueue>,
+    /// With `router_queue`: the origin→destination bottleneck is the kernel's own queue at
+    /// `r1`, no code of ours in it: `tbf` at `rate_bytes_per_s` over `pfifo_fast` (three bands
+    /// chosen by the packet's TOS, each holding `buffer_packets`: the device's `txqueuelen`)
+    /// for a `run2c:N` queue, over a `pfifo` of `buffer_packets` for `droptail`. The TUN router
+    /// only adds the delay and, for `run2c:N`, marks each packet's class into its DSCP (edge
+    /// mode: the first class gets TOS 0x10, which `pfifo_fast` serves first).
+    #[serde(default)]
+    pub kernel_core: bool,
     /// TCP congestion control of the origin and the destination
     /// (`net.ipv4.tcp_congestion_control`, per namespace); empty: the kernel's default. A
     /// namespace may only pick one of `net.ipv4.tcp_allowed_congestion_control` (here: reno and
@@ -99,6 +107,7 @@ impl BedConfig {
             origin_rmem_max: 0,
             delay_ms: 0.0,
             router_queue: None,
+            kernel_core: false,
             congestion_control: String::new(),
         }
     }
@@ -114,6 +123,30 @@ impl BedConfig {
             Queue::Pfifo(n) => format!("a {n}-packet `pfifo`"),
         };
         let bottleneck = match &self.router_queue {
+            Some(q) if self.kernel_core => format!(
+                "the origin→destination bottleneck is the kernel's own queue at the router's \
+                 egress: `tbf` at {:.2} MB/s ({:.0} Mbit/s; burst {} B) over {}; the TUN router \
+                 (`schedtcp router`) only delays{}; `tbf` ({queue}) shapes the other direction",
+                rate / 1e6,
+                rate * 8.0 / 1e6,
+                self.burst_bytes,
+                if q.discipline.starts_with("run2c") {
+                    format!(
+                        "`pfifo_fast` ({} packets per band, bands by TOS)",
+                        q.buffer_packets
+                    )
+                } else {
+                    format!("a {}-packet `pfifo`", q.buffer_packets)
+                },
+                if q.discipline.starts_with("run2c") {
+                    format!(
+                        " and marks each packet's `{}` class into its DSCP (edge mode)",
+                        q.discipline
+                    )
+                } else {
+                    String::new()
+                }
+            ),
             None => format!(
                 "the bottleneck is `tbf` at {:.2} MB/s ({:.0} Mbit/s; burst {} B) with {queue} at \
                  the router's egress",
@@ -210,6 +243,11 @@ impl BedConfig {
             if q.buffer_packets == 0 {
                 bail!("router queue buffer must be at least 1 packet");
             }
+            if self.kernel_core && q.discipline == "run" {
+                bail!("a kernel core has no RuN: use droptail or run2c:N");
+            }
+        } else if self.kernel_core {
+            bail!("kernel_core needs a router queue (droptail or run2c:N)");
         }
         match self.queue {
             Queue::Bfifo(b) if b < 1514 => bail!("bfifo limit {b} B is below one packet"),
@@ -539,8 +577,10 @@ impl Testbed {
             ],
         )?;
         self.shape(&r, "r0")?;
-        if self.cfg.router_queue.is_none() {
-            self.shape(&r, "r1")?;
+        match &self.cfg.router_queue {
+            None => self.shape(&r, "r1")?,
+            Some(q) if self.cfg.kernel_core => self.shape_kernel_core(&r, q)?,
+            Some(_) => {}
         }
         if !self.cfg.congestion_control.is_empty() {
             for ns in [&o, &d] {
@@ -577,6 +617,36 @@ impl Testbed {
                 ],
             )?;
         }
+        Ok(())
+    }
+
+    /// The kernel-core bottleneck at `r1` (see [`BedConfig::kernel_core`]).
+    fn shape_kernel_core(&self, ns: &str, q: &RouterQueue) -> Result<()> {
+        let n = q.buffer_packets.to_string();
+        sh(
+            "ip",
+            &["-n", ns, "link", "set", "dev", "r1", "txqueuelen", &n],
+        )?;
+        let rate = format!("{}bit", self.cfg.rate_bytes_per_s * 8);
+        let burst = self.cfg.burst_bytes.to_string();
+        let limit = (q.buffer_packets * 1514).to_string();
+        sh(
+            "tc",
+            &[
+                "-n", ns, "qdisc", "add", "dev", "r1", "root", "handle", "1:", "tbf", "rate",
+                &rate, "burst", &burst, "limit", &limit,
+            ],
+        )?;
+        let child: Vec<&str> = if q.discipline.starts_with("run2c") {
+            vec!["pfifo_fast"]
+        } else {
+            vec!["pfifo", "limit", &n]
+        };
+        let mut args = vec![
+            "-n", ns, "qdisc", "add", "dev", "r1", "parent", "1:1", "handle", "10:",
+        ];
+        args.extend(child);
+        sh("tc", &args)?;
         Ok(())
     }
 
@@ -663,9 +733,19 @@ impl Testbed {
 
     /// Bytes and drops the bottleneck towards the origin has counted (`r0`'s tbf).
     pub fn downlink_counters(&self) -> Option<(u64, u64)> {
+        self.tbf_counters("r0")
+    }
+
+    /// Bytes and drops the kernel's queue towards the destination has counted (`r1`'s tbf;
+    /// with [`BedConfig::kernel_core`], the bottleneck).
+    pub fn uplink_counters(&self) -> Option<(u64, u64)> {
+        self.tbf_counters("r1")
+    }
+
+    fn tbf_counters(&self, dev: &str) -> Option<(u64, u64)> {
         let s = sh(
             "tc",
-            &["-s", "-n", self.router(), "qdisc", "show", "dev", "r0"],
+            &["-s", "-n", self.router(), "qdisc", "show", "dev", dev],
         )
         .ok()?;
         let line = s.lines().find(|l| l.trim_start().starts_with("Sent"))?;
@@ -697,15 +777,22 @@ impl Testbed {
         .map(|s| s.to_string())
         .collect();
         args.push(self.cfg.delay_ms.to_string());
-        if let Some(q) = &self.cfg.router_queue {
-            args.extend([
-                "--rate-bytes".into(),
-                self.cfg.rate_bytes_per_s.to_string(),
-                "--queue".into(),
-                q.discipline.clone(),
-                "--buffer".into(),
-                q.buffer_packets.to_string(),
-            ]);
+        match &self.cfg.router_queue {
+            Some(q) if self.cfg.kernel_core && q.discipline.starts_with("run2c") => {
+                args.extend(["--mark".into(), "--queue".into(), q.discipline.clone()]);
+            }
+            Some(_) if self.cfg.kernel_core => {}
+            Some(q) => {
+                args.extend([
+                    "--rate-bytes".into(),
+                    self.cfg.rate_bytes_per_s.to_string(),
+                    "--queue".into(),
+                    q.discipline.clone(),
+                    "--buffer".into(),
+                    q.buffer_packets.to_string(),
+                ]);
+            }
+            None => {}
         }
         let mut p = Proc::spawn("schedtcp router", self.router(), bin, &args, log)?;
         let deadline = Instant::now() + Duration::from_secs(20);

@@ -70,3 +70,25 @@ pub(crate) struct ThroughputRow {
 }
 
 pub(crate) const BIN_EDGES: [u64; 9] = [1, 4, 13, 20, 40, 100, 300, 1000, 5001];
+
+/// A simulator size distribution as the models crate's (the same parameters, in the same
+/// unit); a constant size has no model counterpart.
+pub(crate) fn model_sizes(d: &sim::workload::SizeDist) -> anyhow::Result<models::SizeDist> {
+    let m = match d {
+        sim::workload::SizeDist::Exponential { mean } => models::SizeDist::exponential(*mean)?,
+        sim::workload::SizeDist::BoundedPareto { k, p, alpha } => {
+            models::SizeDist::bounded_pareto(*k, *p, *alpha)?
+        }
+        sim::workload::SizeDist::Pareto { alpha, c } => models::SizeDist::lomax(*c, *alpha)?,
+        sim::workload::SizeDist::Mixture { components } => models::SizeDist::mixture(
+            components
+                .iter()
+                .map(|c| Ok((c.weight, model_sizes(&c.dist)?)))
+                .collect::<anyhow::Result<_>>()?,
+        )?,
+        sim::workload::SizeDist::Constant { .. } => {
+            anyhow::bail!("a constant flow size has no flow-level model here")
+        }
+    };
+    Ok(m)
+}

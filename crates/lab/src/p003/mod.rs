@@ -3,5 +3,6 @@
 
 pub mod run2c_fig1;
 pub mod run2c_fig2;
+pub mod run2c_pin;
 pub mod run2c_sim;
 pub mod run2c_testbed;

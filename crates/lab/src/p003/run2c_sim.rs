@@ -6,7 +6,9 @@
 
 use crate::check_param;
 use crate::engine::md_table;
-use crate::engine::run2c::{by_size, mean_delay, FlowRow, ShortRow, ThroughputRow, BIN_EDGES};
+use crate::engine::run2c::{
+    by_size, mean_delay, model_sizes, FlowRow, ShortRow, ThroughputRow, BIN_EDGES,
+};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
 use serde::{Deserialize, Serialize};
@@ -545,6 +547,11 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         }
         sections.push_str(&section(s, &p, &run_rows, &tput_rows, &ds));
     }
+    let slow_start = if d1_settings.is_empty() {
+        String::new()
+    } else {
+        slow_start_section(ctx, &p, d1_settings, &short_rows)?
+    };
     if !d1_settings.is_empty() {
         ctx.write_csv("short_delay.csv", &short_rows)?;
         ctx.write_csv("throughput.csv", &tput_rows)?;
@@ -570,9 +577,9 @@ The drop-tail baseline's simulator is cross-checked against ns-3.44 on the same 
 both settings with this experiment's topologies (`results/ns3-crosscheck/`, settings S1p \
 and S2; TCP as ns-3 can be set); its speed on S1/D1 with each discipline, beside ns-3's on \
 the same flows, is in `crates/sim/BENCH.md` (`ns3/speed.sh`).\n\n\
-# Workload D1 (Section IV-A, Figures 4–11)\n\n{sections}\
+# Workload D1 (Section IV-A, Figures 4–11)\n\n{sections}{slow_start}\
 ## Files\n\n`short_delay.csv` (Figs. 5/6, 9/10), `throughput.csv` \
-(Figs. 7/11, mean and standard deviation), `runs.csv` (per run), SVG plots per setting.\n\n\
+(Figs. 7/11, mean and standard deviation), `runs.csv` (per run), `slow_start_model.csv` (the slow-start model beside the measured delays), SVG plots per setting.\n\n\
 ## Why ours may differ from the paper\n\n\
 The verdicts in the tables above are computed from these runs. Where our DropTail penalty \
 is smaller than the paper's: DropTail short-flow delays come from the loss rate in the tables \
@@ -1338,4 +1345,199 @@ the variance\" (Fig. 14) | RuN2C mean against DropTail's: {up} — {up_word}; va
         vr = fmt_range(var_ratio, "×", 2),
         up = pct(rel_2c),
     )
+}
+
+// ----- The slow-start model beside the measured delays (paper 003, end of Section II-B) -------
+
+/// One row of `slow_start_model.csv`: a size bucket of one setting and discipline.
+#[derive(Serialize)]
+struct SlowStartRow {
+    setting: &'static str,
+    discipline: &'static str,
+    size_lo_packets: u64,
+    size_hi_packets: u64,
+    flows: usize,
+    measured_mean_s: f64,
+    slow_start_s: f64,
+    queueing_s: f64,
+    model_s: f64,
+    /// (model − measured) / measured.
+    relative_error: f64,
+}
+
+/// Size buckets of the comparison: the slow-start rounds of an initial window of one
+/// (1, 2–3, 4–7, …) up to the threshold `th` (packets), then `th + 1 ..= max`.
+fn slow_start_buckets(th: u64, max: u64) -> Vec<(u64, u64)> {
+    let mut edges: Vec<u64> = (0..)
+        .map(|i| 1u64 << i)
+        .take_while(|&e| e <= th.min(max))
+        .collect();
+    edges.push(th.min(max) + 1);
+    if max > th {
+        edges.push(max + 1);
+    }
+    edges.windows(2).map(|w| (w[0], w[1] - 1)).collect()
+}
+
+/// The model's RTT of a scenario: propagation both ways plus one full data packet and one ACK
+/// serialised on the sender's access link, the bottleneck and the receiver's access link.
+fn base_rtt_s(sc: &Scenario) -> f64 {
+    let t = &sc.topology;
+    let per_bit = 1.0 / t.access_rate_bps as f64
+        + 1.0 / t.bottleneck_rate_bps as f64
+        + 1.0 / t.receiver_rate_bps as f64;
+    let data = f64::from(sc.tcp.mss + sc.tcp.header_bytes) * 8.0;
+    let ack = f64::from(sc.tcp.header_bytes) * 8.0;
+    2.0 * (t.access_delay_ms + t.bottleneck_delay_ms + t.receiver_delay_ms) / 1e3
+        + (data + ack) * per_bit
+}
+
+/// The section "slow start and queueing": per setting, discipline and size bucket, the
+/// measured mean delay of D1's short flows beside `T̄^SS(x)` plus the flow-level scheduling
+/// delay `T̄(x) − x` of the discipline's model (PS for DropTail, LAS for RuN, PS+PS for RuN2C),
+/// and `slow_start_model.csv`.
+fn slow_start_section(
+    ctx: &Context,
+    p: &Params,
+    settings: &[Setting],
+    short: &[ShortRow],
+) -> anyhow::Result<String> {
+    use models::mg1::{las, ps, psps};
+    let th = u64::from(p.threshold_packets);
+    let buckets = slow_start_buckets(th, p.short_max_packets);
+    let mut rows = Vec::new();
+    let mut text = String::from(
+        "## Slow start and queueing: the delay model of Section II-B beside the measurements\n\n\
+Paper 003 models a short TCP flow's delay as two components, \"slow start and queueing\": \
+`T̄^SS(x)` (end of Section II-B; `models::slowstart`: one window per RTT, doubling from the \
+initial window up to the maximum window, then `RTT / w` per packet) plus the scheduling delay \
+of the flow-level model of the bottleneck, `T̄(x) − x` (PS for DropTail, LAS for RuN, PS+PS \
+with the threshold for RuN2C; D1 at the offered load, one packet at the bottleneck as the \
+time unit). RTT = propagation both ways plus one data packet and one ACK serialised on each \
+of the three links. Per size bucket, flow-weighted means over all seeds; error = (model − \
+measured) / measured.\n\n",
+    );
+    for s in settings {
+        let sc = p.scenario(*s, DisciplineSpec::DropTail, 0, Workload::D1);
+        let WorkloadConfig::Poisson { size, .. } = &sc.workload else {
+            anyhow::bail!("the D1 scenario has no Poisson workload");
+        };
+        let q = models::Mg1::with_load(p.load, model_sizes(size)?)?;
+        let pkt_s = f64::from(sc.tcp.mss + sc.tcp.header_bytes) * 8.0
+            / sc.topology.bottleneck_rate_bps as f64;
+        let rtt = base_rtt_s(&sc);
+        let ss = models::slowstart::SlowStart::new(
+            rtt,
+            sc.tcp.initial_window,
+            sc.tcp.max_window.unwrap_or(u32::MAX),
+        )?;
+        let psps = psps::PsPs::solve(&q, th as f64, &psps::SolverOptions::default())?;
+        let mut table = Vec::new();
+        let mut abs_err: Vec<(&'static str, Vec<f64>)> = Vec::new();
+        for d in disciplines(p.threshold_packets) {
+            let name = label(d);
+            let queueing = |x: f64| -> anyhow::Result<f64> {
+                let t = match d {
+                    DisciplineSpec::DropTail => ps::response(&q, x)?,
+                    DisciplineSpec::Run => las::response(&q, x)?,
+                    DisciplineSpec::Run2c { .. } => psps.response(x)?,
+                };
+                Ok((t - x) * pkt_s)
+            };
+            let mut errs = Vec::new();
+            for &(lo, hi) in &buckets {
+                let in_bucket: Vec<&ShortRow> = short
+                    .iter()
+                    .filter(|r| r.setting == s.name && r.discipline == name)
+                    .filter(|r| (lo..=hi).contains(&r.size_packets))
+                    .collect();
+                let n: usize = in_bucket.iter().map(|r| r.flows).sum();
+                if n == 0 {
+                    continue;
+                }
+                let (mut meas, mut slow, mut queue) = (0.0, 0.0, 0.0);
+                for r in &in_bucket {
+                    let w = r.flows as f64 / n as f64;
+                    meas += w * r.mean_delay_s;
+                    slow += w * ss.delay(r.size_packets)?;
+                    queue += w * queueing(r.size_packets as f64)?;
+                }
+                let model = slow + queue;
+                let err = (model - meas) / meas;
+                errs.push(err.abs());
+                table.push(vec![
+                    name.to_string(),
+                    if lo == hi {
+                        lo.to_string()
+                    } else {
+                        format!("{lo}–{hi}")
+                    },
+                    n.to_string(),
+                    format!("{:.1}", meas * 1e3),
+                    format!("{:.1}", slow * 1e3),
+                    format!("{:.1}", queue * 1e3),
+                    format!("{:.1}", model * 1e3),
+                    format!("{:+.0}%", 100.0 * err),
+                ]);
+                rows.push(SlowStartRow {
+                    setting: s.name,
+                    discipline: name,
+                    size_lo_packets: lo,
+                    size_hi_packets: hi,
+                    flows: n,
+                    measured_mean_s: meas,
+                    slow_start_s: slow,
+                    queueing_s: queue,
+                    model_s: model,
+                    relative_error: err,
+                });
+            }
+            abs_err.push((name, errs));
+        }
+        let summary: Vec<String> = abs_err
+            .iter()
+            .filter(|(_, e)| !e.is_empty())
+            .map(|(name, e)| {
+                let mean = e.iter().sum::<f64>() / e.len() as f64;
+                let max = e.iter().cloned().fold(0.0, f64::max);
+                format!(
+                    "{name} mean |error| {:.0}%, largest {:.0}%",
+                    100.0 * mean,
+                    100.0 * max
+                )
+            })
+            .collect();
+        text.push_str(&format!(
+            "### {} (RTT {:.1} ms, initial window {}, maximum window {})\n\n{}\n{}.\n\n",
+            s.name,
+            rtt * 1e3,
+            sc.tcp.initial_window,
+            sc.tcp
+                .max_window
+                .map_or("none".to_string(), |w| w.to_string()),
+            md_table(
+                &[
+                    "discipline",
+                    "size (packets)",
+                    "flows",
+                    "measured mean (ms)",
+                    "slow start T̄^SS (ms)",
+                    "queueing T̄(x) − x (ms)",
+                    "model (ms)",
+                    "error",
+                ],
+                &table,
+            ),
+            summary.join("; ")
+        ));
+    }
+    ctx.write_csv("slow_start_model.csv", &rows)?;
+    text.push_str(
+        "Where the model misses: it has no losses and no packet-level FIFO queue (DropTail's \
+short flows wait behind the whole buffer and lose packets, which the PS model, a fluid share \
+of the link, does not see), and it lets a round's packets leave at once (the model's \"one \
+packet at a time\"), whereas they leave at the bottleneck's rate; flows beyond the RuN2C \
+threshold also wait behind class 1 packet by packet.\n\n",
+    );
+    Ok(text)
 }

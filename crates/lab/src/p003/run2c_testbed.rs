@@ -54,11 +54,39 @@ fn d1() -> anyhow::Result<SizeDist> {
     }
 }
 
+/// Prefix of a variant whose bottleneck is the kernel's own queue (`kernel:droptail`,
+/// `kernel:run2c:N`): the TUN router only delays and marks (edge mode), see
+/// `testbed::BedConfig::kernel_core`.
+const KERNEL: &str = "kernel:";
+
+/// The variant's discipline and whether the kernel's queue is the core.
+fn kernel_split(spec: &str) -> (&str, bool) {
+    match spec.strip_prefix(KERNEL) {
+        Some(s) => (s, true),
+        None => (spec, false),
+    }
+}
+
 /// Label of the `i`-th variant: the discipline's name, "A/A" for its second occurrence.
 fn label(spec: &str, earlier_same: usize) -> anyhow::Result<&'static str> {
+    let (spec, kernel) = kernel_split(spec);
     let d: DisciplineSpec = spec
         .parse()
         .map_err(|e| anyhow::anyhow!("invalid scenario parameter: {e}"))?;
+    if kernel {
+        return Ok(match (d, earlier_same) {
+            (DisciplineSpec::DropTail, 0) => "Kernel DropTail",
+            (DisciplineSpec::DropTail, 1) => "Kernel DropTail A/A",
+            (DisciplineSpec::Run2c { .. }, 0) => "Kernel RuN2C",
+            (DisciplineSpec::Run2c { .. }, 1) => "Kernel RuN2C A/A",
+            (DisciplineSpec::Run, _) => {
+                bail!("invalid scenario parameter: a kernel core has no RuN (droptail or run2c:N)")
+            }
+            _ => bail!(
+                "invalid scenario parameter: a discipline may appear at most twice in variants"
+            ),
+        });
+    }
     Ok(match (d, earlier_same) {
         (DisciplineSpec::DropTail, 0) => "DropTail",
         (DisciplineSpec::DropTail, 1) => "DropTail A/A",
@@ -107,8 +135,9 @@ struct RunRow {
     max_delay_7_packets_s: Option<f64>,
     router_offered: u64,
     router_queue_drops: u64,
-    /// Drops of packets within the first `threshold_packets` segments of their flow.
-    router_drops_first: u64,
+    /// Drops of packets within the first `threshold_packets` segments of their flow (unknown
+    /// for a kernel core, which does not tell the classes' drops apart).
+    router_drops_first: Option<u64>,
     loss_rate: f64,
 }
 
@@ -118,6 +147,8 @@ struct RunOut {
     flows: Vec<FlowRow>,
     starts: Vec<f64>,
     counters: RouterCounters,
+    /// Kernel core: the drops `tc` counted at the bottleneck (the router's own are none).
+    kernel_drops: Option<u64>,
 }
 
 /// Mean and standard error of `v`.
@@ -168,7 +199,9 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         "threshold_packets must be 20 (the router counts drops past 20 segments)"
     );
     for v in &p.variants {
-        if let Ok(DisciplineSpec::Run2c { threshold_packets }) = v.parse::<DisciplineSpec>() {
+        if let Ok(DisciplineSpec::Run2c { threshold_packets }) =
+            kernel_split(v).0.parse::<DisciplineSpec>()
+        {
             check_param!(
                 u64::from(threshold_packets) == p.threshold_packets,
                 "RuN2C variants must use threshold_packets"
@@ -177,7 +210,13 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     }
     let mut labels = Vec::new();
     for (i, v) in p.variants.iter().enumerate() {
-        let kind = |s: &str| s.split(':').next().unwrap_or("").to_string();
+        // The discipline without its threshold, "kernel:" kept: "run2c", "kernel:droptail".
+        let kind = |s: &str| {
+            s.split(':')
+                .take_while(|part| part.parse::<u64>().is_err())
+                .collect::<Vec<_>>()
+                .join(":")
+        };
         let earlier = p.variants[..i]
             .iter()
             .filter(|w| kind(w) == kind(v))
@@ -214,19 +253,32 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             cfg.prefix = p.prefix.clone();
             cfg.delay_ms = p.delay_ms;
             cfg.congestion_control = p.congestion_control.clone();
+            let (discipline, kernel) = kernel_split(&p.variants[v]);
             cfg.router_queue = Some(RouterQueue {
-                discipline: p.variants[v].clone(),
+                discipline: discipline.to_string(),
                 buffer_packets: p.buffer_packets,
             });
+            cfg.kernel_core = kernel;
             let mut session = Session::start(cfg, &bin)?;
             cc = session.bed().congestion_control();
             let outcome = session
                 .run(None, &flows, 0.0, p.flow_timeout_s)
-                .and_then(|r| Ok((r, session.stop_router()?)));
-            let (r, counters) = match outcome {
-                Ok((r, Some(c))) => {
+                .and_then(|r| {
+                    // The kernel core's drops are `tc`'s (the TUN router queues nothing).
+                    let kernel_drops = if kernel {
+                        let (_, drops) = session.bed().uplink_counters().ok_or_else(|| {
+                            anyhow::anyhow!("no tc counters on the kernel core's egress")
+                        })?;
+                        Some(drops)
+                    } else {
+                        None
+                    };
+                    Ok((r, session.stop_router()?, kernel_drops))
+                });
+            let (r, counters, kernel_drops) = match outcome {
+                Ok((r, Some(c), k)) => {
                     session.finish(false)?;
-                    (r, c)
+                    (r, c, k)
                 }
                 other => {
                     let e = other
@@ -256,6 +308,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 flows: rows,
                 starts: r.results.iter().map(|x| x.start_s).collect(),
                 counters,
+                kernel_drops,
             });
             pb.inc(1);
         }
@@ -273,13 +326,7 @@ fn report(
 ) -> anyhow::Result<String> {
     let th = p.threshold_packets;
     let uniq: Vec<&'static str> = labels.to_vec();
-    let pooled = |v: &str| -> Vec<&FlowRow> {
-        outs.iter()
-            .filter(|o| o.variant == v)
-            .flat_map(|o| o.flows.iter())
-            .collect()
-    };
-    let of = |v: &str, k: usize| outs.iter().find(|o| o.variant == v && o.run == k);
+    let pooled = |v: &str| pooled_flows(outs, v);
 
     // ----- files ----------------------------------------------------------------------------
     let mut flow_rows = Vec::new();
@@ -303,9 +350,10 @@ fn report(
             mean_delay_under_threshold_s: mean_delay(&fl, 1, th - 1),
             max_delay_7_packets_s: by_size(&fl, 7).map(|x| x.1),
             router_offered: o.counters.offered,
-            router_queue_drops: o.counters.queue_drops,
-            router_drops_first: o.counters.drops_first,
-            loss_rate: o.counters.queue_drops as f64 / o.counters.offered.max(1) as f64,
+            router_queue_drops: o.kernel_drops.unwrap_or(o.counters.queue_drops),
+            router_drops_first: o.kernel_drops.is_none().then_some(o.counters.drops_first),
+            loss_rate: o.kernel_drops.unwrap_or(o.counters.queue_drops) as f64
+                / o.counters.offered.max(1) as f64,
         });
     }
     ctx.write_csv("flows.csv", &flow_rows)?;
@@ -410,9 +458,11 @@ fn report(
             format!(
                 "{}%",
                 fmt_range(
-                    &col(&|r| (r.router_queue_drops > 0).then(|| {
-                        100.0 * (1.0 - r.router_drops_first as f64 / r.router_queue_drops as f64)
-                    })),
+                    &col(&|r| {
+                        let first = r.router_drops_first?;
+                        (r.router_queue_drops > 0)
+                            .then(|| 100.0 * (1.0 - first as f64 / r.router_queue_drops as f64))
+                    }),
                     1
                 )
             ),
@@ -432,15 +482,7 @@ fn report(
     );
 
     // ----- the paper's statements beside ours ---------------------------------------------------
-    let ratio = |a: &str, b: &str| -> Vec<f64> {
-        (0..p.runs)
-            .filter_map(|k| {
-                let fa: Vec<&FlowRow> = of(a, k)?.flows.iter().collect();
-                let fb: Vec<&FlowRow> = of(b, k)?.flows.iter().collect();
-                Some(mean_delay(&fa, 1, th - 1)? / mean_delay(&fb, 1, th - 1)?)
-            })
-            .collect()
-    };
+    let ratio = |a: &str, b: &str| delay_ratio(p, outs, a, b);
     let gain = ratio("DropTail", "RuN2C");
     let aa = ratio("DropTail", "DropTail A/A");
     let aa_spread = aa.iter().map(|r| r.max(1.0 / r)).fold(1.0f64, f64::max);
@@ -534,6 +576,7 @@ fn report(
             ],
         ],
     );
+    let kernel = kernel_section(p, &uniq, outs, aa_spread);
     let pps = p.rate_bytes_per_s as f64 / (p.segment_bytes + HEADER_BYTES) as f64;
     let flows_per_run = outs.first().map_or(0, |o| o.flows.len());
     Ok(format!(
@@ -554,7 +597,7 @@ The paper's S1 needs {pps:.0} packets/s; `schedtcp router speed` prints the rout
 limit on this machine (see the router crate's documentation for the value measured); nothing is \
 scaled.\n\n\
 ## Per variant (range over runs)\n\n{per_variant}\n\
-## Beside the paper\n\n{paper}\n\
+## Beside the paper\n\n{paper}\n{kernel}\
 ![mean delay](mean_delay.svg)\n![max delay](max_delay.svg)\n![throughput](throughput.svg)\n\n\
 ## Why ours may differ\n\n\
 The paper's senders are ns-2 agents: initial window 1, maximum window 30, no SACK, minimum RTO \
@@ -575,6 +618,128 @@ Files: `flows.csv` (every flow), `runs.csv` (per run and variant, with the route
         load = p.load,
         runs = p.runs,
     ))
+}
+
+/// Every flow of variant `v`, all runs.
+fn pooled_flows<'a>(outs: &'a [RunOut], v: &str) -> Vec<&'a FlowRow> {
+    outs.iter()
+        .filter(|o| o.variant == v)
+        .flat_map(|o| o.flows.iter())
+        .collect()
+}
+
+/// Per run, variant `a`'s mean delay of flows under the threshold over variant `b`'s.
+fn delay_ratio(p: &Params, outs: &[RunOut], a: &str, b: &str) -> Vec<f64> {
+    let th = p.threshold_packets;
+    let of = |v: &str, k: usize| outs.iter().find(|o| o.variant == v && o.run == k);
+    (0..p.runs)
+        .filter_map(|k| {
+            let fa: Vec<&FlowRow> = of(a, k)?.flows.iter().collect();
+            let fb: Vec<&FlowRow> = of(b, k)?.flows.iter().collect();
+            Some(mean_delay(&fa, 1, th - 1)? / mean_delay(&fb, 1, th - 1)?)
+        })
+        .collect()
+}
+
+/// The section on the kernel-core variants: RuN2C with the edge router marking and the
+/// kernel's `pfifo_fast` serving the classes, against drop-tail (the kernel's and the TUN
+/// router's) and against the TUN router's own RuN2C (push-out), per run and pooled.
+fn kernel_section(p: &Params, labels: &[&'static str], outs: &[RunOut], aa_spread: f64) -> String {
+    let pooled = |v: &str| pooled_flows(outs, v);
+    let ratio = |a: &str, b: &str| delay_ratio(p, outs, a, b);
+    if !labels.contains(&"Kernel RuN2C") {
+        return String::new();
+    }
+    let th = p.threshold_packets;
+    // Pooled mean delay of flows under the threshold, ± 2 standard errors over flows.
+    let short = |v: &str| -> String {
+        let d: Vec<f64> = pooled(v)
+            .iter()
+            .filter(|f| (1..th).contains(&f.size_packets))
+            .filter_map(|f| f.delay_s)
+            .collect();
+        if d.len() < 2 {
+            return "—".into();
+        }
+        let (m, se) = mean_se(&d);
+        format!("{:.1} ± {:.1}", m * 1e3, 2.0 * se * 1e3)
+    };
+    let long = |v: &str| -> String {
+        let t: Vec<f64> = pooled(v)
+            .iter()
+            .filter(|f| f.size_packets >= 100)
+            .filter_map(|f| f.kbps(p.segment_bytes))
+            .collect();
+        if t.len() < 2 {
+            return "—".into();
+        }
+        let (m, se) = mean_se(&t);
+        format!("{m:.0} ± {:.0} ({} flows)", 2.0 * se, t.len())
+    };
+    let rows: Vec<Vec<String>> = labels
+        .iter()
+        .map(|v| vec![v.to_string(), short(v), long(v)])
+        .collect();
+    let table = md_table(
+        &[
+            "variant",
+            &format!(
+                "mean delay of flows of 1–{} packets, all runs (ms, ± 2 SE)",
+                th - 1
+            ),
+            "throughput of flows of 100+ packets (kbit/s, ± 2 SE)",
+        ],
+        &rows,
+    );
+    let cut = |a: &str, b: &str| -> String {
+        let r = ratio(a, b);
+        if r.is_empty() {
+            "not measured".into()
+        } else {
+            let lo = r.iter().cloned().fold(f64::INFINITY, f64::min);
+            format!(
+                "{}× per run ({})",
+                fmt_range(&r, 2),
+                if lo > aa_spread {
+                    format!("beyond the A/A spread {aa_spread:.2}× in every run")
+                } else {
+                    format!("not beyond the A/A spread {aa_spread:.2}× in every run")
+                }
+            )
+        }
+    };
+    let cost = ratio("Kernel RuN2C", "RuN2C");
+    format!(
+        "## RuN2C on a stock core: the kernel's queue, marked at the edge\n\n\
+`Kernel RuN2C`: the TUN router in the router namespace is only the edge of footnote 3: it adds the \
+delay, reads each packet's running number (ISN learnt from the SYN) and writes the class into the \
+DSCP (first {th} packets: DSCP 4, TOS 0x10; the rest: 0), forwarding with no rate and no queue of \
+its own. The bottleneck is the kernel's: `tbf` at the same rate over `pfifo_fast`, the qdisc \
+Linux attaches by default, which puts TOS 0x10 in its first band and serves that band first; \
+each band holds {buf} packets (the device's `txqueuelen`). `Kernel DropTail`: the same path \
+with a {buf}-packet `pfifo` under `tbf` and no marking. Same flows as the other rows.\n\n{table}\n\
+- Short-flow delay cut on the kernel core, Kernel DropTail / Kernel RuN2C (flows of 1–{thm} \
+packets): {k}\n\
+- The same against the TUN router's drop-tail, DropTail / Kernel RuN2C: {kd}\n\
+- The TUN router's own RuN2C for comparison, DropTail / RuN2C: {u}\n\
+- What the kernel's queue costs against the paper's push-out discipline (the TUN router's \
+RuN2C), Kernel RuN2C / RuN2C mean delay of the same short flows: {c}× per run. The kernel's \
+queue differs in three ways: its two bands are separate buffers ({buf} packets each, where \
+push-out shares {buf} between the classes and evicts the second class's tail to admit a \
+first-class packet), it shapes with a token bucket (bursts of up to the `tbf` burst leave at \
+line rate) instead of the TUN router's exact transmitter, and a packet crosses the kernel's \
+forwarding path twice (TUN device, then `r1`).\n\n",
+        thm = th - 1,
+        buf = p.buffer_packets,
+        k = cut("Kernel DropTail", "Kernel RuN2C"),
+        kd = cut("DropTail", "Kernel RuN2C"),
+        u = cut("DropTail", "RuN2C"),
+        c = if cost.is_empty() {
+            "not measured".to_string()
+        } else {
+            fmt_range(&cost, 2)
+        },
+    )
 }
 
 #[cfg(test)]
@@ -618,6 +783,10 @@ mod tests {
         assert_eq!(label("droptail", 1).unwrap(), "DropTail A/A");
         assert_eq!(label("run2c:20", 0).unwrap(), "RuN2C");
         assert!(label("droptail", 2).is_err());
+        assert_eq!(label("kernel:run2c:20", 0).unwrap(), "Kernel RuN2C");
+        assert_eq!(label("kernel:droptail", 1).unwrap(), "Kernel DropTail A/A");
+        assert!(label("kernel:run", 0).is_err());
+        assert_eq!(kernel_split("kernel:run2c:20"), ("run2c:20", true));
         assert!(label("fifo", 0).is_err());
     }
 }

@@ -21,6 +21,9 @@ pub enum Limit {
 #[derive(Debug)]
 pub struct Disciplined<D> {
     inner: D,
+    /// Stateless classification: running numbers read from the wire sequence number's place
+    /// in its PIN block ([`queues::PinScheme::running_number`]) instead of the flow's offset.
+    pin: Option<queues::PinScheme>,
     /// What the discipline dropped on the last enqueue (reused: no allocation per packet).
     scratch: Vec<queues::Packet<PacketId>>,
 }
@@ -44,7 +47,17 @@ impl<D> Disciplined<D> {
     pub fn over(inner: D) -> Self {
         Disciplined {
             inner,
+            pin: None,
             scratch: Vec::with_capacity(4),
+        }
+    }
+
+    /// Drives `inner` with the running numbers a stateless router reads from the wire
+    /// sequence numbers under `scheme` (data packets; 0 for the others).
+    pub fn by_pin(inner: D, scheme: queues::PinScheme) -> Self {
+        Disciplined {
+            pin: Some(scheme),
+            ..Self::over(inner)
         }
     }
 }
@@ -67,7 +80,11 @@ impl<D: Discipline<PacketId>> Queue for Disciplined<D> {
             item: id,
             flow: u64::from(pkt.conn.serial),
             size: pkt.size,
-            run: running_number(pkt),
+            run: match (self.pin, pkt.kind) {
+                (None, _) => running_number(pkt),
+                (Some(s), PacketKind::Data) => s.running_number(pkt.wire_seq),
+                (Some(_), _) => 0,
+            },
         };
         self.inner.enqueue(p, now, &mut self.scratch);
         dropped.extend(self.scratch.drain(..).map(|p| p.item));

@@ -63,6 +63,18 @@ pub enum QueueConfig {
         #[serde(default = "default_segment_bytes")]
         segment_bytes: u32,
     },
+    /// RuN2C in a stateless core (paper 003, Section III): the class of a packet is read from
+    /// its wire sequence number by the mask of `pin` (priority while the L bits are zero, i.e.
+    /// threshold 2^TH bytes), with no per-flow state; the senders should pick PIN initial
+    /// numbers (`tcp.pin_isn`, the same scheme). A buffer of `limit` packets with push-out, as
+    /// `run2c`: `{ kind = "run2c_pin", limit = 100, pin = { r = 10, l = 8, th = 14,
+    /// low_random = 0 } }`.
+    Run2cPin {
+        /// Capacity in packets.
+        limit: usize,
+        /// The division of the sequence number space.
+        pin: crate::tcp::Pin,
+    },
 }
 
 fn default_segment_bytes() -> u32 {
@@ -108,6 +120,10 @@ impl QueueConfig {
                     spec.threshold_bytes(segment_bytes),
                 ))),
             },
+            QueueConfig::Run2cPin { limit, pin } => Box::new(Disciplined::by_pin(
+                queues::Run2c::new(limit, pin.0.threshold_bytes()),
+                pin.0,
+            )),
         }
     }
 

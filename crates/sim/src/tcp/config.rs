@@ -1,6 +1,8 @@
 //! TCP parameters.
 
+use super::Pin;
 use crate::time::{millis, Time};
+use queues::PinScheme;
 use serde::{Deserialize, Serialize};
 
 /// Congestion-window growth and reduction.
@@ -82,6 +84,11 @@ pub struct TcpConfig {
     /// LEDBAT's target queuing delay in milliseconds (RFC 6817 §2.5: at most 100; 25 is
     /// the common default, paper 004 also runs 60). Used only by LEDBAT senders.
     pub ledbat_target_ms: f64,
+    /// Senders pick their initial sequence number among the possible initial numbers of
+    /// paper 003's stateless classifier (Section III), `{ r, l, th, low_random }` bits:
+    /// see [`crate::tcp::pin_isn`]. `None` (the default): every ISN is 0, as ns-2's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pin_isn: Option<Pin>,
 }
 
 impl Default for TcpConfig {
@@ -105,6 +112,7 @@ impl Default for TcpConfig {
             congestion_control: CongestionControl::NewReno,
             ecn: false,
             ledbat_target_ms: 25.0,
+            pin_isn: None,
         }
     }
 }
@@ -148,6 +156,8 @@ pub struct TcpParams {
     pub cc: CongestionControl,
     /// See [`TcpConfig::ledbat_target_ms`].
     pub ledbat_target: Time,
+    /// See [`TcpConfig::pin_isn`].
+    pub pin_isn: Option<PinScheme>,
 }
 
 impl TcpConfig {
@@ -202,6 +212,7 @@ impl TcpConfig {
             ecn: self.ecn,
             cc: self.congestion_control,
             ledbat_target: ms("ledbat_target_ms", self.ledbat_target_ms)?,
+            pin_isn: self.pin_isn.map(|p| p.0),
         };
         if p.ledbat_target == 0 {
             return Err("tcp.ledbat_target_ms must be positive".into());

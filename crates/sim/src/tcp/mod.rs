@@ -9,11 +9,13 @@
 
 mod config;
 mod lbe;
+mod pin;
 mod receiver;
 mod rtt;
 mod sender;
 
 pub use config::{CongestionControl, TcpConfig, TcpParams};
+pub use pin::{pin_isn, Pin, PinBits};
 pub use receiver::{Receiver, RxOutcome};
 pub use rtt::RttEstimator;
 pub use sender::{AckEvent, SackBlocks, Segment, Sender, SenderState};

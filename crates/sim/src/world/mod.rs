@@ -377,6 +377,8 @@ impl World {
                 dst: c.dst,
                 conn: id,
                 seq: seg.seq,
+                wire_seq: crate::tcp::pin_isn(self.params.pin_isn, id.serial)
+                    .wrapping_add(seg.seq as u32),
                 ack: 0,
                 len: seg.len,
                 size: seg.len + hdr,
