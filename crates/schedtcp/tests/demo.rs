@@ -70,7 +70,9 @@ fn the_demo_without_root_schedules_checks_and_keeps_the_competitor() {
     }
 
     let lo = rows(dir.join("loopback.csv"));
-    assert_eq!(lo.len(), 6);
+    // tcp, srpt, fair, las, psps, priority:srpt and gittins (which learns sizes as flows end).
+    assert_eq!(lo.len(), 7);
+    assert!(lo.iter().any(|r| r["policy"] == "gittins"), "{lo:?}");
     for r in &lo {
         let flows = num(r, "flows");
         assert!(flows > 0.0);
