@@ -77,7 +77,10 @@ async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -
         let Ok(turn) = tokio::time::timeout_at(deadline, p.backoff.turn()).await else {
             break;
         };
-        let wait = p.backoff.delay();
+        // A step is at most half the handshake timeout, so a flow that just arrived always gets
+        // an attempt: with a step as long as the timeout, every new flow would give up before
+        // trying, no attempt would ever succeed again, and the client would stay cut off.
+        let wait = p.backoff.delay().min(t.handshake_timeout() / 2);
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         if left < wait + MIN_ATTEMPT {
             break;
