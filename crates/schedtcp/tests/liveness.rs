@@ -119,8 +119,11 @@ impl Setup {
     async fn spawn(&self, name: &str, role: &str, toml: String, ready: SocketAddr) -> Proc {
         let path = self.dir.join(format!("{name}.toml"));
         std::fs::write(&path, toml).unwrap();
+        // `SCHEDTCP_EXE` runs another build (a release binary for measurements).
+        let exe = std::env::var_os("SCHEDTCP_EXE")
+            .unwrap_or_else(|| env!("CARGO_BIN_EXE_schedtcp").into());
         let p = Proc(
-            Command::new(env!("CARGO_BIN_EXE_schedtcp"))
+            Command::new(exe)
                 .args([role, "--config", path.to_str().unwrap()])
                 .env(
                     "RUST_LOG",
@@ -200,8 +203,12 @@ async fn scrape(addr: SocketAddr) -> Option<String> {
 
 /// The sum of a metric over all its label sets (0 if absent).
 fn total(text: &str, name: &str) -> f64 {
+    let name = format!("schedtcp_{name}");
     text.lines()
-        .filter(|l| l.starts_with(&format!("schedtcp_{name}{{")))
+        .filter(|l| {
+            l.strip_prefix(&name)
+                .is_some_and(|rest| rest.starts_with(['{', ' ']))
+        })
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum()
 }
@@ -1394,6 +1401,85 @@ async fn idle_flows_hold_little_memory_and_give_it_back() {
             base[i]
         );
     }
+}
+
+/// What a scrape of the metrics endpoints costs with many live flows: `SCRAPE_FLOWS` (default
+/// 4 096) idle flows held open through the real processes (one pool connection each, so the
+/// per-connection families have that many rows on each side), then `SCRAPES` (default 100)
+/// scrapes of each endpoint, one after another. Prints the median and the 99th percentile
+/// (nearest rank) of the time from connecting to the end of the answer, and the bytes of the
+/// page. Not run by default (a measurement, 16 000 sockets); with release binaries:
+/// `SCHEDTCP_EXE=target/release/schedtcp cargo test --release -p schedtcp --test liveness
+/// scrape_cost -- --ignored --nocapture` (docs/OPERATIONS.md, "What a scrape costs").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn scrape_cost_with_many_live_flows() {
+    const OPENING_AT_ONCE: usize = 64;
+    let env_count = |k: &str, d: usize| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let (flows, scrapes) = (env_count("SCRAPE_FLOWS", 4096), env_count("SCRAPES", 100));
+    let _ = tunnel::limits::raise_fd_limit();
+    let (env, _t) = Setup::new("scrape").await;
+    // Keepalives of thousands of idle connections can be late on a loaded machine: a dead
+    // peer far beyond them (this measures scrapes, not liveness).
+    const IDLE_TUNING: &str = "[tuning]\ndead_peer_secs = 120\n";
+    let _server = env.server_tuned("", IDLE_TUNING).await;
+    let client = env
+        .client_tuned("client", env.server, "", IDLE_TUNING)
+        .await;
+    let route = client.t;
+    let sem = Arc::new(tokio::sync::Semaphore::new(OPENING_AT_ONCE));
+    let opening: Vec<_> = (0..flows)
+        .map(|_| {
+            let sem = sem.clone();
+            tokio::spawn(async move {
+                let _permit = sem.acquire_owned().await.unwrap();
+                open_idle_flow(route).await
+            })
+        })
+        .collect();
+    let mut idle = Vec::with_capacity(flows);
+    for o in opening {
+        idle.push(o.await.unwrap());
+    }
+    for (who, addr) in [("server", env.server_metrics), ("client", client.metrics)] {
+        let page = scrape(addr).await.unwrap();
+        assert_eq!(
+            total(&page, "active_flows"),
+            flows as f64,
+            "{who}: live flows"
+        );
+        assert_eq!(
+            total(&page, "active_connections"),
+            flows as f64,
+            "{who}: pool connections"
+        );
+        let mut took = Vec::with_capacity(scrapes);
+        let mut bytes = 0;
+        for _ in 0..scrapes {
+            let began = Instant::now();
+            let page = scrape(addr).await.expect("a scrape");
+            took.push(began.elapsed());
+            let body = page.split_once("\r\n\r\n").map_or(0, |(_, b)| b.len());
+            assert!(
+                bytes == 0 || body.abs_diff(bytes) < bytes / 10,
+                "{who}: pages of {bytes} and {body} bytes"
+            );
+            bytes = body;
+        }
+        took.sort();
+        let rank = |q: f64| took[((q * scrapes as f64).ceil() as usize).clamp(1, scrapes) - 1];
+        println!(
+            "scrape {who} with {flows} live flows: median {:.2} ms, p99 {:.2} ms over {scrapes} scrapes, {bytes} bytes",
+            rank(0.5).as_secs_f64() * 1e3,
+            rank(0.99).as_secs_f64() * 1e3,
+        );
+    }
+    drop(idle);
 }
 
 /// A client whose warm pool cannot be filled (its server accepts and closes every connection)
