@@ -101,8 +101,12 @@ fn series(text: &str, series: &str) -> f64 {
 
 /// The sum of a metric over its label sets.
 fn total(text: &str, name: &str) -> f64 {
+    let name = format!("schedtcp_{name}");
     text.lines()
-        .filter(|l| l.starts_with(&format!("schedtcp_{name}{{")))
+        .filter(|l| {
+            l.strip_prefix(&name)
+                .is_some_and(|rest| rest.starts_with(['{', ' ']))
+        })
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum()
 }
