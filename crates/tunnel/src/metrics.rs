@@ -34,10 +34,17 @@ pub const METRICS_CONNECTIONS: usize = 16;
 /// Of [`METRICS_CONNECTIONS`], those from one source network (an IPv4 /24, an IPv6 /64).
 pub const METRICS_PER_SOURCE: usize = 8;
 
+/// Flows per session the page lists in the policy's order (`schedtcp_ranked_flow_*`): a
+/// bounded view of the schedule's head, as `schedtcp status` prints it.
+pub const RANKED_FLOWS: usize = 16;
+
 /// Time a metrics client has to send its request, and then to take the whole answer.
 pub const METRICS_TIMEOUT: Duration = Duration::from_secs(2);
 
 use crate::histogram::{Histogram, RouteStats, SIZE_CLASSES};
+
+/// A family whose samples are one value of each of a set of `T`s: name, help, type, value.
+type Family<'a, T, V> = (&'a str, &'a str, MetricType, fn(&T) -> V);
 
 /// One family of the exposition: a `# HELP` and `# TYPE` line, then one sample per label set.
 /// `name` is the sample's name without the `schedtcp_` prefix (a counter's ends in `_total`,
@@ -241,7 +248,7 @@ impl Registry {
         let seconds = |f: fn(&gtcp::SessionCounters) -> u64| {
             sessions.iter().map(move |(l, c)| (*l, f(c) as f64 / 1e6))
         };
-        let session_families: [(&str, &str, MetricType, fn(&gtcp::SessionCounters) -> u64); 15] = [
+        let session_families: [Family<gtcp::SessionCounters, u64>; 15] = [
             (
                 "active_flows",
                 "Flows tracked by the session.",
@@ -388,7 +395,7 @@ impl Registry {
             .iter()
             .filter_map(|e| Some(([("session", e.label.as_str())], e.admission()?)))
             .collect();
-        let admission_families: [(&str, &str, MetricType, fn(&AdmissionStatus) -> f64); 10] = [
+        let admission_families: [Family<AdmissionStatus, f64>; 10] = [
             (
                 "admission_limit",
                 "M: background flows that may be active at once (paper 004, equation (27)).",
@@ -495,6 +502,62 @@ impl Registry {
                     )
                 }),
             )?;
+        }
+        // The first flows in the policy's order, per session.
+        let ranked: Vec<(&str, Vec<gtcp::RankedFlow>)> = engines
+            .iter()
+            .map(|e| {
+                (
+                    e.label.as_str(),
+                    e.inspect(|s| s.ranked_flows(RANKED_FLOWS)),
+                )
+            })
+            .collect();
+        let rows = || {
+            ranked.iter().flat_map(|(session, flows)| {
+                flows.iter().enumerate().map(move |(i, r)| {
+                    let labels = (
+                        [("session", *session)],
+                        (
+                            [("rank", i as u64 + 1), ("flow", r.flow.0)],
+                            [("route", r.route.as_deref().unwrap_or(""))],
+                        ),
+                    );
+                    (labels, r)
+                })
+            })
+        };
+        let sent_help = format!(
+            "The flows with bytes to send in the order the policy serves them (rank 1 first; the first {RANKED_FLOWS} per session): bytes sent so far (attained service)."
+        );
+        let ranked_families: [Family<gtcp::RankedFlow, f64>; 4] = [
+            (
+                "ranked_flow_sent_bytes",
+                &sent_help,
+                Gauge,
+                |r| r.sent as f64,
+            ),
+            (
+                "ranked_flow_remaining_bytes",
+                "Of those flows, bytes left to send where the flow's end is known (NaN: unknown).",
+                Gauge,
+                |r| r.remaining.map_or(f64::NAN, |b| b as f64),
+            ),
+            (
+                "ranked_flow_unsent_bytes",
+                "Of those flows, bytes handed over and not yet sent.",
+                Gauge,
+                |r| r.unsent as f64,
+            ),
+            (
+                "ranked_flow_ready",
+                "Of those flows, 1 if the receiver's credit lets some of its bytes go now, else 0 (it waits for credit).",
+                Gauge,
+                |r| f64::from(u8::from(r.ready)),
+            ),
+        ];
+        for (name, help, kind, get) in ranked_families {
+            family(enc, name, help, kind, rows().map(|(l, r)| (l, get(r))))?;
         }
         self.rejections.encode(enc)?;
         self.config.encode(enc)?;
