@@ -48,6 +48,7 @@ pub use flow::INITIAL_CREDIT;
 pub use ids::{ConnId, FlowId};
 pub use policy::{Order, Policy};
 pub use session::{
-    Bounds, Config, ConfigError, Event, FlowSendState, FlowSummary, ProtocolError, ReadOutcome,
-    Role, Session, SessionCounters, SessionError, MAX_RETIRED_ABOVE, RESET_UNKNOWN_FLOW,
+    Bounds, Config, ConfigError, Event, FlowSendState, FlowSummary, ProtocolError, RankedFlow,
+    ReadOutcome, Role, Session, SessionCounters, SessionError, MAX_RETIRED_ABOVE,
+    RESET_UNKNOWN_FLOW,
 };

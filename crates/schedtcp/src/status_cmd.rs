@@ -1,7 +1,9 @@
 //! `schedtcp status --metrics ADDR`: what a running daemon holds, read from its metrics
 //! endpoint, in the manner of `ss`: sessions, flows and pool connections, then one line per
 //! pool connection with its owning flow, the two sides of the invariant (bytes its flow handed
-//! over, bytes it carried) and its virtual queue, and the per-route counters.
+//! over, bytes it carried) and its virtual queue, the flows with bytes to send in the order the
+//! policy serves them (the first `tunnel::metrics::RANKED_FLOWS` per session), and the
+//! per-route counters.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -117,6 +119,7 @@ fn render(page: &str) -> Result<String> {
             if holds { "holds" } else { "VIOLATED" }
         );
     }
+    out += &ranked(&scrape);
     // Per route: flows and bytes.
     let mut routes: BTreeMap<String, [f64; 5]> = BTreeMap::new();
     for s in &scrape.samples {
@@ -147,6 +150,51 @@ fn render(page: &str) -> Result<String> {
     Ok(out)
 }
 
+/// The flows with bytes to send, by session and rank (the policy's order).
+fn ranked(scrape: &Scrape) -> String {
+    let fields = [
+        "schedtcp_ranked_flow_sent_bytes",
+        "schedtcp_ranked_flow_remaining_bytes",
+        "schedtcp_ranked_flow_unsent_bytes",
+        "schedtcp_ranked_flow_ready",
+    ];
+    type Row = (String, String, [f64; 4]);
+    let mut rows: BTreeMap<(String, u64), Row> = BTreeMap::new();
+    for s in &scrape.samples {
+        let Some(i) = fields.iter().position(|f| *f == s.metric) else {
+            continue;
+        };
+        let Some(rank) = s.labels.get("rank").and_then(|r| r.parse().ok()) else {
+            continue;
+        };
+        let session = s.labels.get("session").unwrap_or("").to_owned();
+        let flow = s.labels.get("flow").unwrap_or("").to_owned();
+        let route = s.labels.get("route").unwrap_or("").to_owned();
+        rows.entry((session, rank))
+            .or_insert((flow, route, [f64::NAN; 4]))
+            .2[i] = value(s);
+    }
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "\n{:<18} {:>5} {:>8} {:<14} {:>14} {:>14} {:>12} {:>6}\n",
+        "session", "rank", "flow", "route", "sent", "remaining", "unsent", "ready"
+    );
+    for ((session, rank), (flow, route, [sent, remaining, unsent, ready])) in &rows {
+        let remaining = if remaining.is_nan() {
+            "?".to_owned()
+        } else {
+            remaining.to_string()
+        };
+        let ready = if *ready == 1.0 { "yes" } else { "credit" };
+        out += &format!(
+            "{session:<18} {rank:>5} {flow:>8} {route:<14} {sent:>14} {remaining:>14} {unsent:>12} {ready:>6}\n"
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +213,14 @@ schedtcp_connection_payload_bytes{session=\"s1\",conn=\"4\",flow=\"6\"} 50
 # TYPE schedtcp_connection_virtual_queue_bytes gauge
 schedtcp_connection_virtual_queue_bytes{session=\"s1\",conn=\"3\",flow=\"5\"} 40
 schedtcp_connection_virtual_queue_bytes{session=\"s1\",conn=\"4\",flow=\"6\"} 7
+# TYPE schedtcp_ranked_flow_sent_bytes gauge
+schedtcp_ranked_flow_sent_bytes{session=\"s1\",rank=\"2\",flow=\"9\",route=\"web\"} 10
+schedtcp_ranked_flow_sent_bytes{session=\"s1\",rank=\"10\",flow=\"4\",route=\"web\"} 30
+schedtcp_ranked_flow_sent_bytes{session=\"s1\",rank=\"1\",flow=\"7\",route=\"web\"} 20
+# TYPE schedtcp_ranked_flow_remaining_bytes gauge
+schedtcp_ranked_flow_remaining_bytes{session=\"s1\",rank=\"2\",flow=\"9\",route=\"web\"} 500
+schedtcp_ranked_flow_remaining_bytes{session=\"s1\",rank=\"10\",flow=\"4\",route=\"web\"} NaN
+schedtcp_ranked_flow_remaining_bytes{session=\"s1\",rank=\"1\",flow=\"7\",route=\"web\"} 100
 # TYPE schedtcp_route_flows_closed_total counter
 schedtcp_route_flows_closed_total{session=\"s1\",route=\"web\"} 9
 ";
@@ -185,5 +241,21 @@ schedtcp_route_flows_closed_total{session=\"s1\",route=\"web\"} 9
         assert!(r.starts_with("sessions 1  flows 2"), "{r}");
         let web = r.lines().find(|l| l.starts_with("web")).unwrap();
         assert_eq!(web.split_whitespace().nth(2), Some("9"), "{r}");
+    }
+
+    /// The ranked flows come in rank order (numerically, whatever the page's order), with an
+    /// unknown remaining size shown as such.
+    #[test]
+    fn ranked_flows_are_listed_by_rank() {
+        let r = render(PAGE).unwrap();
+        let ranked: Vec<Vec<&str>> = r
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .filter(|w| w.len() == 8 && w[0] == "s1")
+            .collect();
+        let flows: Vec<&str> = ranked.iter().map(|w| w[2]).collect();
+        assert_eq!(flows, ["7", "9", "4"], "{r}");
+        assert_eq!(ranked[0][5], "100", "{r}");
+        assert_eq!(ranked[2][5], "?", "{r}");
     }
 }

@@ -7,13 +7,15 @@
 //! 2 s, handshake timeout 5 s) so that each bound below is a few seconds; the defaults are in
 //! the README's limits table.
 
+mod common;
+
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::{free_port, scrape, series, total, Dir, Proc};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
@@ -25,77 +27,12 @@ const TUNING: &str = "[tuning]\nkeepalive_secs = 1\ndead_peer_secs = 3\nhandshak
 /// timeout (5 s), with room for a loaded CI machine.
 const HEAL: Duration = Duration::from_secs(20);
 
-fn free_port() -> SocketAddr {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-}
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("schedtcp-live-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// A `schedtcp` process, killed if the test fails half-way.
-struct Proc(Child);
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-impl Proc {
-    fn pid(&self) -> u32 {
-        self.0.id()
-    }
-
-    /// Open file descriptors of the process.
-    fn fds(&self) -> usize {
-        std::fs::read_dir(format!("/proc/{}/fd", self.pid()))
-            .map(|d| d.count())
-            .unwrap_or(0)
-    }
-
-    fn exited(&mut self) -> bool {
-        self.0.try_wait().ok().flatten().is_some()
-    }
-
-    fn kill9(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-
-    async fn sigterm(&mut self) -> std::process::ExitStatus {
-        Command::new("kill")
-            .args(["-TERM", &self.pid().to_string()])
-            .status()
-            .expect("kill");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(s) = self.0.try_wait().unwrap() {
-                return s;
-            }
-            assert!(Instant::now() < deadline, "no exit after SIGTERM");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-}
-
 struct Setup {
-    dir: PathBuf,
+    /// The configuration files and the key, removed with the setup.
+    dir: Dir,
     server: SocketAddr,
     server_metrics: SocketAddr,
     target: SocketAddr,
-}
-
-/// The configuration files go with the test: nothing is left in the temporary directory.
-impl Drop for Setup {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
 }
 
 impl Setup {
@@ -103,8 +40,7 @@ impl Setup {
         let (target, t) = loadgen::start_target("127.0.0.1:0".parse().unwrap())
             .await
             .unwrap();
-        let dir = temp_dir(tag);
-        tunnel::psk::write_new(&dir.join("psk.txt")).unwrap();
+        let dir = Dir::with_key(tag);
         (
             Self {
                 dir,
@@ -117,28 +53,8 @@ impl Setup {
     }
 
     async fn spawn(&self, name: &str, role: &str, toml: String, ready: SocketAddr) -> Proc {
-        let path = self.dir.join(format!("{name}.toml"));
-        std::fs::write(&path, toml).unwrap();
-        let p = Proc(
-            Command::new(env!("CARGO_BIN_EXE_schedtcp"))
-                .args([role, "--config", path.to_str().unwrap()])
-                .env(
-                    "RUST_LOG",
-                    std::env::var("LIVENESS_LOG").unwrap_or_else(|_| "error".into()),
-                )
-                .stdout(Stdio::null())
-                .stderr(Stdio::inherit())
-                .spawn()
-                .expect("spawn schedtcp"),
-        );
-        let deadline = Instant::now() + HEAL;
-        let mut p = p;
-        while TcpStream::connect(ready).await.is_err() || p.exited() {
-            assert!(!p.exited(), "{name} exited at start");
-            assert!(Instant::now() < deadline, "{name}: {ready} never listened");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        p
+        let path = self.dir.config(name, &toml);
+        Proc::spawn(role, &path, ready, "LIVENESS_LOG", HEAL).await
     }
 
     /// A server whose route "t" goes to the target and "refused" to a port nobody listens on.
@@ -182,36 +98,6 @@ struct Client {
     t: SocketAddr,
     refused: SocketAddr,
     metrics: SocketAddr,
-}
-
-/// The metrics endpoint's text.
-async fn scrape(addr: SocketAddr) -> Option<String> {
-    let mut s = TcpStream::connect(addr).await.ok()?;
-    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-        .await
-        .ok()?;
-    let mut text = String::new();
-    tokio::time::timeout(Duration::from_secs(5), s.read_to_string(&mut text))
-        .await
-        .ok()?
-        .ok()?;
-    Some(text)
-}
-
-/// The sum of a metric over all its label sets (0 if absent).
-fn total(text: &str, name: &str) -> f64 {
-    text.lines()
-        .filter(|l| l.starts_with(&format!("schedtcp_{name}{{")))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
-}
-
-/// The value of the sample whose name and labels start `line` (0 if absent).
-fn sample(text: &str, line: &str) -> f64 {
-    text.lines()
-        .find(|l| l.starts_with(line))
-        .and_then(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .unwrap_or(0.0)
 }
 
 /// What a process still holds.
@@ -554,6 +440,84 @@ async fn a_silent_pool_connection_is_detected_and_its_flow_completes_intact() {
     assert_released("server", env.server_metrics, 1.0, HEAL).await;
 }
 
+/// How late a dead-peer report may come after the core's deadline on real time: the driver
+/// reads the last frame after the proxy began to write it, its timer fires after the deadline
+/// (tokio's timers have a millisecond's granularity) and the dead connection's reader ends
+/// before the count moves; each is a wake-up of a task, which on a loaded machine (our test
+/// processes run under `nice`) waits for a core. Early is never allowed.
+const DEAD_PEER_LATE: Duration = Duration::from_millis(500);
+
+/// A pool connection whose peer falls silent (the path forwards nothing more either way, and
+/// both of its sockets stay open) is reported dead by the client at the last frame it heard +
+/// `dead_peer_secs` (3 s here), as the core's timer says: never before, and at most
+/// [`DEAD_PEER_LATE`] after. The simulator finds the same instant on simulated time
+/// (`cargo test -p sim --test gtcp_drivers a_silent`). The flow it carried is handed to a new
+/// connection, as the core asks, and ends intact. The server drops its side when that new
+/// connection claims the flow, or at its own dead-peer deadline if that comes first: never
+/// later than the deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_peer_is_reported_dead_one_dead_peer_after_its_last_frame() {
+    const DEAD_PEER: Duration = Duration::from_secs(3); // TUNING
+    let (env, _t) = Setup::new("deadpeer").await;
+    let _server = env.server("").await;
+    let proxy = Proxy::start(env.server).await;
+    let client = env.client("client", proxy.addr, "").await;
+    // An idle flow: after its response, its connection carries only keepalives (1 s).
+    let flow = open_idle_flow(client.t).await;
+    proxy.cut(Cut::Blackhole);
+    // Each side's report, bracketed by the scrapes around it: it came after the start of the
+    // last scrape that did not show it and before the end of the first that did.
+    let sides = [("client", client.metrics), ("server", env.server_metrics)];
+    let mut seen: [Option<(Instant, Instant)>; 2] = [None, None];
+    let mut before = [Instant::now(); 2];
+    let deadline = Instant::now() + HEAL;
+    while seen.iter().any(Option::is_none) {
+        for (i, (who, addr)) in sides.iter().enumerate() {
+            if seen[i].is_some() {
+                continue;
+            }
+            let start = Instant::now();
+            let page = scrape(*addr).await.unwrap_or_default();
+            if total(&page, "connections_lost_total") >= 1.0 {
+                seen[i] = Some((before[i], Instant::now()));
+            } else {
+                before[i] = start;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{who}: no connection reported dead"
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let last = proxy.last_forwarded();
+    let heard = [last.to_client, last.to_server].map(|t| t.expect("frames went both ways"));
+    for (i, (who, _)) in sides.iter().enumerate() {
+        let (after, by) = seen[i].unwrap();
+        let due = heard[i] + DEAD_PEER;
+        println!(
+            "dead peer: {who} reported it between {:.3} s and {:.3} s after its last frame",
+            after.saturating_duration_since(heard[i]).as_secs_f64(),
+            by.duration_since(heard[i]).as_secs_f64()
+        );
+        assert!(
+            i == 1 || by >= due,
+            "{who}: reported dead {:?} after its last frame, before dead_peer",
+            by.duration_since(heard[i])
+        );
+        assert!(
+            after <= due + DEAD_PEER_LATE,
+            "{who}: reported dead only {:?} after its last frame",
+            after.saturating_duration_since(heard[i])
+        );
+    }
+    // The flow goes on on a new connection and ends intact (the target's digest).
+    end_idle_flow(flow).await.expect("the flow ends intact");
+    assert_eq!(proxy.accepted(), 2, "one new connection");
+    assert_released("client", client.metrics, 1.0, HEAL).await;
+    assert_released("server", env.server_metrics, 1.0, HEAL).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rude_endings_release_flows_connections_and_sockets() {
     let (env, _t) = Setup::new("rude").await;
@@ -632,6 +596,8 @@ struct Proxy {
     addr: SocketAddr,
     accepted: Arc<AtomicU64>,
     forwarded: Arc<AtomicU64>,
+    /// When bytes were last written towards the client, and towards the server.
+    last: Arc<Mutex<LastForwarded>>,
     cut: watch::Sender<Option<(u64, Cut)>>,
     /// Sockets of cut connections, kept open until the proxy is dropped.
     _held: Arc<Mutex<Vec<TcpStream>>>,
@@ -652,20 +618,32 @@ impl Proxy {
         let forwarded = Arc::new(AtomicU64::new(0));
         let (cut, cuts) = watch::channel(None);
         let held = Arc::new(Mutex::new(Vec::new()));
-        let (a, f, h) = (accepted.clone(), forwarded.clone(), held.clone());
+        let last = Arc::new(Mutex::new(LastForwarded::default()));
+        let (a, f, h, t) = (
+            accepted.clone(),
+            forwarded.clone(),
+            held.clone(),
+            last.clone(),
+        );
         let task = tokio::spawn(async move {
             while let Ok((down, _)) = l.accept().await {
                 let n = a.fetch_add(1, Ordering::SeqCst) + 1;
                 let Ok(up) = TcpStream::connect(upstream).await else {
                     continue;
                 };
-                tokio::spawn(relay(n, down, up, cuts.clone(), f.clone(), h.clone()));
+                let io = Forwarding {
+                    forwarded: f.clone(),
+                    last: t.clone(),
+                    held: h.clone(),
+                };
+                tokio::spawn(relay(n, down, up, cuts.clone(), io));
             }
         });
         Self {
             addr,
             accepted,
             forwarded,
+            last,
             cut,
             _held: held,
             task,
@@ -683,6 +661,27 @@ impl Proxy {
     fn cut(&self, how: Cut) {
         let _ = self.cut.send(Some((self.accepted(), how)));
     }
+
+    fn last_forwarded(&self) -> LastForwarded {
+        *self.last.lock().unwrap()
+    }
+}
+
+/// When a [`Proxy`] last began to write bytes each way: the peer cannot have heard them
+/// earlier.
+#[derive(Debug, Default, Clone, Copy)]
+struct LastForwarded {
+    to_client: Option<Instant>,
+    to_server: Option<Instant>,
+}
+
+/// What the relays of one [`Proxy`] share.
+#[derive(Clone)]
+struct Forwarding {
+    forwarded: Arc<AtomicU64>,
+    last: Arc<Mutex<LastForwarded>>,
+    /// Sockets of cut connections, kept open until the proxy is dropped.
+    held: Arc<Mutex<Vec<TcpStream>>>,
 }
 
 async fn relay(
@@ -690,9 +689,13 @@ async fn relay(
     mut down: TcpStream,
     mut up: TcpStream,
     mut cuts: watch::Receiver<Option<(u64, Cut)>>,
-    forwarded: Arc<AtomicU64>,
-    held: Arc<Mutex<Vec<TcpStream>>>,
+    io: Forwarding,
 ) {
+    let Forwarding {
+        forwarded,
+        last,
+        held,
+    } = io;
     let mut b1 = vec![0u8; 64 * 1024];
     let mut b2 = vec![0u8; 64 * 1024];
     let how = loop {
@@ -700,14 +703,18 @@ async fn relay(
             r = down.read(&mut b1) => match r {
                 Ok(0) | Err(_) => { let _ = up.shutdown().await; break None; }
                 Ok(k) => {
+                    let at = Instant::now();
                     if up.write_all(&b1[..k]).await.is_err() { break None; }
+                    last.lock().unwrap().to_server = Some(at);
                     forwarded.fetch_add(k as u64, Ordering::SeqCst);
                 }
             },
             r = up.read(&mut b2) => match r {
                 Ok(0) | Err(_) => { let _ = down.shutdown().await; break None; }
                 Ok(k) => {
+                    let at = Instant::now();
                     if down.write_all(&b2[..k]).await.is_err() { break None; }
+                    last.lock().unwrap().to_client = Some(at);
                     forwarded.fetch_add(k as u64, Ordering::SeqCst);
                 }
             },
@@ -1141,7 +1148,7 @@ async fn a_fleet_behind_haproxy_survives_the_death_of_an_instance() {
     // HAProxy: health checks every 200 ms, one failure marks an instance down, and a
     // connection that fails to connect is dispatched again to the other instance.
     let front = free_port();
-    let cfg = env.dir.join("haproxy.cfg");
+    let cfg = env.dir.0.join("haproxy.cfg");
     std::fs::write(
         &cfg,
         format!(
@@ -1396,6 +1403,85 @@ async fn idle_flows_hold_little_memory_and_give_it_back() {
     }
 }
 
+/// What a scrape of the metrics endpoints costs with many live flows: `SCRAPE_FLOWS` (default
+/// 4 096) idle flows held open through the real processes (one pool connection each, so the
+/// per-connection families have that many rows on each side), then `SCRAPES` (default 100)
+/// scrapes of each endpoint, one after another. Prints the median and the 99th percentile
+/// (nearest rank) of the time from connecting to the end of the answer, and the bytes of the
+/// page. Not run by default (a measurement, 16 000 sockets); with release binaries:
+/// `SCHEDTCP_EXE=target/release/schedtcp cargo test --release -p schedtcp --test liveness
+/// scrape_cost -- --ignored --nocapture` (docs/OPERATIONS.md, "What a scrape costs").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn scrape_cost_with_many_live_flows() {
+    const OPENING_AT_ONCE: usize = 64;
+    let env_count = |k: &str, d: usize| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let (flows, scrapes) = (env_count("SCRAPE_FLOWS", 4096), env_count("SCRAPES", 100));
+    let _ = tunnel::limits::raise_fd_limit();
+    let (env, _t) = Setup::new("scrape").await;
+    // Keepalives of thousands of idle connections can be late on a loaded machine: a dead
+    // peer far beyond them (this measures scrapes, not liveness).
+    const IDLE_TUNING: &str = "[tuning]\ndead_peer_secs = 120\n";
+    let _server = env.server_tuned("", IDLE_TUNING).await;
+    let client = env
+        .client_tuned("client", env.server, "", IDLE_TUNING)
+        .await;
+    let route = client.t;
+    let sem = Arc::new(tokio::sync::Semaphore::new(OPENING_AT_ONCE));
+    let opening: Vec<_> = (0..flows)
+        .map(|_| {
+            let sem = sem.clone();
+            tokio::spawn(async move {
+                let _permit = sem.acquire_owned().await.unwrap();
+                open_idle_flow(route).await
+            })
+        })
+        .collect();
+    let mut idle = Vec::with_capacity(flows);
+    for o in opening {
+        idle.push(o.await.unwrap());
+    }
+    for (who, addr) in [("server", env.server_metrics), ("client", client.metrics)] {
+        let page = scrape(addr).await.unwrap();
+        assert_eq!(
+            total(&page, "active_flows"),
+            flows as f64,
+            "{who}: live flows"
+        );
+        assert_eq!(
+            total(&page, "active_connections"),
+            flows as f64,
+            "{who}: pool connections"
+        );
+        let mut took = Vec::with_capacity(scrapes);
+        let mut bytes = 0;
+        for _ in 0..scrapes {
+            let began = Instant::now();
+            let page = scrape(addr).await.expect("a scrape");
+            took.push(began.elapsed());
+            let body = page.split_once("\r\n\r\n").map_or(0, |(_, b)| b.len());
+            assert!(
+                bytes == 0 || body.abs_diff(bytes) < bytes / 10,
+                "{who}: pages of {bytes} and {body} bytes"
+            );
+            bytes = body;
+        }
+        took.sort();
+        let rank = |q: f64| took[((q * scrapes as f64).ceil() as usize).clamp(1, scrapes) - 1];
+        println!(
+            "scrape {who} with {flows} live flows: median {:.2} ms, p99 {:.2} ms over {scrapes} scrapes, {bytes} bytes",
+            rank(0.5).as_secs_f64() * 1e3,
+            rank(0.99).as_secs_f64() * 1e3,
+        );
+    }
+    drop(idle);
+}
+
 /// A client whose warm pool cannot be filled (its server accepts and closes every connection)
 /// exits on SIGTERM within its grace period (2 s here) and a second.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1514,7 +1600,7 @@ async fn a_flood_from_many_addresses_does_not_keep_a_keyed_client_out() {
     let deadline = Instant::now() + HEAL;
     loop {
         let text = scrape(env.server_metrics).await.unwrap();
-        let waiting = sample(&text, "schedtcp_unauthenticated_connections");
+        let waiting = series(&text, "schedtcp_unauthenticated_connections");
         if waiting >= 1024.0 {
             break;
         }
@@ -1548,8 +1634,8 @@ async fn a_flood_from_many_addresses_does_not_keep_a_keyed_client_out() {
     println!(
         "{FLOODERS} flooding addresses: {ok} of {FLOWS} keyed flows complete (slowest {slowest:?}); \
          handshakes evicted: {} for the gate, {} for their network",
-        sample(&text, "schedtcp_rejected_total{reason=\"unauthenticated\"}"),
-        sample(&text, "schedtcp_rejected_total{reason=\"unauthenticated_per_address\"}"),
+        series(&text, "schedtcp_rejected_total{reason=\"unauthenticated\"}"),
+        series(&text, "schedtcp_rejected_total{reason=\"unauthenticated_per_address\"}"),
     );
     assert!(
         ok * 100 >= FLOWS * 95,

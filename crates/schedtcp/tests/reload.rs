@@ -2,11 +2,13 @@
 //! third route, which finishes intact and without a reset; a bad file keeps the running
 //! configuration.
 
+mod common;
+
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
+use common::{free_port, series, total, Dir, Proc};
 use sha2::{Digest, Sha256};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -14,98 +16,6 @@ use tunnel::loadgen::{self, FlowSpec};
 
 /// How long a process may take to start, reload, or a small flow to finish.
 const BOUND: Duration = Duration::from_secs(30);
-
-fn free_port() -> SocketAddr {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-}
-
-/// A `schedtcp` process, killed if the test fails half-way.
-struct Proc(Child);
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-impl Proc {
-    fn signal(&self, sig: &str) {
-        let ok = Command::new("kill")
-            .args([sig, &self.0.id().to_string()])
-            .status()
-            .expect("kill")
-            .success();
-        assert!(ok, "kill {sig}");
-    }
-
-    fn exited(&mut self) -> bool {
-        self.0.try_wait().ok().flatten().is_some()
-    }
-}
-
-/// The temporary directory goes with the test.
-struct Dir(PathBuf);
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-async fn spawn(role: &str, config: &Path, metrics: SocketAddr) -> Proc {
-    let mut p = Proc(
-        Command::new(env!("CARGO_BIN_EXE_schedtcp"))
-            .args([role, "--config", config.to_str().unwrap()])
-            .env(
-                "RUST_LOG",
-                std::env::var("RELOAD_LOG").unwrap_or_else(|_| "error".into()),
-            )
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn schedtcp"),
-    );
-    let deadline = Instant::now() + BOUND;
-    while TcpStream::connect(metrics).await.is_err() {
-        assert!(!p.exited(), "{role} exited at start");
-        assert!(
-            Instant::now() < deadline,
-            "{role}: {metrics} never listened"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    p
-}
-
-async fn scrape(addr: SocketAddr) -> String {
-    let mut s = TcpStream::connect(addr).await.expect("metrics endpoint");
-    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-        .await
-        .unwrap();
-    let mut text = String::new();
-    tokio::time::timeout(BOUND, s.read_to_string(&mut text))
-        .await
-        .expect("scrape hangs")
-        .unwrap();
-    text
-}
-
-/// The value of one exact series (`name{labels}`), 0 if absent.
-fn series(text: &str, series: &str) -> f64 {
-    text.lines()
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
-        .unwrap_or(0.0)
-}
-
-/// The sum of a metric over its label sets.
-fn total(text: &str, name: &str) -> f64 {
-    text.lines()
-        .filter(|l| l.starts_with(&format!("schedtcp_{name}{{")))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
-}
 
 /// The running configuration's hash.
 fn config_hash(text: &str) -> String {
@@ -265,24 +175,17 @@ async fn reload_during_transfer(len: u64) {
     let (other_target, _t2) = loadgen::start_target("127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();
-    let dir =
-        Dir(std::env::temp_dir().join(format!("schedtcp-reload-{}-{len}", std::process::id())));
-    std::fs::create_dir_all(&dir.0).unwrap();
-    tunnel::psk::write_new(&dir.0.join("psk.txt")).unwrap();
+    let dir = Dir::with_key(&format!("reload-{len}"));
     let (server, server_metrics, client_metrics) = (free_port(), free_port(), free_port());
     let (bulk, old, new) = (free_port(), free_port(), free_port());
-    let server_path = dir.0.join("server.toml");
-    let client_path = dir.0.join("client.toml");
-    std::fs::write(
-        &server_path,
-        server_toml(server, server_metrics, &[("bulk", target), ("old", target)]),
-    )
-    .unwrap();
-    std::fs::write(
-        &client_path,
-        client_toml(server, client_metrics, "", &[("bulk", bulk), ("old", old)]),
-    )
-    .unwrap();
+    let server_path = dir.config(
+        "server",
+        &server_toml(server, server_metrics, &[("bulk", target), ("old", target)]),
+    );
+    let client_path = dir.config(
+        "client",
+        &client_toml(server, client_metrics, "", &[("bulk", bulk), ("old", old)]),
+    );
     let s = spawn("server", &server_path, server_metrics).await;
     let c = spawn("client", &client_path, client_metrics).await;
     let first_hash = config_hash(&scrape(client_metrics).await);
@@ -383,4 +286,12 @@ async fn a_reload_adds_and_removes_routes_while_20_mb_run_intact_on_a_third() {
 #[ignore = "200 MB through a debug build: run with --ignored"]
 async fn a_reload_adds_and_removes_routes_while_200_mb_run_intact_on_a_third() {
     reload_during_transfer(200 << 20).await;
+}
+
+async fn spawn(role: &str, config: &Path, metrics: SocketAddr) -> Proc {
+    Proc::spawn(role, config, metrics, "RELOAD_LOG", BOUND).await
+}
+
+async fn scrape(addr: SocketAddr) -> String {
+    common::scrape(addr).await.expect("metrics endpoint")
 }

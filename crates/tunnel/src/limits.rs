@@ -5,8 +5,9 @@
 //! budget's tally. Bounds and defaults: README, *Limits and bounds*; attacks and measurements:
 //! `docs/RELIABILITY.md`.
 
+use prometheus_client::encoding::DescriptorEncoder;
+use prometheus_client::metrics::MetricType;
 use std::collections::{HashMap, VecDeque};
-use std::fmt::Write as _;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -139,25 +140,22 @@ impl Rejections {
         self.counters[why as usize].total.load(Ordering::Relaxed)
     }
 
-    /// `schedtcp_rejected_total` in Prometheus text format.
-    pub fn render(&self, out: &mut String) {
-        let _ = writeln!(
-            out,
-            "# HELP schedtcp_rejected_total Connections, flows and requests refused, by reason (logged at most once a second per reason).\n# TYPE schedtcp_rejected_total counter"
-        );
-        for r in Reject::ALL {
-            let _ = writeln!(
-                out,
-                "schedtcp_rejected_total{{reason=\"{}\"}} {}",
-                r.label(),
-                self.count(r)
-            );
-        }
-        let _ = writeln!(
-            out,
-            "# HELP schedtcp_integrity_failures_total Pool connections closed because a record failed authentication (bytes altered or injected on the path).\n# TYPE schedtcp_integrity_failures_total counter\nschedtcp_integrity_failures_total {}",
-            self.count(Reject::Integrity)
-        );
+    /// `schedtcp_rejected_total` and `schedtcp_integrity_failures_total` on the metrics page.
+    pub fn encode(&self, enc: &mut DescriptorEncoder) -> std::fmt::Result {
+        crate::metrics::family(
+            enc,
+            "rejected_total",
+            "Connections, flows and requests refused, by reason (logged at most once a second per reason).",
+            MetricType::Counter,
+            Reject::ALL.map(|r| ([("reason", r.label())], self.count(r))),
+        )?;
+        crate::metrics::single(
+            enc,
+            "integrity_failures_total",
+            "Pool connections closed because a record failed authentication (bytes altered or injected on the path).",
+            MetricType::Counter,
+            self.count(Reject::Integrity),
+        )
     }
 }
 
@@ -463,7 +461,8 @@ mod tests {
 
     #[test]
     fn rejections_are_counted_even_when_not_logged() {
-        let r = Rejections::default();
+        let reg = crate::metrics::Registry::default();
+        let r = &reg.rejections;
         let mut logged = 0;
         for _ in 0..1000 {
             r.record(Reject::Handshake, || {
@@ -473,9 +472,9 @@ mod tests {
         }
         assert_eq!(r.count(Reject::Handshake), 1000);
         assert_eq!(logged, 1, "one line per second per reason");
-        let mut out = String::new();
-        r.render(&mut out);
-        assert!(out.contains("schedtcp_rejected_total{reason=\"handshake\"} 1000"));
+        assert!(reg
+            .render()
+            .contains("schedtcp_rejected_total{reason=\"handshake\"} 1000"));
     }
 
     #[test]

@@ -1,20 +1,29 @@
 //! The Prometheus text endpoint (opt-in): per-session and per-connection byte counters (the
 //! invariant), active flows and connections, and a per-flow completion-time histogram.
 //!
-//! The exposition format is plain text (Prometheus text format 0.0.4); the endpoint answers
-//! every HTTP request on its address with the current values.
+//! The exposition format is plain text (Prometheus text format 0.0.4), written by the
+//! `prometheus-client` crate from the sessions' own counters at each scrape (a [`Collector`]:
+//! the values live in the core and the engines, never copied into registered metrics); the
+//! endpoint answers every HTTP request on its address with the current values. What a scrape
+//! costs with thousands of live flows: docs/OPERATIONS.md, "What a scrape costs".
 
-use std::fmt::Write as _;
+use std::fmt;
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 use anyhow::Context;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{
+    prometheus_text, DescriptorEncoder, EncodeCounterValue, EncodeGaugeValue, EncodeLabelSet,
+    MetricEncoder, NoLabelSet,
+};
+use prometheus_client::metrics::MetricType;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tracing::info;
 
-use crate::engine::Engine;
+use crate::engine::{AdmissionStatus, Engine};
 use crate::limits::{self, Budget, Gate, Reject, Rejections};
 
 /// Connections the metrics endpoint waits on for a request at once, and answers at once;
@@ -25,29 +34,101 @@ pub const METRICS_CONNECTIONS: usize = 16;
 /// Of [`METRICS_CONNECTIONS`], those from one source network (an IPv4 /24, an IPv6 /64).
 pub const METRICS_PER_SOURCE: usize = 8;
 
+/// Flows per session the page lists in the policy's order (`schedtcp_ranked_flow_*`): a
+/// bounded view of the schedule's head, as `schedtcp status` prints it.
+pub const RANKED_FLOWS: usize = 16;
+
 /// Time a metrics client has to send its request, and then to take the whole answer.
 pub const METRICS_TIMEOUT: Duration = Duration::from_secs(2);
 
-use crate::histogram::{Histogram, RouteStats, BUCKETS, SIZE_CLASSES};
+use crate::histogram::{Histogram, RouteStats, SIZE_CLASSES};
 
-/// Label sets and values of one metric.
-type Rows = Vec<(String, f64)>;
+/// A family whose samples are one value of each of a set of `T`s: name, help, type, value.
+type Family<'a, T, V> = (&'a str, &'a str, MetricType, fn(&T) -> V);
 
-/// A label value as the exposition format wants it (backslash, quote and newline escaped).
-fn label_value(v: &str) -> String {
-    v.replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
+/// One family of the exposition: a `# HELP` and `# TYPE` line, then one sample per label set.
+/// `name` is the sample's name without the `schedtcp_` prefix (a counter's ends in `_total`,
+/// which the encoder writes itself).
+pub(crate) fn family<L: EncodeLabelSet, V: EncodeGaugeValue + EncodeCounterValue>(
+    enc: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    kind: MetricType,
+    rows: impl IntoIterator<Item = (L, V)>,
+) -> fmt::Result {
+    let name = match kind {
+        MetricType::Counter => name.strip_suffix("_total").unwrap_or(name),
+        _ => name,
+    };
+    let mut m = enc.encode_descriptor(name, help, None, kind)?;
+    for (labels, v) in rows {
+        value(&mut m.encode_family(&labels)?, kind, &v)?;
+    }
+    Ok(())
 }
 
-/// Appends the `_bucket`, `_sum` and `_count` lines of one histogram with these labels.
-fn histogram_lines(out: &mut String, name: &str, labels: &str, h: &Histogram) {
-    for (b, c) in BUCKETS.iter().zip(h.counts) {
-        let _ = writeln!(out, "{name}_bucket{{{labels},le=\"{b}\"}} {c}");
+/// A family of one sample without labels (see [`family`]).
+pub(crate) fn single<V: EncodeGaugeValue + EncodeCounterValue>(
+    enc: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    kind: MetricType,
+    v: V,
+) -> fmt::Result {
+    let name = match kind {
+        MetricType::Counter => name.strip_suffix("_total").unwrap_or(name),
+        _ => name,
+    };
+    value(
+        &mut enc.encode_descriptor(name, help, None, kind)?,
+        kind,
+        &v,
+    )
+}
+
+fn value<V: EncodeGaugeValue + EncodeCounterValue>(
+    m: &mut MetricEncoder,
+    kind: MetricType,
+    v: &V,
+) -> fmt::Result {
+    match kind {
+        MetricType::Counter => m.encode_counter::<NoLabelSet, V, u64>(v, None),
+        _ => m.encode_gauge(v),
     }
-    let _ = writeln!(out, "{name}_bucket{{{labels},le=\"+Inf\"}} {}", h.count());
-    let _ = writeln!(out, "{name}_sum{{{labels}}} {}", h.sum);
-    let _ = writeln!(out, "{name}_count{{{labels}}} {}", h.count());
+}
+
+/// A histogram family: one histogram per label set.
+fn histograms<'h, L: EncodeLabelSet>(
+    enc: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    rows: impl IntoIterator<Item = (L, &'h Histogram)>,
+) -> fmt::Result {
+    let mut m = enc.encode_descriptor(name, help, None, MetricType::Histogram)?;
+    for (labels, h) in rows {
+        m.encode_family(&labels)?.encode_histogram::<NoLabelSet>(
+            h.sum,
+            h.count(),
+            &h.buckets(),
+            None,
+        )?;
+    }
+    Ok(())
+}
+
+/// The endpoint's page, written by [`Registry::render`] at each scrape.
+struct Exposition(Registry);
+
+impl fmt::Debug for Exposition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Exposition")
+    }
+}
+
+impl Collector for Exposition {
+    fn encode(&self, mut enc: DescriptorEncoder) -> fmt::Result {
+        self.0.encode(&mut enc)
+    }
 }
 
 /// The engines (sessions) a process serves, for the endpoint to read.
@@ -103,192 +184,181 @@ impl Registry {
         v.iter().filter_map(Weak::upgrade).collect()
     }
 
-    /// The current values in Prometheus text format.
+    /// The current values in Prometheus text format (0.0.4), written by `prometheus-client`.
     pub fn render(&self) -> String {
+        let mut registry = prometheus_client::registry::Registry::with_prefix("schedtcp");
+        registry.register_collector(Box::new(Exposition(self.clone())));
         let mut out = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_text::encode(&mut out, &registry);
+        out
+    }
+
+    /// Every family of the page.
+    fn encode(&self, enc: &mut DescriptorEncoder) -> fmt::Result {
+        use MetricType::{Counter, Gauge};
         let engines = self.live();
-        let mut counter = |name: &str, help: &str, kind: &str, rows: Vec<(String, f64)>| {
-            let _ = writeln!(
-                out,
-                "# HELP schedtcp_{name} {help}\n# TYPE schedtcp_{name} {kind}"
-            );
-            for (labels, v) in rows {
-                let _ = writeln!(out, "schedtcp_{name}{{{labels}}} {v}");
-            }
-        };
         let sessions: Vec<_> = engines
             .iter()
-            .map(|e| (e.label.clone(), e.inspect(|s| s.counters())))
+            .map(|e| ([("session", e.label.as_str())], e.inspect(|s| s.counters())))
             .collect();
-        counter(
+        single(
+            enc,
             "sessions",
             "Sessions this process holds (live, or waiting to expire).",
-            "gauge",
-            vec![(String::new(), engines.len() as f64)],
-        );
-        counter(
+            Gauge,
+            engines.len() as u64,
+        )?;
+        single(
+            enc,
             "memory_bytes",
             "Bytes held in the sessions' buffers (sent and not yet acknowledged, received and not yet delivered).",
-            "gauge",
-            vec![(String::new(), self.memory_bytes() as f64)],
-        );
+            Gauge,
+            self.memory_bytes(),
+        )?;
         if let Some(b) = self.budget.get() {
-            counter(
+            single(
+                enc,
                 "memory_budget_bytes",
                 "Above this, new sessions and flows are refused (memory_budget_bytes).",
-                "gauge",
-                vec![(String::new(), b.budget as f64)],
-            );
+                Gauge,
+                b.budget,
+            )?;
         }
         if let Some(g) = self.gate.get() {
-            counter(
+            single(
+                enc,
                 "unauthenticated_connections",
                 "Pool connections in their handshake.",
-                "gauge",
-                vec![(String::new(), g.occupied() as f64)],
-            );
+                Gauge,
+                g.occupied() as u64,
+            )?;
         }
-        counter(
+        family(
+            enc,
             "relayed_sockets",
             "Application (client) or target (server) sockets being relayed.",
-            "gauge",
+            Gauge,
             engines
                 .iter()
-                .map(|e| (format!("session=\"{}\"", e.label), e.relayed_flows() as f64))
-                .collect(),
-        );
-        let per = |f: fn(&gtcp::SessionCounters) -> u64| {
-            sessions
-                .iter()
-                .map(|(l, c)| (format!("session=\"{l}\""), f(c) as f64))
-                .collect::<Vec<_>>()
-        };
+                .map(|e| ([("session", e.label.as_str())], e.relayed_flows() as u64)),
+        )?;
+        let per =
+            |f: fn(&gtcp::SessionCounters) -> u64| sessions.iter().map(move |(l, c)| (*l, f(c)));
         let seconds = |f: fn(&gtcp::SessionCounters) -> u64| {
-            sessions
-                .iter()
-                .map(|(l, c)| (format!("session=\"{l}\""), f(c) as f64 / 1e6))
-                .collect::<Vec<_>>()
+            sessions.iter().map(move |(l, c)| (*l, f(c) as f64 / 1e6))
         };
-        counter(
-            "active_flows",
-            "Flows tracked by the session.",
-            "gauge",
-            per(|c| c.active_flows),
-        );
-        counter(
-            "active_connections",
-            "Live pool connections.",
-            "gauge",
-            per(|c| c.active_conns),
-        );
-        counter(
-            "flows_opened_total",
-            "Flows opened.",
-            "counter",
-            per(|c| c.flows_opened),
-        );
-        counter(
-            "flows_closed_total",
-            "Flows closed.",
-            "counter",
-            per(|c| c.flows_closed),
-        );
-        counter(
-            "flows_reset_total",
-            "Flows reset.",
-            "counter",
-            per(|c| c.flows_reset),
-        );
-        counter(
-            "connections_lost_total",
-            "Pool connections that died before both sides were done.",
-            "counter",
-            per(|c| c.conns_lost),
-        );
-        counter(
-            "bytes_handed_total",
-            "Bytes applications on this side handed over.",
-            "counter",
-            per(|c| c.bytes_handed),
-        );
-        counter(
-            "payload_sent_total",
-            "Payload bytes sent on pool connections, re-sends included.",
-            "counter",
-            per(|c| c.payload_sent),
-        );
-        counter(
-            "resent_bytes_total",
-            "Payload bytes sent again after their connection died.",
-            "counter",
-            per(|c| c.resent_bytes),
-        );
-        counter(
-            "header_sent_total",
-            "Framing bytes sent.",
-            "counter",
-            per(|c| c.header_sent),
-        );
-        counter(
-            "bytes_delivered_total",
-            "Bytes delivered to applications on this side.",
-            "counter",
-            per(|c| c.bytes_delivered),
-        );
-        counter(
-            "orphan_bytes",
-            "Bytes owed by no live connection.",
-            "gauge",
-            per(|c| c.orphan_bytes),
-        );
-        counter(
-            "unsent_bytes",
-            "Bytes handed over and not yet sent.",
-            "gauge",
-            per(|c| c.unsent_bytes),
-        );
+        let session_families: [Family<gtcp::SessionCounters, u64>; 15] = [
+            (
+                "active_flows",
+                "Flows tracked by the session.",
+                Gauge,
+                |c| c.active_flows,
+            ),
+            ("active_connections", "Live pool connections.", Gauge, |c| {
+                c.active_conns
+            }),
+            ("flows_opened_total", "Flows opened.", Counter, |c| {
+                c.flows_opened
+            }),
+            ("flows_closed_total", "Flows closed.", Counter, |c| {
+                c.flows_closed
+            }),
+            ("flows_reset_total", "Flows reset.", Counter, |c| {
+                c.flows_reset
+            }),
+            (
+                "connections_lost_total",
+                "Pool connections that died before both sides were done.",
+                Counter,
+                |c| c.conns_lost,
+            ),
+            (
+                "bytes_handed_total",
+                "Bytes applications on this side handed over.",
+                Counter,
+                |c| c.bytes_handed,
+            ),
+            (
+                "payload_sent_total",
+                "Payload bytes sent on pool connections, re-sends included.",
+                Counter,
+                |c| c.payload_sent,
+            ),
+            (
+                "resent_bytes_total",
+                "Payload bytes sent again after their connection died.",
+                Counter,
+                |c| c.resent_bytes,
+            ),
+            ("header_sent_total", "Framing bytes sent.", Counter, |c| {
+                c.header_sent
+            }),
+            (
+                "bytes_delivered_total",
+                "Bytes delivered to applications on this side.",
+                Counter,
+                |c| c.bytes_delivered,
+            ),
+            (
+                "orphan_bytes",
+                "Bytes owed by no live connection.",
+                Gauge,
+                |c| c.orphan_bytes,
+            ),
+            (
+                "unsent_bytes",
+                "Bytes handed over and not yet sent.",
+                Gauge,
+                |c| c.unsent_bytes,
+            ),
+            (
+                "unsent_bound_bytes",
+                "", // written below: it names the lending factor
+                Gauge,
+                |c| c.unsent_bound,
+            ),
+            (
+                "send_buffered_bytes",
+                "Bytes held in send buffers (unsent, or sent and not yet acknowledged).",
+                Gauge,
+                |c| c.send_buffered_bytes,
+            ),
+        ];
         let unsent_help = format!(
             "The bound the hand-over rule keeps unsent bytes under: {} x send_buffer per live connection (its own buffer and what the session may lend), send_buffer per flow without one, orphan debt and lost bytes (gtcp::Bounds).",
             1 + gtcp::session::LEND_PER_CONNECTION
         );
-        counter(
-            "unsent_bound_bytes",
-            &unsent_help,
-            "gauge",
-            per(|c| c.unsent_bound),
-        );
-        counter(
+        for (name, help, kind, get) in session_families {
+            let help = if help.is_empty() { &unsent_help } else { help };
+            family(enc, name, help, kind, per(get))?;
+        }
+        family(
+            enc,
             "memory_bound_bytes",
             "What a session may hold at most with max_flows live flows: max_flows x memory per flow + the receive budget (gtcp::Bounds::memory_per_session).",
-            "gauge",
-            engines
-                .iter()
-                .map(|e| {
-                    let b = e.inspect(|s| s.config().bounds());
-                    (format!("session=\"{}\"", e.label), b.memory_per_session as f64)
-                })
-                .collect(),
-        );
-        counter(
+            Gauge,
+            engines.iter().map(|e| {
+                let b = e.inspect(|s| s.config().bounds());
+                ([("session", e.label.as_str())], b.memory_per_session)
+            }),
+        )?;
+        family(
+            enc,
             "starved_seconds_total",
             "Connection-seconds a connection owed bytes (q_v > 0) and the policy had none it could send (plain TCP would have been sending).",
-            "counter",
+            Counter,
             seconds(|c| c.starved_micros),
-        );
-        counter(
+        )?;
+        family(
+            enc,
             "starved_by_credit_seconds_total",
             "Of starved_seconds_total, periods that began with bytes waiting for the receiver's credit.",
-            "counter",
+            Counter,
             seconds(|c| c.starved_by_credit_micros),
-        );
-        counter(
-            "send_buffered_bytes",
-            "Bytes held in send buffers (unsent, or sent and not yet acknowledged).",
-            "gauge",
-            per(|c| c.send_buffered_bytes),
-        );
+        )?;
         // Flow sizes learned per route (gtcp::policy::learned); route "" = the shared estimate.
-        let learned: Vec<(String, u64, f64)> = engines
+        let learned: Vec<(&str, String, u64, f64)> = engines
             .iter()
             .flat_map(|e| {
                 let rows = e.inspect(|s| {
@@ -299,175 +369,217 @@ impl Registry {
                     };
                     r.map(f).collect::<Vec<_>>()
                 });
-                let l = e.label.clone();
-                rows.into_iter()
-                    .map(move |(r, n, m)| (format!("session=\"{l}\",route=\"{r}\""), n, m))
+                let l = e.label.as_str();
+                rows.into_iter().map(move |(r, n, m)| (l, r, n, m))
             })
             .collect();
-        counter(
+        family(
+            enc,
             "route_completed_flows_total",
             "Flows of the route this side completed sending (what the learned sizes are from).",
-            "counter",
+            Counter,
             learned
                 .iter()
-                .map(|(l, n, _)| (l.clone(), *n as f64))
-                .collect(),
-        );
-        counter(
+                .map(|(l, r, n, _)| ([("session", *l), ("route", r.as_str())], *n)),
+        )?;
+        family(
+            enc,
             "route_mean_flow_bytes",
             "Learned mean flow size of the route (aged over about its last 1000 flows).",
-            "gauge",
-            learned.iter().map(|(l, _, m)| (l.clone(), *m)).collect(),
-        );
+            Gauge,
+            learned
+                .iter()
+                .map(|(l, r, _, m)| ([("session", *l), ("route", r.as_str())], *m)),
+        )?;
         let admission: Vec<_> = engines
             .iter()
-            .filter_map(|e| Some((format!("session=\"{}\"", e.label), e.admission()?)))
+            .filter_map(|e| Some(([("session", e.label.as_str())], e.admission()?)))
             .collect();
-        let adm = |f: fn(&crate::engine::AdmissionStatus) -> f64| -> Vec<(String, f64)> {
-            admission.iter().map(|(l, a)| (l.clone(), f(a))).collect()
-        };
-        counter(
-            "admission_limit",
-            "M: background flows that may be active at once (paper 004, equation (27)).",
-            "gauge",
-            adm(|a| f64::from(a.limit)),
-        );
-        counter(
-            "admission_active",
-            "Background flows active.",
-            "gauge",
-            adm(|a| a.active as f64),
-        );
-        counter(
-            "admission_waiting",
-            "Background flows waiting for admission.",
-            "gauge",
-            adm(|a| a.waiting as f64),
-        );
-        counter(
-            "admission_refused_total",
-            "Background flows refused because the waiting queue was full.",
-            "counter",
-            adm(|a| a.refused as f64),
-        );
-        counter(
-            "admission_rate_bytes",
-            "Background bytes per second (moving average).",
-            "gauge",
-            adm(|a| a.rate),
-        );
-        counter(
-            "admission_load_bytes",
-            "Estimated background arrival load, bytes per second (NaN before a flow finished).",
-            "gauge",
-            adm(|a| a.load.unwrap_or(f64::NAN)),
-        );
-        counter(
-            "admission_saturations_total",
-            "Raises of M the adaptive loop took back because they did not lift the background rate (overload; M then held for a memory).",
-            "counter",
-            adm(|a| a.saturations as f64),
-        );
-        counter(
-            "admission_undecided_total",
-            "Of those, the raises the sequential test left undecided within its bound (decide_within), taken back as the cheaper side.",
-            "counter",
-            adm(|a| a.undecided as f64),
-        );
-        counter(
-            "admission_check_engaged",
-            "1 while the adaptive loop's overload check is engaged (the class fell short of its arrivals over the long memory; raises then go on trial), else 0.",
-            "gauge",
-            adm(|a| f64::from(u8::from(a.engaged))),
-        );
-        counter(
-            "admission_ceiling",
-            "The bar on M set by the last saturation while it holds (NaN: none).",
-            "gauge",
-            adm(|a| a.ceiling.map_or(f64::NAN, f64::from)),
-        );
-        let mut conn_rows: Vec<(&str, &str, Rows)> = vec![
+        let admission_families: [Family<AdmissionStatus, f64>; 10] = [
             (
-                "connection_owner_bytes",
-                "Bytes the owning flow handed over (the invariant's right side).",
-                Vec::new(),
+                "admission_limit",
+                "M: background flows that may be active at once (paper 004, equation (27)).",
+                Gauge,
+                |a| f64::from(a.limit),
+            ),
+            ("admission_active", "Background flows active.", Gauge, |a| a.active as f64),
+            (
+                "admission_waiting",
+                "Background flows waiting for admission.",
+                Gauge,
+                |a| a.waiting as f64,
             ),
             (
-                "connection_payload_bytes",
-                "Payload bytes the connection carried (the invariant's left side).",
-                Vec::new(),
+                "admission_refused_total",
+                "Background flows refused because the waiting queue was full.",
+                Counter,
+                |a| a.refused as f64,
             ),
             (
-                "connection_header_bytes",
-                "Framing bytes the connection carried.",
-                Vec::new(),
+                "admission_rate_bytes",
+                "Background bytes per second (moving average).",
+                Gauge,
+                |a| a.rate,
             ),
             (
-                "connection_adopted_bytes",
-                "Payload carried for connections that died.",
-                Vec::new(),
+                "admission_load_bytes",
+                "Estimated background arrival load, bytes per second (NaN before a flow finished).",
+                Gauge,
+                |a| a.load.unwrap_or(f64::NAN),
             ),
             (
-                "connection_virtual_queue_bytes",
-                "Bytes the connection still owes (q_v).",
-                Vec::new(),
+                "admission_saturations_total",
+                "Raises of M the adaptive loop took back because they did not lift the background rate (overload; M then held for a memory).",
+                Counter,
+                |a| a.saturations as f64,
             ),
             (
-                "connection_forgiven_bytes",
-                "Bytes struck from the virtual queue without being carried (after a reset).",
-                Vec::new(),
+                "admission_undecided_total",
+                "Of those, the raises the sequential test left undecided within its bound (decide_within), taken back as the cheaper side.",
+                Counter,
+                |a| a.undecided as f64,
+            ),
+            (
+                "admission_check_engaged",
+                "1 while the adaptive loop's overload check is engaged (the class fell short of its arrivals over the long memory; raises then go on trial), else 0.",
+                Gauge,
+                |a| f64::from(u8::from(a.engaged)),
+            ),
+            (
+                "admission_ceiling",
+                "The bar on M set by the last saturation while it holds (NaN: none).",
+                Gauge,
+                |a| a.ceiling.map_or(f64::NAN, f64::from),
             ),
         ];
-        for e in &engines {
-            e.inspect(|s| {
-                for (conn, owner) in s.connections() {
-                    let Some(c) = s.connection_counters(conn) else {
-                        continue;
-                    };
-                    let owner = owner.map_or(0, |f| f.0);
-                    let labels = format!(
-                        "session=\"{}\",conn=\"{}\",flow=\"{}\"",
-                        e.label, conn.0, owner
+        for (name, help, kind, get) in admission_families {
+            family(
+                enc,
+                name,
+                help,
+                kind,
+                admission.iter().map(|(l, a)| (*l, get(a))),
+            )?;
+        }
+        // Per live pool connection: (session, conn, owning flow) and its ledger, in the
+        // order of `CONNECTION_FAMILIES`.
+        let conns: Vec<(&str, u64, u64, [u64; 6])> = engines
+            .iter()
+            .flat_map(|e| {
+                let rows = e.inspect(|s| {
+                    s.connections()
+                        .filter_map(|(conn, owner)| {
+                            let c = s.connection_counters(conn)?;
+                            Some((
+                                conn.0,
+                                owner.map_or(0, |f| f.0),
+                                [
+                                    c.owner_bytes,
+                                    c.payload_bytes,
+                                    c.header_bytes,
+                                    c.adopted_bytes,
+                                    c.virtual_queue,
+                                    c.forgiven_bytes,
+                                ],
+                            ))
+                        })
+                        .collect::<Vec<_>>()
+                });
+                let l = e.label.as_str();
+                rows.into_iter().map(move |(c, f, v)| (l, c, f, v))
+            })
+            .collect();
+        for (i, (name, help)) in CONNECTION_FAMILIES.iter().enumerate() {
+            family(
+                enc,
+                name,
+                help,
+                Gauge,
+                conns.iter().map(|(session, conn, flow, v)| {
+                    (
+                        ([("session", *session)], [("conn", *conn), ("flow", *flow)]),
+                        v[i],
+                    )
+                }),
+            )?;
+        }
+        // The first flows in the policy's order, per session.
+        let ranked: Vec<(&str, Vec<gtcp::RankedFlow>)> = engines
+            .iter()
+            .map(|e| {
+                (
+                    e.label.as_str(),
+                    e.inspect(|s| s.ranked_flows(RANKED_FLOWS)),
+                )
+            })
+            .collect();
+        let rows = || {
+            ranked.iter().flat_map(|(session, flows)| {
+                flows.iter().enumerate().map(move |(i, r)| {
+                    let labels = (
+                        [("session", *session)],
+                        (
+                            [("rank", i as u64 + 1), ("flow", r.flow.0)],
+                            [("route", r.route.as_deref().unwrap_or(""))],
+                        ),
                     );
-                    let vals = [
-                        c.owner_bytes,
-                        c.payload_bytes,
-                        c.header_bytes,
-                        c.adopted_bytes,
-                        c.virtual_queue,
-                        c.forgiven_bytes,
-                    ];
-                    for (row, v) in conn_rows.iter_mut().zip(vals) {
-                        row.2.push((labels.clone(), v as f64));
-                    }
-                }
-            });
-        }
-        for (name, help, rows) in conn_rows {
-            counter(name, help, "gauge", rows);
-        }
-        self.rejections.render(&mut out);
-        self.config.render(&mut out);
-        let _ = writeln!(
-            out,
-            "# HELP schedtcp_flow_completion_seconds Time from a flow's opening to its close."
+                    (labels, r)
+                })
+            })
+        };
+        let sent_help = format!(
+            "The flows with bytes to send in the order the policy serves them (rank 1 first; the first {RANKED_FLOWS} per session): bytes sent so far (attained service)."
         );
-        let _ = writeln!(out, "# TYPE schedtcp_flow_completion_seconds histogram");
-        for e in &engines {
-            let h = e
-                .completion
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .clone();
-            histogram_lines(
-                &mut out,
-                "schedtcp_flow_completion_seconds",
-                &format!("session=\"{}\"", e.label),
-                &h,
-            );
+        let ranked_families: [Family<gtcp::RankedFlow, f64>; 4] = [
+            (
+                "ranked_flow_sent_bytes",
+                &sent_help,
+                Gauge,
+                |r| r.sent as f64,
+            ),
+            (
+                "ranked_flow_remaining_bytes",
+                "Of those flows, bytes left to send where the flow's end is known (NaN: unknown).",
+                Gauge,
+                |r| r.remaining.map_or(f64::NAN, |b| b as f64),
+            ),
+            (
+                "ranked_flow_unsent_bytes",
+                "Of those flows, bytes handed over and not yet sent.",
+                Gauge,
+                |r| r.unsent as f64,
+            ),
+            (
+                "ranked_flow_ready",
+                "Of those flows, 1 if the receiver's credit lets some of its bytes go now, else 0 (it waits for credit).",
+                Gauge,
+                |r| f64::from(u8::from(r.ready)),
+            ),
+        ];
+        for (name, help, kind, get) in ranked_families {
+            family(enc, name, help, kind, rows().map(|(l, r)| (l, get(r))))?;
         }
-        render_routes(&mut out, &engines);
-        out
+        self.rejections.encode(enc)?;
+        self.config.encode(enc)?;
+        let completion: Vec<Histogram> = engines
+            .iter()
+            .map(|e| {
+                e.completion
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone()
+            })
+            .collect();
+        histograms(
+            enc,
+            "flow_completion_seconds",
+            "Time from a flow's opening to its close.",
+            engines
+                .iter()
+                .map(|e| [("session", e.label.as_str())])
+                .zip(&completion),
+        )?;
+        encode_routes(enc, &engines)
     }
 
     /// Binds the endpoint on `addr`, if one is configured, and serves it in the background;
@@ -552,7 +664,8 @@ impl Registry {
                 };
                 let body = reg.render();
                 let head = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    prometheus_text::CONTENT_TYPE,
                     body.len()
                 );
                 let answer = async {
@@ -570,26 +683,49 @@ impl Registry {
     }
 }
 
+/// The per-connection families (labels session, conn, flow), in the order of the values
+/// [`Registry::encode`] collects: the ledger of each live pool connection.
+const CONNECTION_FAMILIES: [(&str, &str); 6] = [
+    (
+        "connection_owner_bytes",
+        "Bytes the owning flow handed over (the invariant's right side).",
+    ),
+    (
+        "connection_payload_bytes",
+        "Payload bytes the connection carried (the invariant's left side).",
+    ),
+    (
+        "connection_header_bytes",
+        "Framing bytes the connection carried.",
+    ),
+    (
+        "connection_adopted_bytes",
+        "Payload carried for connections that died.",
+    ),
+    (
+        "connection_virtual_queue_bytes",
+        "Bytes the connection still owes (q_v).",
+    ),
+    (
+        "connection_forgiven_bytes",
+        "Bytes struck from the virtual queue without being carried (after a reset).",
+    ),
+];
+
 /// A per-route counter family: name, help, value.
 type RouteCount = (&'static str, &'static str, fn(&RouteStats) -> u64);
 
 /// The per-route families: flows opened, closed and reset, bytes each way, and completion
 /// times by route and size class, labelled by session and route.
-fn render_routes(out: &mut String, engines: &[Arc<Engine>]) {
-    let stats: Vec<(String, String, RouteStats)> = engines
+fn encode_routes(enc: &mut DescriptorEncoder, engines: &[Arc<Engine>]) -> fmt::Result {
+    let stats: Vec<(&str, String, RouteStats)> = engines
         .iter()
         .flat_map(|e| {
             e.route_stats()
                 .into_iter()
-                .map(|(route, s)| (e.label.clone(), label_value(&route), s))
+                .map(|(route, s)| (e.label.as_str(), route, s))
         })
         .collect();
-    let family = |out: &mut String, name: &str, help: &str, kind: &str| {
-        let _ = writeln!(
-            out,
-            "# HELP schedtcp_{name} {help}\n# TYPE schedtcp_{name} {kind}"
-        );
-    };
     let counts: [RouteCount; 3] = [
         ("route_flows_opened_total", "Flows opened, by route.", |s| {
             s.opened
@@ -606,43 +742,52 @@ fn render_routes(out: &mut String, engines: &[Arc<Engine>]) {
         ),
     ];
     for (name, help, get) in counts {
-        family(out, name, help, "counter");
-        for (session, route, s) in &stats {
-            let _ = writeln!(
-                out,
-                "schedtcp_{name}{{session=\"{session}\",route=\"{route}\"}} {}",
-                get(s)
-            );
-        }
+        family(
+            enc,
+            name,
+            help,
+            MetricType::Counter,
+            stats.iter().map(|(session, route, s)| {
+                ([("session", *session), ("route", route.as_str())], get(s))
+            }),
+        )?;
     }
     family(
-        out,
+        enc,
         "route_bytes_total",
         "Bytes of closed flows, by route: sent (handed over by this side's applications) and received (delivered to them).",
-        "counter",
-    );
-    for (session, route, s) in &stats {
-        for (direction, v) in [("sent", s.bytes_sent), ("received", s.bytes_received)] {
-            let _ = writeln!(
-                out,
-                "schedtcp_route_bytes_total{{session=\"{session}\",route=\"{route}\",direction=\"{direction}\"}} {v}"
-            );
-        }
-    }
-    family(
-        out,
+        MetricType::Counter,
+        stats.iter().flat_map(|(session, route, s)| {
+            [("sent", s.bytes_sent), ("received", s.bytes_received)].map(|(direction, v)| {
+                (
+                    [
+                        ("session", *session),
+                        ("route", route.as_str()),
+                        ("direction", direction),
+                    ],
+                    v,
+                )
+            })
+        }),
+    )?;
+    histograms(
+        enc,
         "route_flow_completion_seconds",
         "Time from a flow's opening to its close, by route and size class (bytes both ways).",
-        "histogram",
-    );
-    for (session, route, s) in &stats {
-        for ((size, _), h) in SIZE_CLASSES.iter().zip(&s.completion) {
-            histogram_lines(
-                out,
-                "schedtcp_route_flow_completion_seconds",
-                &format!("session=\"{session}\",route=\"{route}\",size=\"{size}\""),
-                h,
-            );
-        }
-    }
+        stats.iter().flat_map(|(session, route, s)| {
+            SIZE_CLASSES
+                .iter()
+                .zip(&s.completion)
+                .map(|((size, _), h)| {
+                    (
+                        [
+                            ("session", *session),
+                            ("route", route.as_str()),
+                            ("size", *size),
+                        ],
+                        h,
+                    )
+                })
+        }),
+    )
 }

@@ -31,8 +31,9 @@
 //! Metrics: `schedtcp_config_reloads_total{result="ok|error"}` and `schedtcp_config_info{hash}`,
 //! the hash of the running configuration as `schedtcp check` prints it ([`hash`]).
 
+use prometheus_client::encoding::DescriptorEncoder;
+use prometheus_client::metrics::MetricType;
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -90,19 +91,27 @@ impl ConfigStatus {
         )
     }
 
-    pub fn render(&self, out: &mut String) {
+    /// `schedtcp_config_reloads_total` and `schedtcp_config_info` on the metrics page.
+    pub fn encode(&self, enc: &mut DescriptorEncoder) -> std::fmt::Result {
         let (ok, error) = self.reloads();
-        let _ = writeln!(
-            out,
-            "# HELP schedtcp_config_reloads_total Configuration reloads (SIGHUP): ok = the file was applied (keys that need a restart keep their running values), error = the file was refused and the running configuration kept.\n# TYPE schedtcp_config_reloads_total counter\nschedtcp_config_reloads_total{{result=\"ok\"}} {ok}\nschedtcp_config_reloads_total{{result=\"error\"}} {error}"
-        );
+        crate::metrics::family(
+            enc,
+            "config_reloads_total",
+            "Configuration reloads (SIGHUP): ok = the file was applied (keys that need a restart keep their running values), error = the file was refused and the running configuration kept.",
+            MetricType::Counter,
+            [([("result", "ok")], ok), ([("result", "error")], error)],
+        )?;
         let hash = self.hash.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        if !hash.is_empty() {
-            let _ = writeln!(
-                out,
-                "# HELP schedtcp_config_info The running configuration: hash = its SHA-256 as `schedtcp check` prints it (first 16 hex digits).\n# TYPE schedtcp_config_info gauge\nschedtcp_config_info{{hash=\"{hash}\"}} 1"
-            );
+        if hash.is_empty() {
+            return Ok(());
         }
+        crate::metrics::family(
+            enc,
+            "config_info",
+            "The running configuration: hash = its SHA-256 as `schedtcp check` prints it (first 16 hex digits).",
+            MetricType::Gauge,
+            [([("hash", hash.as_str())], 1u64)],
+        )
     }
 }
 

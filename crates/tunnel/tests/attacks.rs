@@ -128,7 +128,7 @@ async fn unauthenticated_flood_is_capped_and_a_client_still_gets_through() {
     }
     let peak = watch_max(
         metrics,
-        "schedtcp_unauthenticated_connections{}",
+        "schedtcp_unauthenticated_connections",
         stop.clone(),
     );
     // Let the flood fill the gate first.
@@ -169,7 +169,7 @@ async fn one_byte_out_of_order_segments_close_the_connection_within_the_window()
     let (srv, cli, route) = start("").await;
     let metrics = srv.metrics.unwrap();
     let stop = Arc::new(AtomicBool::new(false));
-    let peak = watch_max(metrics, "schedtcp_memory_bytes{}", stop.clone());
+    let peak = watch_max(metrics, "schedtcp_memory_bytes", stop.clone());
     let s = hostile(srv.addr, 1).await;
     let attack = tokio::spawn(flood(
         s,

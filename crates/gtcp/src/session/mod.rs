@@ -56,11 +56,13 @@ pub mod caps;
 mod input;
 mod ledger;
 mod liveness;
+mod rank;
 mod timers;
 mod transmit;
 mod types;
 
 pub use liveness::{MAX_RETIRED_ABOVE, RESET_UNKNOWN_FLOW};
+pub use rank::RankedFlow;
 pub use types::{
     Bounds, Config, ConfigError, Event, FlowSendState, FlowSummary, ProtocolError, ReadOutcome,
     Role, SessionCounters, SessionError,
@@ -995,14 +997,7 @@ impl Session {
             return;
         };
         let ready = !f.is_reset() && f.send.ready();
-        let policy = self.config.policy;
-        let key = ready.then(|| {
-            if policy.learns() {
-                policy.key_on(&f.state(), &self.learned.view(f.route.as_deref()))
-            } else {
-                policy.key(&f.state())
-            }
-        });
+        let key = ready.then(|| sort_key(self.config.policy, &self.learned, f));
         if key == f.key {
             return;
         }
@@ -1412,4 +1407,14 @@ pub(crate) fn take_ownership(
     let waiting = std::mem::take(&mut flow.awaiting_owner);
     let inherited = if replacement { flow.send.unsent() } else { 0 };
     ledger.attach(counters, waiting, inherited);
+}
+
+/// Flow `f`'s key in the schedule under `policy` (with what the session learned of its route,
+/// for the policies that look).
+fn sort_key(policy: Policy, learned: &LearnedSizes, f: &Flow) -> crate::policy::SortKey {
+    if policy.learns() {
+        policy.key_on(&f.state(), &learned.view(f.route.as_deref()))
+    } else {
+        policy.key(&f.state())
+    }
 }
