@@ -274,13 +274,13 @@ async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr, tic
             rejections.record(Reject::Refused, || {
                 format!("{peer}: pool connection refused: {r}")
             });
-            let _ = net::send_verdict(&mut stream, &p.key, &proven, Verdict::Refused(r)).await;
+            let _ = net::send_verdict(&mut stream, &proven, Verdict::Refused(r)).await;
             return;
         }
     };
     drop(ticket);
     drop(cfg);
-    let record = match net::send_verdict(&mut stream, &p.key, &proven, Verdict::Accepted).await {
+    let record = match net::send_verdict(&mut stream, &proven, Verdict::Accepted).await {
         Ok(r) => r,
         Err(e) => {
             warn!(session = %engine.label, %peer, "pool connection lost in the handshake: {e:#}");

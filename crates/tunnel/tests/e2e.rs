@@ -309,9 +309,9 @@ async fn a_misbehaving_peer_loses_only_its_connection() {
     ];
     for (i, (name, bytes)) in attacks.into_iter().enumerate() {
         let mut s = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
-        let session = [i as u8 + 1; 16];
+        let session = tunnel::auth::SessionKey::from_bytes([i as u8 + 1; 32]);
         // Sealed as records: the frames themselves break the protocol, not their integrity.
-        let mut record = net_handshake(&mut s, &key, session).await;
+        let mut record = net_handshake(&mut s, &key, &session).await;
         let mut sealed = BytesMut::new();
         record.sealer.seal(&bytes, &mut sealed).unwrap();
         s.write_all(&sealed).await.unwrap();
@@ -339,7 +339,7 @@ async fn a_misbehaving_peer_loses_only_its_connection() {
     async fn net_handshake(
         s: &mut tokio::net::TcpStream,
         key: &tunnel::auth::HmacKey,
-        session: [u8; 16],
+        session: &tunnel::auth::SessionKey,
     ) -> tunnel::record::RecordLayer {
         tunnel::net::client_handshake(
             s,
