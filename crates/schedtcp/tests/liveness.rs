@@ -1678,7 +1678,7 @@ async fn key_holder_attempt(
 async fn a_key_holder_replaying_another_clients_session_is_refused() {
     use gtcp::wire::handshake::{ClientAuth, Verdict, VerdictMessage};
     use sha2::{Digest, Sha256};
-    use tunnel::auth::{HmacKey, SessionKey};
+    use tunnel::auth::{PreSharedKey, SessionKey};
     const DOWNLOAD: u64 = 8_000_000;
     let (env, _t) = Setup::new("replay").await;
     let _server = env.server("").await;
@@ -1698,7 +1698,7 @@ async fn a_key_holder_replaying_another_clients_session_is_refused() {
         .find(|(_, a)| a.owner.is_some())
         .expect("the tap saw the download's handshake")
         .clone();
-    let key = HmacKey::new(&tunnel::psk::read_file(&env.dir.join("psk.txt")).unwrap());
+    let key = PreSharedKey::new(&tunnel::psk::read_file(&env.dir.join("psk.txt")).unwrap());
     let forged = |conn, owner| {
         let key = key.clone();
         move |sh: &gtcp::wire::handshake::ServerHello| {

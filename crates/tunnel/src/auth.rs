@@ -1,7 +1,7 @@
 //! The handshake's keys (the [core's handshake](gtcp::wire::handshake) carries their public
 //! halves and takes the MACs from here):
 //!
-//! * the pre-shared key ([`HmacKey`]), checked by [`crate::psk`];
+//! * the pre-shared key ([`PreSharedKey`]), checked by [`crate::psk`];
 //! * the client's [`SessionKey`], an X25519 key pair drawn when the client starts: its public
 //!   half names the session (the [`SessionId`]), its private half never leaves the process;
 //! * the server's [`ServerShare`], an X25519 key pair drawn for one connection;
@@ -28,7 +28,7 @@ pub const CONN_INFO: &[u8] = b"schedtcp connection v5";
 /// The pre-shared key. It also says whether pool connections run the
 /// [record layer](crate::record) after the handshake (both ends must agree; on by default).
 #[derive(Clone)]
-pub struct HmacKey(Vec<u8>, bool);
+pub struct PreSharedKey(Vec<u8>, bool);
 
 /// A key exchange that gives no secret: the peer's public key is of small order, so the
 /// X25519 output is a value anyone can compute (RFC 7748 §6.1's all-zero check).
@@ -36,7 +36,7 @@ pub struct HmacKey(Vec<u8>, bool);
 #[error("the peer's public key is of small order: its key exchange gives no secret")]
 pub struct NonContributory;
 
-impl HmacKey {
+impl PreSharedKey {
     /// The key, with integrity on.
     pub fn new(key: &[u8]) -> Self {
         Self(key.to_vec(), true)
@@ -102,9 +102,9 @@ impl HmacKey {
     }
 }
 
-impl std::fmt::Debug for HmacKey {
+impl std::fmt::Debug for PreSharedKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("HmacKey(..)")
+        f.write_str("PreSharedKey(..)")
     }
 }
 
@@ -237,7 +237,7 @@ mod tests {
     fn both(psk: &[u8], client: &SessionKey, claimed: &SessionId) -> (ConnKey, ConnKey) {
         let share = ServerShare::generate();
         let hello = ServerHello::new([1; 32], share.public());
-        let k = HmacKey::new(psk);
+        let k = PreSharedKey::new(psk);
         let c = k.client_connection(client, &hello, &[2; 32]).unwrap();
         let s = k
             .server_connection(share, &hello, &[2; 32], claimed)
@@ -266,10 +266,10 @@ mod tests {
         // Nor does the right session key without the pre-shared key.
         let share = ServerShare::generate();
         let hello = ServerHello::new([1; 32], share.public());
-        let c = HmacKey::new(&[8; 32])
+        let c = PreSharedKey::new(&[8; 32])
             .client_connection(&victim, &hello, &[2; 32])
             .unwrap();
-        let s = HmacKey::new(&[7; 32])
+        let s = PreSharedKey::new(&[7; 32])
             .server_connection(share, &hello, &[2; 32], &victim.id())
             .unwrap();
         assert_ne!(c.bytes(), s.bytes());
@@ -285,7 +285,7 @@ mod tests {
         }] {
             let share = ServerShare::generate();
             let hello = ServerHello::new([1; 32], share.public());
-            let r = HmacKey::new(&[7; 32]).server_connection(share, &hello, &[2; 32], &u);
+            let r = PreSharedKey::new(&[7; 32]).server_connection(share, &hello, &[2; 32], &u);
             assert_eq!(r.err(), Some(NonContributory));
         }
     }

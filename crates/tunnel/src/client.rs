@@ -14,7 +14,7 @@ use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
 use tracing::{info, warn};
 
-use crate::auth::{HmacKey, SessionKey};
+use crate::auth::{PreSharedKey, SessionKey};
 use crate::backoff::Backoff;
 use crate::config::{ClientConfig, ClientRoute};
 use crate::engine::{codes, Engine, Role};
@@ -33,7 +33,7 @@ const MIN_ATTEMPT: Duration = Duration::from_millis(50);
 pub(crate) struct Params {
     /// The running configuration (a reload replaces it: `crate::reload`).
     pub(crate) cfg: Live<ClientConfig>,
-    key: HmacKey,
+    key: PreSharedKey,
     /// The session's key pair: its public half names the session, its private half proves it
     /// on every pool connection.
     session: SessionKey,
@@ -205,7 +205,7 @@ pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
         .map(|b| format!("{b:02x}"))
         .collect();
     let p = Arc::new(Params {
-        key: HmacKey::with_integrity(key, cfg.integrity),
+        key: PreSharedKey::with_integrity(key, cfg.integrity),
         session: session_key,
         next_conn: AtomicU64::new(1),
         warm: Mutex::new(Vec::new()),

@@ -13,7 +13,7 @@ use rand::RngCore;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::auth::{ConnKey, HmacKey, ServerShare, SessionKey};
+use crate::auth::{ConnKey, PreSharedKey, ServerShare, SessionKey};
 use crate::record::{RecordLayer, Side};
 
 /// Options of every pool socket: no Nagle delay, `TCP_NOTSENT_LOWAT` so that little is left
@@ -73,7 +73,7 @@ async fn read_msg<T>(
 /// (`integrity`) and the bytes that arrived after the handshake (normally none).
 pub async fn client_handshake(
     stream: &mut TcpStream,
-    key: &HmacKey,
+    key: &PreSharedKey,
     session: &SessionKey,
     conn: ConnId,
     owner: Option<FlowId>,
@@ -130,7 +130,7 @@ pub struct Proven {
 /// after its proof (frames the client sent at once; records, under integrity).
 pub async fn server_handshake(
     stream: &mut TcpStream,
-    key: &HmacKey,
+    key: &PreSharedKey,
     timeout: Duration,
 ) -> Result<(Proven, BytesMut)> {
     tokio::time::timeout(timeout, async {

@@ -284,7 +284,7 @@ async fn a_misbehaving_peer_loses_only_its_connection() {
             upload: 1_000_000,
         },
     ));
-    let key = tunnel::auth::HmacKey::new(KEY.as_bytes());
+    let key = tunnel::auth::PreSharedKey::new(KEY.as_bytes());
     let mut second_hello = BytesMut::new();
     ClientHello::new(true).encode(&mut second_hello);
     let mut oversized = BytesMut::new();
@@ -338,7 +338,7 @@ async fn a_misbehaving_peer_loses_only_its_connection() {
 
     async fn net_handshake(
         s: &mut tokio::net::TcpStream,
-        key: &tunnel::auth::HmacKey,
+        key: &tunnel::auth::PreSharedKey,
         session: &tunnel::auth::SessionKey,
     ) -> tunnel::record::RecordLayer {
         tunnel::net::client_handshake(

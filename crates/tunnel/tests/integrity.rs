@@ -73,7 +73,7 @@ async fn the_server_sends_nothing_keyed_before_the_client_proved_the_key() {
         nonces.push(sh.nonce);
         // A guessed key's proof.
         let session = tunnel::auth::SessionKey::from_bytes([guess; 32]);
-        let wrong = tunnel::auth::HmacKey::new(&[guess; 32])
+        let wrong = tunnel::auth::PreSharedKey::new(&[guess; 32])
             .client_connection(&session, &sh, &[guess; 32])
             .unwrap();
         out.clear();

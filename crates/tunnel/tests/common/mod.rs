@@ -87,7 +87,7 @@ pub async fn hostile(srv: SocketAddr, session: u8) -> (TcpStream, tunnel::record
     let mut s = TcpStream::connect(srv).await.unwrap();
     let (record, _) = tunnel::net::client_handshake(
         &mut s,
-        &tunnel::auth::HmacKey::new(KEY.as_bytes()),
+        &tunnel::auth::PreSharedKey::new(KEY.as_bytes()),
         &tunnel::auth::SessionKey::from_bytes([session; 32]),
         ConnId(1),
         Some(FlowId(1)),
