@@ -9,7 +9,7 @@
 //! * a decoder with a smaller payload cap agrees with the default one, or refuses with
 //!   `PayloadTooLarge`;
 //! * the same round trip for `ClientHello`, `ServerHello`, `ClientAuth` and `VerdictMessage`
-//!   (wire version 3).
+//!   (wire version 5).
 
 #![no_main]
 

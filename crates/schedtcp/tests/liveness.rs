@@ -1642,3 +1642,230 @@ async fn a_flood_from_many_addresses_does_not_keep_a_keyed_client_out() {
         "{ok} of {FLOWS} keyed flows completed through the flood"
     );
 }
+
+/// What a passive observer on the path keeps of each connection: its first bytes each way
+/// (client to server, server to client), enough to hold the whole handshake.
+type Seen = Arc<Mutex<Vec<[Arc<Mutex<Vec<u8>>>; 2]>>>;
+
+/// A passive observer on the path to `upstream`: forwards every connection unchanged and keeps
+/// the first 1 KiB each way of every one.
+struct Tap {
+    addr: SocketAddr,
+    seen: Seen,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Tap {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Tap {
+    async fn start(upstream: SocketAddr) -> Self {
+        let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = l.local_addr().unwrap();
+        let seen: Seen = Arc::default();
+        let s = seen.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((down, _)) = l.accept().await {
+                let Ok(up) = TcpStream::connect(upstream).await else {
+                    continue;
+                };
+                let ways: [Arc<Mutex<Vec<u8>>>; 2] = Default::default();
+                s.lock().unwrap().push(ways.clone());
+                let (dr, dw) = down.into_split();
+                let (ur, uw) = up.into_split();
+                let [c2s, s2c] = ways;
+                tokio::spawn(Self::copy(dr, uw, c2s));
+                tokio::spawn(Self::copy(ur, dw, s2c));
+            }
+        });
+        Self { addr, seen, task }
+    }
+
+    async fn copy(
+        mut from: tokio::net::tcp::OwnedReadHalf,
+        mut to: tokio::net::tcp::OwnedWriteHalf,
+        seen: Arc<Mutex<Vec<u8>>>,
+    ) {
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match from.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            {
+                let mut s = seen.lock().unwrap();
+                let keep = 1024usize.saturating_sub(s.len()).min(n);
+                s.extend_from_slice(&buf[..keep]);
+            }
+            if to.write_all(&buf[..n]).await.is_err() {
+                break;
+            }
+        }
+        let _ = to.shutdown().await;
+    }
+
+    /// Every connection's client hello and client proof, as they crossed the path.
+    fn client_auths(&self) -> Vec<(Vec<u8>, gtcp::wire::handshake::ClientAuth)> {
+        use gtcp::wire::handshake::{ClientAuth, ClientHello};
+        self.seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|[c2s, _]| {
+                let raw = c2s.lock().unwrap().clone();
+                let mut b = bytes::BytesMut::from(&raw[..]);
+                ClientHello::decode(&mut b).ok()??;
+                let auth = ClientAuth::decode(&mut b).ok()??;
+                Some((raw[ClientHello::LEN..][..ClientAuth::LEN].to_vec(), auth))
+            })
+            .collect()
+    }
+}
+
+/// A key holder's pool connection to `server`: the hello, the server's hello, then `auth`
+/// (built from the server's hello); returns what the server sent after `auth` until it closed,
+/// or the verdict once it arrived.
+async fn key_holder_attempt(
+    server: SocketAddr,
+    auth: impl FnOnce(&gtcp::wire::handshake::ServerHello) -> Vec<u8>,
+) -> Vec<u8> {
+    use gtcp::wire::handshake::{ClientHello, ServerHello, VerdictMessage};
+    let mut s = TcpStream::connect(server).await.unwrap();
+    let mut out = bytes::BytesMut::new();
+    ClientHello::new(true).encode(&mut out);
+    s.write_all(&out).await.unwrap();
+    let mut sh = vec![0u8; ServerHello::LEN];
+    s.read_exact(&mut sh).await.unwrap();
+    let sh = ServerHello::decode(&mut bytes::BytesMut::from(&sh[..]))
+        .unwrap()
+        .unwrap();
+    s.write_all(&auth(&sh)).await.unwrap();
+    let mut got = vec![0u8; VerdictMessage::LEN];
+    match tokio::time::timeout(Duration::from_secs(10), s.read_exact(&mut got)).await {
+        Ok(Ok(_)) => got,
+        Ok(Err(_)) => Vec::new(),
+        Err(_) => panic!("no verdict and no close within 10 s"),
+    }
+}
+
+/// A holder of the pre-shared key who watched a client's handshakes on the path (its session
+/// id, both nonces, its proof) tries to join that client's session, on the connection id and
+/// owner flow of the client's running download: replaying the observed proof, and proving the
+/// key itself on a connection claiming that session (as a replacement of the download's
+/// connection, and as a warm spare). Each is refused before the server touches the session
+/// (closed without a verdict, counted); the same key holder's connection of a session of its
+/// own is accepted (the key is right: the refusals are about the session). The download,
+/// held half-way while the attacks run, then finishes with its SHA-256 intact over the same
+/// pool connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_holder_replaying_another_clients_session_is_refused() {
+    use gtcp::wire::handshake::{ClientAuth, Verdict, VerdictMessage};
+    use sha2::{Digest, Sha256};
+    use tunnel::auth::{PreSharedKey, SessionKey};
+    const DOWNLOAD: u64 = 8_000_000;
+    let (env, _t) = Setup::new("replay").await;
+    let _server = env.server("").await;
+    let tap = Tap::start(env.server).await;
+    let victim = env.client("victim", tap.addr, "warm_pool = 0").await;
+    let mut app = start_download(victim.t, DOWNLOAD).await;
+    app.shutdown().await.unwrap();
+    let mut received = vec![0u8; 1_000_000];
+    tokio::time::timeout(HEAL, app.read_exact(&mut received))
+        .await
+        .expect("the download's first megabyte")
+        .unwrap();
+    // The observed proof of the connection carrying the download.
+    let seen = tap.client_auths();
+    let (raw, observed) = seen
+        .iter()
+        .find(|(_, a)| a.owner.is_some())
+        .expect("the tap saw the download's handshake")
+        .clone();
+    let key = PreSharedKey::new(&tunnel::psk::read_file(&env.dir.join("psk.txt")).unwrap());
+    let forged = |conn, owner| {
+        let key = key.clone();
+        move |sh: &gtcp::wire::handshake::ServerHello| {
+            // The best a key holder can do: the session's key is not its own, so it proves
+            // with a key pair of its own.
+            let nonce = [0x42; 32];
+            let k = key
+                .client_connection(&SessionKey::generate(), sh, &nonce)
+                .unwrap();
+            let mut b = bytes::BytesMut::new();
+            ClientAuth::new(&k, sh, nonce, observed.session, conn, owner).encode(&mut b);
+            b.to_vec()
+        }
+    };
+    let attempts: [(&str, Vec<u8>); 3] = [
+        (
+            "the observed proof replayed",
+            key_holder_attempt(env.server, |_| raw.clone()).await,
+        ),
+        (
+            "a proof under the key, claiming the download's connection",
+            key_holder_attempt(env.server, forged(observed.conn, observed.owner)).await,
+        ),
+        (
+            "a proof under the key, claiming a warm spare of the session",
+            key_holder_attempt(env.server, forged(gtcp::ConnId(1 << 40), None)).await,
+        ),
+    ];
+    for (what, answer) in &attempts {
+        assert!(
+            answer.is_empty(),
+            "{what}: the server answered {} bytes (a verdict: it let the key holder in)",
+            answer.len()
+        );
+    }
+    // The same key holder, with a session of its own, is let in.
+    let own = SessionKey::generate();
+    let proof = std::cell::RefCell::new(None);
+    let answer = key_holder_attempt(env.server, |sh| {
+        let k = key.client_connection(&own, sh, &[7; 32]).unwrap();
+        let a = ClientAuth::new(&k, sh, [7; 32], own.id(), gtcp::ConnId(1), None);
+        let mut b = bytes::BytesMut::new();
+        a.encode(&mut b);
+        *proof.borrow_mut() = Some((k, sh.clone(), a));
+        b.to_vec()
+    })
+    .await;
+    let (k, sh, a) = proof.into_inner().unwrap();
+    let verdict = VerdictMessage::decode(&mut bytes::BytesMut::from(&answer[..]))
+        .unwrap()
+        .expect("a verdict for the key holder's own session")
+        .verify(&k, &sh, &a)
+        .unwrap();
+    assert_eq!(verdict, Verdict::Accepted);
+    // The download goes on and ends intact, on the connection it had.
+    let mut rest = Vec::new();
+    tokio::time::timeout(HEAL, app.read_to_end(&mut rest))
+        .await
+        .expect("the download hangs after the attacks")
+        .expect("the download was reset");
+    received.extend_from_slice(&rest);
+    let mut want = vec![0u8; DOWNLOAD as usize];
+    loadgen::fill(DOWNLOAD, 0, &mut want);
+    assert_eq!(received.len(), DOWNLOAD as usize + 32, "bytes received");
+    assert_eq!(
+        Sha256::digest(&received[..DOWNLOAD as usize]),
+        Sha256::digest(&want),
+        "the download's SHA-256"
+    );
+    let server = scrape(env.server_metrics).await.unwrap();
+    let refused = sample(&server, "schedtcp_rejected_total{reason=\"handshake\"}");
+    let client = scrape(victim.metrics).await.unwrap();
+    let lost = total(&client, "connections_lost_total");
+    let through_tap = tap.seen.lock().unwrap().len();
+    println!(
+        "session replay: {} attempts refused without a verdict ({refused} counted), the key \
+         holder's own session accepted; the victim's {DOWNLOAD}-byte download intact, \
+         {lost} pool connections lost, {through_tap} pool connections through the tap",
+        attempts.len()
+    );
+    assert!(refused >= 3.0, "{refused} handshakes counted as refused");
+    assert_eq!(lost, 0.0, "the victim lost a pool connection");
+    assert_eq!(through_tap, 1, "the victim opened another pool connection");
+}

@@ -7,16 +7,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use gtcp::wire::handshake::SessionId;
 use gtcp::wire::Origin;
 use gtcp::{ConnId, FlowId, Role as CoreRole, Session};
-use rand::RngCore;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
 use tracing::{info, warn};
 
-use crate::auth::HmacKey;
+use crate::auth::{PreSharedKey, SessionKey};
 use crate::backoff::Backoff;
 use crate::config::{ClientConfig, ClientRoute};
 use crate::engine::{codes, Engine, Role};
@@ -35,8 +33,10 @@ const MIN_ATTEMPT: Duration = Duration::from_millis(50);
 pub(crate) struct Params {
     /// The running configuration (a reload replaces it: `crate::reload`).
     pub(crate) cfg: Live<ClientConfig>,
-    key: HmacKey,
-    session: SessionId,
+    key: PreSharedKey,
+    /// The session's key pair: its public half names the session, its private half proves it
+    /// on every pool connection.
+    session: SessionKey,
     next_conn: AtomicU64,
     /// Established, authenticated, never-used connections, with when each was established.
     warm: Mutex<Vec<(ConnId, Instant)>>,
@@ -102,7 +102,7 @@ async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -
             let (record, leftover) = net::client_handshake(
                 &mut stream,
                 &p.key,
-                p.session,
+                &p.session,
                 conn,
                 owner,
                 t.handshake_timeout(),
@@ -199,12 +199,14 @@ pub(crate) async fn drain(engine: &Arc<Engine>, deadline: tokio::time::Instant) 
 /// Binds every route's listener and starts the client.
 pub async fn start(cfg: ClientConfig, key: &[u8]) -> Result<ClientHandle> {
     let core = cfg.tuning.core(cfg.policy)?;
-    let mut session_id = [0u8; 16];
-    rand::rng().fill_bytes(&mut session_id);
-    let label: String = session_id[..4].iter().map(|b| format!("{b:02x}")).collect();
+    let session_key = SessionKey::generate();
+    let label: String = session_key.id()[..4]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     let p = Arc::new(Params {
-        key: HmacKey::with_integrity(key, cfg.integrity),
-        session: session_id,
+        key: PreSharedKey::with_integrity(key, cfg.integrity),
+        session: session_key,
         next_conn: AtomicU64::new(1),
         warm: Mutex::new(Vec::new()),
         warm_taken: Notify::new(),

@@ -134,6 +134,9 @@ pub trait Role: Send + Sync + 'static {
 struct ConnIo {
     ready: Notify,
     closing: AtomicBool,
+    /// The connection's writer ended (its peer is gone, or its key sealed all it may): nothing
+    /// more is sent on it, so its reader stops waiting for the control backlog to drain.
+    writer_ended: AtomicBool,
     stream: Arc<TcpStream>,
 }
 
@@ -479,6 +482,7 @@ impl Engine {
         let io = Arc::new(ConnIo {
             ready: Notify::new(),
             closing: AtomicBool::new(false),
+            writer_ended: AtomicBool::new(false),
             stream: stream.clone(),
         });
         lock(&self.conns).insert(conn, io.clone());
@@ -487,7 +491,7 @@ impl Engine {
         io.ready.notify_one();
         let mut writer = tokio::spawn(self.clone().write_loop(conn, io.clone(), sealer));
         let reason = self
-            .read_loop(conn, &stream, &mut leftover, opener.as_mut())
+            .read_loop(conn, &io, &mut leftover, opener.as_mut())
             .await;
         let clean = io.closing.load(Ordering::Acquire);
         // Lost connections are logged at a bounded rate where refusals are counted (a peer
@@ -569,11 +573,12 @@ impl Engine {
     async fn read_loop(
         self: &Arc<Self>,
         conn: ConnId,
-        stream: &TcpStream,
+        io: &ConnIo,
         buf: &mut BytesMut,
         mut opener: Option<&mut crate::record::Opener>,
     ) -> anyhow::Result<()> {
         use gtcp::session::caps::CONTROL_BACKLOG_PAUSE;
+        let stream = &*io.stream;
         let mut backlog = self.inspect(|s| s.control_backlog());
         // Under integrity `buf` holds records as read, `plain` what verified.
         let mut plain = BytesMut::new();
@@ -595,17 +600,15 @@ impl Engine {
                     .map_err(|e| anyhow::anyhow!("{PROTOCOL_VIOLATION}: {e}"))?;
             }
             if backlog >= CONTROL_BACKLOG_PAUSE {
-                // Bounded: writers that take nothing for `dead_peer` (their peer does not
-                // read) end the wait, and this connection.
                 let dead = self.inspect(|s| s.config().dead_peer);
-                tokio::time::timeout(dead, self.wait_control_backlog())
-                    .await
-                    .map_err(|_| {
-                        anyhow::anyhow!(
-                            "control frames not taken by the peer for {} s",
-                            dead.as_secs()
-                        )
-                    })?;
+                wait_for_room(
+                    &self.ctrl_drained,
+                    &io.writer_ended,
+                    || self.inspect(|s| s.control_backlog()),
+                    CONTROL_BACKLOG_PAUSE,
+                    dead,
+                )
+                .await?;
                 backlog = 0;
             }
             buf.reserve(READ_CHUNK);
@@ -626,23 +629,6 @@ impl Engine {
                 }
                 Err(e) => return Err(e.into()),
             }
-        }
-    }
-
-    /// Backpressure on a peer that makes this side queue control frames (acknowledgements,
-    /// replies) faster than the writers send them: no more is read until the backlog is below
-    /// [`CONTROL_BACKLOG_PAUSE`](gtcp::session::caps::CONTROL_BACKLOG_PAUSE). Woken whenever a
-    /// writer took frames or ended; the reader waits at most `dead_peer`.
-    async fn wait_control_backlog(&self) {
-        use gtcp::session::caps::CONTROL_BACKLOG_PAUSE;
-        loop {
-            let drained = self.ctrl_drained.notified();
-            tokio::pin!(drained);
-            drained.as_mut().enable();
-            if self.inspect(|s| s.control_backlog()) < CONTROL_BACKLOG_PAUSE {
-                return;
-            }
-            drained.await;
         }
     }
 
@@ -731,7 +717,9 @@ impl Engine {
         }
         // Both sides said Done (or the connection died): half-close; the reader sees the end.
         let _ = socket2::SockRef::from(stream.as_ref()).shutdown(std::net::Shutdown::Write);
-        // Readers paused on the control backlog look again (this writer takes no more).
+        // Readers paused on the control backlog look again (this writer takes no more), and
+        // this connection's own reader stops waiting.
+        io.writer_ended.store(true, Ordering::Release);
         self.ctrl_drained.notify_waiters();
     }
 
@@ -1061,11 +1049,58 @@ fn to_write(pending: usize, mss: usize, more: bool) -> usize {
     }
 }
 
+/// Why a reader paused on the control backlog gave up waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+enum BacklogWait {
+    /// The writers took nothing for this long: their peer does not read.
+    #[error("control frames not taken by the peer for {} s", .0.as_secs())]
+    TimedOut(Duration),
+    /// The connection's own writer ended: nothing more can be sent on it.
+    #[error("the connection's writer ended while its reader waited for the control backlog")]
+    WriterEnded,
+}
+
+/// Backpressure on a peer that makes this side queue control frames (acknowledgements,
+/// replies) faster than the writers send them: the reader reads no more until `backlog()` is
+/// below `pause` ([`CONTROL_BACKLOG_PAUSE`](gtcp::session::caps::CONTROL_BACKLOG_PAUSE)).
+/// Woken by `drained` whenever a writer took frames or ended; gives up, ending the
+/// connection, once the connection's own writer ended (`writer_ended`) or after `deadline`
+/// (`dead_peer`).
+async fn wait_for_room(
+    drained: &Notify,
+    writer_ended: &AtomicBool,
+    backlog: impl Fn() -> usize,
+    pause: usize,
+    deadline: Duration,
+) -> Result<(), BacklogWait> {
+    let wait = async {
+        loop {
+            let woken = drained.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            if backlog() < pause {
+                return Ok(());
+            }
+            if writer_ended.load(Ordering::Acquire) {
+                return Err(BacklogWait::WriterEnded);
+            }
+            woken.await;
+        }
+    };
+    tokio::time::timeout(deadline, wait)
+        .await
+        .unwrap_or(Err(BacklogWait::TimedOut(deadline)))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{to_write, write_vectored};
+    use super::{to_write, wait_for_room, write_vectored, BacklogWait};
     use bytes::Bytes;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::time::Duration;
     use tokio::io::AsyncReadExt;
+    use tokio::sync::Notify;
 
     /// A batch cut by its limit leaves its tail behind, in order, for the next batch.
     #[tokio::test]
@@ -1112,5 +1147,83 @@ mod tests {
         assert_eq!(to_write(300, mss, false), 300);
         // An unknown MSS writes everything.
         assert_eq!(to_write(65_760, 0, true), 65_760);
+    }
+
+    const PAUSE: usize = 8;
+    const DEADLINE: Duration = Duration::from_secs(15);
+
+    /// A paused reader's wait, with the session's notifier, its connection's writer flag and
+    /// a backlog of `PAUSE` frames (full).
+    struct Paused {
+        drained: Arc<Notify>,
+        writer_ended: Arc<AtomicBool>,
+        backlog: Arc<AtomicUsize>,
+    }
+
+    impl Paused {
+        fn new() -> Self {
+            Self {
+                drained: Arc::new(Notify::new()),
+                writer_ended: Arc::new(AtomicBool::new(false)),
+                backlog: Arc::new(AtomicUsize::new(PAUSE)),
+            }
+        }
+
+        /// Starts the wait; returns it with the (virtual) time it ended.
+        fn start(&self) -> tokio::task::JoinHandle<(Result<(), BacklogWait>, Duration)> {
+            let (d, w, b) = (
+                self.drained.clone(),
+                self.writer_ended.clone(),
+                self.backlog.clone(),
+            );
+            tokio::spawn(async move {
+                let t = tokio::time::Instant::now();
+                let r = wait_for_room(&d, &w, || b.load(Ordering::SeqCst), PAUSE, DEADLINE).await;
+                (r, t.elapsed())
+            })
+        }
+    }
+
+    /// Virtual time (`start_paused`): the clock moves only when every task waits, so each
+    /// instant below is exact, not a measurement.
+    #[tokio::test(start_paused = true)]
+    async fn a_paused_reader_gives_up_at_its_deadline_when_no_writer_takes_anything() {
+        let p = Paused::new();
+        let wait = p.start();
+        // A writer that takes nothing (its peer does not read) wakes the reader in vain.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        p.drained.notify_waiters();
+        let (r, took) = wait.await.unwrap();
+        assert_eq!(r, Err(BacklogWait::TimedOut(DEADLINE)));
+        assert_eq!(took, DEADLINE);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_paused_reader_stops_waiting_when_its_writer_ends() {
+        let p = Paused::new();
+        let wait = p.start();
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        // What the writer does as it ends.
+        p.writer_ended.store(true, Ordering::Release);
+        p.drained.notify_waiters();
+        let (r, took) = wait.await.unwrap();
+        assert_eq!(r, Err(BacklogWait::WriterEnded));
+        assert_eq!(took, Duration::from_secs(2));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_paused_reader_resumes_once_a_writer_drained_the_backlog() {
+        let p = Paused::new();
+        let wait = p.start();
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        p.backlog.store(PAUSE - 1, Ordering::SeqCst);
+        p.drained.notify_waiters();
+        let (r, took) = wait.await.unwrap();
+        assert_eq!(r, Ok(()));
+        assert_eq!(took, Duration::from_secs(3));
+        // A writer that already ended does not stop a reader whose backlog has room.
+        p.writer_ended.store(true, Ordering::Release);
+        let (r, took) = p.start().await.unwrap();
+        assert_eq!((r, took), (Ok(()), Duration::ZERO));
     }
 }

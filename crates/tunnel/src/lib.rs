@@ -3,8 +3,9 @@
 //! Two roles of one engine, symmetric (each side is the sender of what it reads):
 //!
 //! * [`server`] accepts pool connections, authenticates each (HMAC-SHA-256 challenge–response
-//!   over a pre-shared key checked by [`psk`], the client proving first), and for each opened flow connects to the target its own
-//!   configuration names for the route — never anywhere else.
+//!   under a key derived from a pre-shared key checked by [`psk`] and an X25519 exchange with
+//!   the client's session key, [`auth`]; the client proving first), and for each opened flow
+//!   connects to the target its own configuration names for the route — never anywhere else.
 //! * [`client`] listens on one local address per route; every accepted application connection
 //!   is one flow with its own pool connection, as plain TCP would have it.
 //!

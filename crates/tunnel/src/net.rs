@@ -5,7 +5,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use bytes::BytesMut;
 use gtcp::wire::handshake::{
-    ClientAuth, ClientHello, Refusal, ServerHello, SessionId, Verdict, VerdictMessage,
+    ClientAuth, ClientHello, Refusal, ServerHello, Verdict, VerdictMessage,
 };
 use gtcp::wire::WireError;
 use gtcp::{ConnId, FlowId};
@@ -13,7 +13,7 @@ use rand::RngCore;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::auth::HmacKey;
+use crate::auth::{ConnKey, PreSharedKey, ServerShare, SessionKey};
 use crate::record::{RecordLayer, Side};
 
 /// Options of every pool socket: no Nagle delay, `TCP_NOTSENT_LOWAT` so that little is left
@@ -68,13 +68,13 @@ async fn read_msg<T>(
     }
 }
 
-/// Client side of the handshake (the client proves the key first, then checks the server's
-/// proof in its verdict); returns the connection's record layer (`integrity`) and the bytes
-/// that arrived after the handshake (normally none).
+/// Client side of the handshake (the client proves the pre-shared key and its session key
+/// first, then checks the server's proof in its verdict); returns the connection's record layer
+/// (`integrity`) and the bytes that arrived after the handshake (normally none).
 pub async fn client_handshake(
     stream: &mut TcpStream,
-    key: &HmacKey,
-    session: SessionId,
+    key: &PreSharedKey,
+    session: &SessionKey,
     conn: ConnId,
     owner: Option<FlowId>,
     timeout: Duration,
@@ -87,19 +87,24 @@ pub async fn client_handshake(
         let sh = read_msg(stream, &mut buf, ServerHello::decode)
             .await
             .context("the server did not answer the hello (a server of another version closes the connection)")?;
-        let auth = ClientAuth::new(key, &sh, nonce(), session, conn, owner);
+        let client_nonce = nonce();
+        let conn_key = key
+            .client_connection(session, &sh, &client_nonce)
+            .context("the server's key share")?;
+        let auth = ClientAuth::new(&conn_key, &sh, client_nonce, session.id(), conn, owner);
         out.clear();
         auth.encode(&mut out);
         stream.write_all(&out).await?;
         let verdict = read_msg(stream, &mut buf, VerdictMessage::decode)
             .await
             .context("the server refused the key (it closes the connection without a verdict)")?
-            .verify(key, &sh, &auth)
+            .verify(&conn_key, &sh, &auth)
             .context("the server does not know the pre-shared key")?;
         match verdict {
             Verdict::Accepted => Ok((
-                key.integrity()
-                    .then(|| RecordLayer::new(key.bytes(), &sh.nonce, &auth.nonce, Side::Client)),
+                key.integrity().then(|| {
+                    RecordLayer::new(conn_key.bytes(), &sh.nonce, &auth.nonce, Side::Client)
+                }),
                 buf,
             )),
             Verdict::Refused(r) => Err(Refused(r).into()),
@@ -109,19 +114,23 @@ pub async fn client_handshake(
     .context("handshake timed out")?
 }
 
-/// What the server learnt in a handshake whose client proved the key: the client's identity,
-/// and what the verdict and the record keys need.
+/// What the server learnt in a handshake whose client proved the pre-shared key and the key of
+/// the session it names: the client's identity, and what the verdict and the record keys need.
 pub struct Proven {
     pub auth: ClientAuth,
     hello: ServerHello,
+    key: ConnKey,
+    integrity: bool,
 }
 
-/// Server side of the handshake: nothing keyed is sent before the client's proof verified.
-/// Returns the proven client and bytes that arrived after its proof (frames the client sent
-/// at once; records, under integrity).
+/// Server side of the handshake: nothing keyed is sent before the client's proof verified,
+/// and a proof verifies only under the key of the session the client names (its public key):
+/// a client that holds the pre-shared key but not that session's private key is refused here,
+/// before its connection touches the session. Returns the proven client and bytes that arrived
+/// after its proof (frames the client sent at once; records, under integrity).
 pub async fn server_handshake(
     stream: &mut TcpStream,
-    key: &HmacKey,
+    key: &PreSharedKey,
     timeout: Duration,
 ) -> Result<(Proven, BytesMut)> {
     tokio::time::timeout(timeout, async {
@@ -134,13 +143,26 @@ pub async fn server_handshake(
                 key.integrity()
             );
         }
-        let hello = ServerHello::new(nonce());
+        let share = ServerShare::generate();
+        let hello = ServerHello::new(nonce(), share.public());
         let mut out = BytesMut::new();
         hello.encode(&mut out);
         stream.write_all(&out).await?;
         let auth = read_msg(stream, &mut buf, ClientAuth::decode).await?;
-        auth.verify(key, &hello)?;
-        Ok((Proven { auth, hello }, buf))
+        let conn_key = key
+            .server_connection(share, &hello, &auth.nonce, &auth.session)
+            .context("the client's session key")?;
+        auth.verify(&conn_key, &hello)
+            .context("the client's proof (a wrong pre-shared key, or a session that is not its own)")?;
+        Ok((
+            Proven {
+                auth,
+                hello,
+                key: conn_key,
+                integrity: key.integrity(),
+            },
+            buf,
+        ))
     })
     .await
     .context("handshake timed out")?
@@ -150,19 +172,18 @@ pub async fn server_handshake(
 /// returns the connection's record layer (`integrity`).
 pub async fn send_verdict(
     stream: &mut TcpStream,
-    key: &HmacKey,
     proven: &Proven,
     verdict: Verdict,
 ) -> Result<Option<RecordLayer>> {
     let mut out = BytesMut::new();
-    VerdictMessage::new(key, &proven.hello, &proven.auth, verdict).encode(&mut out);
+    VerdictMessage::new(&proven.key, &proven.hello, &proven.auth, verdict).encode(&mut out);
     stream
         .write_all(&out)
         .await
         .context("sending the verdict")?;
-    Ok(key.integrity().then(|| {
+    Ok(proven.integrity.then(|| {
         RecordLayer::new(
-            key.bytes(),
+            proven.key.bytes(),
             &proven.hello.nonce,
             &proven.auth.nonce,
             Side::Server,

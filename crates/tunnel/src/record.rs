@@ -8,10 +8,12 @@
 //! record = length (u16, 1..=16384) ‖ AES-256-GCM ciphertext (length bytes) ‖ tag (16 bytes)
 //! ```
 //!
-//! * Keys: one per direction, HKDF-SHA-256 (RFC 5869, the `hkdf` crate) of the pre-shared key
-//!   with salt = server nonce ‖ client nonce (both fresh per connection, from the handshake)
-//!   and info = [`C2S_INFO`] or [`S2C_INFO`]. A record of one direction never opens in the
-//!   other, nor on another connection.
+//! * Keys: one per direction, HKDF-SHA-256 (RFC 5869, the `hkdf` crate) of the connection key
+//!   ([`crate::auth::ConnKey`]: the pre-shared key and the handshake's X25519 secret, so a
+//!   holder of the pre-shared key who only watches cannot compute it) with salt = server nonce ‖
+//!   client nonce (both fresh per connection, from the handshake) and info = [`C2S_INFO`] or
+//!   [`S2C_INFO`]. A record of one direction never opens in the other, nor on another
+//!   connection.
 //! * Nonce: the record's sequence number in its direction (implicit: never sent), so a record
 //!   replayed, reordered or dropped fails to open like a forged one.
 //! * The length header is the AEAD's associated data.
@@ -113,13 +115,13 @@ impl std::fmt::Debug for RecordLayer {
 }
 
 impl RecordLayer {
-    /// The keys of one connection, for the end `side`, from the pre-shared key and the
+    /// The keys of one connection, for the end `side`, from the connection's `key` and the
     /// handshake's nonces.
-    pub fn new(psk: &[u8], server_nonce: &[u8; 32], client_nonce: &[u8; 32], side: Side) -> Self {
+    pub fn new(key: &[u8], server_nonce: &[u8; 32], client_nonce: &[u8; 32], side: Side) -> Self {
         let mut salt = [0u8; 64];
         salt[..32].copy_from_slice(server_nonce);
         salt[32..].copy_from_slice(client_nonce);
-        let hk = Hkdf::<Sha256>::new(Some(&salt), psk);
+        let hk = Hkdf::<Sha256>::new(Some(&salt), key);
         let key = |info: &[u8]| {
             let mut k = [0u8; 32];
             // 32 bytes is far below HKDF-SHA-256's limit of 255 × 32.

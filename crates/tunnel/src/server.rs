@@ -16,7 +16,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tracing::{debug, info, warn};
 
-use crate::auth::HmacKey;
+use crate::auth::PreSharedKey;
 use crate::client::drain;
 use crate::config::ServerConfig;
 use crate::engine::{codes, Engine, InvariantTally, Role};
@@ -28,7 +28,7 @@ use crate::reload::{self, Live, ServerReload};
 pub(crate) struct Params {
     /// The running configuration (a reload replaces it: `crate::reload`).
     pub(crate) cfg: Live<ServerConfig>,
-    key: HmacKey,
+    key: PreSharedKey,
     sessions: Mutex<HashMap<SessionId, Arc<Engine>>>,
     pub(crate) registry: Registry,
     /// Invariant checks of sessions already forgotten.
@@ -183,7 +183,7 @@ pub async fn start(cfg: ServerConfig, key: &[u8]) -> Result<ServerHandle> {
     }
     let gate = Gate::new(cfg.max_unauthenticated, cfg.max_unauthenticated_per_address);
     let p = Arc::new(Params {
-        key: HmacKey::with_integrity(key, cfg.integrity),
+        key: PreSharedKey::with_integrity(key, cfg.integrity),
         sessions: Mutex::new(HashMap::new()),
         registry: Registry::default(),
         retired: Mutex::new(InvariantTally::default()),
@@ -274,13 +274,13 @@ async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr, tic
             rejections.record(Reject::Refused, || {
                 format!("{peer}: pool connection refused: {r}")
             });
-            let _ = net::send_verdict(&mut stream, &p.key, &proven, Verdict::Refused(r)).await;
+            let _ = net::send_verdict(&mut stream, &proven, Verdict::Refused(r)).await;
             return;
         }
     };
     drop(ticket);
     drop(cfg);
-    let record = match net::send_verdict(&mut stream, &p.key, &proven, Verdict::Accepted).await {
+    let record = match net::send_verdict(&mut stream, &proven, Verdict::Accepted).await {
         Ok(r) => r,
         Err(e) => {
             warn!(session = %engine.label, %peer, "pool connection lost in the handshake: {e:#}");

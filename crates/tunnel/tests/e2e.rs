@@ -284,7 +284,7 @@ async fn a_misbehaving_peer_loses_only_its_connection() {
             upload: 1_000_000,
         },
     ));
-    let key = tunnel::auth::HmacKey::new(KEY.as_bytes());
+    let key = tunnel::auth::PreSharedKey::new(KEY.as_bytes());
     let mut second_hello = BytesMut::new();
     ClientHello::new(true).encode(&mut second_hello);
     let mut oversized = BytesMut::new();
@@ -309,9 +309,9 @@ async fn a_misbehaving_peer_loses_only_its_connection() {
     ];
     for (i, (name, bytes)) in attacks.into_iter().enumerate() {
         let mut s = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
-        let session = [i as u8 + 1; 16];
+        let session = tunnel::auth::SessionKey::from_bytes([i as u8 + 1; 32]);
         // Sealed as records: the frames themselves break the protocol, not their integrity.
-        let mut record = net_handshake(&mut s, &key, session).await;
+        let mut record = net_handshake(&mut s, &key, &session).await;
         let mut sealed = BytesMut::new();
         record.sealer.seal(&bytes, &mut sealed).unwrap();
         s.write_all(&sealed).await.unwrap();
@@ -338,8 +338,8 @@ async fn a_misbehaving_peer_loses_only_its_connection() {
 
     async fn net_handshake(
         s: &mut tokio::net::TcpStream,
-        key: &tunnel::auth::HmacKey,
-        session: [u8; 16],
+        key: &tunnel::auth::PreSharedKey,
+        session: &tunnel::auth::SessionKey,
     ) -> tunnel::record::RecordLayer {
         tunnel::net::client_handshake(
             s,

@@ -65,15 +65,19 @@ async fn the_server_sends_nothing_keyed_before_the_client_proved_the_key() {
         let sh = ServerHello::decode(&mut BytesMut::from(&answer[..]))
             .unwrap()
             .unwrap();
-        // The whole answer is the header and the nonce: nothing that depends on the key.
+        // The whole answer is the header, the nonce and the key share: nothing that depends
+        // on the key.
         let mut again = BytesMut::new();
-        ServerHello::new(sh.nonce).encode(&mut again);
+        ServerHello::new(sh.nonce, sh.share).encode(&mut again);
         assert_eq!(&again[..], &answer[..]);
         nonces.push(sh.nonce);
         // A guessed key's proof.
-        let wrong = tunnel::auth::HmacKey::new(&[guess; 32]);
+        let session = tunnel::auth::SessionKey::from_bytes([guess; 32]);
+        let wrong = tunnel::auth::PreSharedKey::new(&[guess; 32])
+            .client_connection(&session, &sh, &[guess; 32])
+            .unwrap();
         out.clear();
-        ClientAuth::new(&wrong, &sh, [guess; 32], [guess; 16], ConnId(1), None).encode(&mut out);
+        ClientAuth::new(&wrong, &sh, [guess; 32], session.id(), ConnId(1), None).encode(&mut out);
         s.write_all(&out).await.unwrap();
         let after = read_to_close(&mut s, 1 << 16).await;
         assert!(

@@ -3,35 +3,59 @@
 //!
 //! ```text
 //! client → server  ClientHello { "GTCP", version, flags, 31 reserved zero bytes }
-//! server → client  ServerHello { "GTCP", version, server nonce }              (nothing keyed)
+//! server → client  ServerHello { "GTCP", version, server nonce, server share }  (nothing keyed)
 //! client → server  ClientAuth  { client nonce, session, connection, owner flow, client proof }
 //! server → client  Verdict     { accepted or refused with a reason, server proof }
 //! ```
 //!
-//! The client proves the key first: the server answers a hello with a fresh nonce only, and
-//! sends its own proof (inside the [`VerdictMessage`]) only once the client's proof verified.
-//! So a peer without the key obtains nothing keyed from a server to test guesses against
-//! offline; a server that does not verify the client proof closes the connection without a
-//! word. The client counts a connection as established only once the server's verdict proves
-//! the key and accepts it; a refusal (too many sessions, shutting down, ...) is an answer, not
-//! a lost connection.
+//! The client proves the key first: the server answers a hello with a fresh nonce and a fresh
+//! key share only, and sends its own proof (inside the [`VerdictMessage`]) only once the client's
+//! proof verified. So a peer without the key obtains nothing keyed from a server to test guesses
+//! against offline; a server that does not verify the client proof closes the connection
+//! without a word. The client counts a connection as established only once the server's verdict
+//! proves the key and accepts it; a refusal (too many sessions, shutting down, ...) is an
+//! answer, not a lost connection.
 //!
-//! Both proofs are keyed MACs over both nonces (so neither can be replayed on another
-//! connection: each side draws its nonce fresh) with distinct labels (so one side's proof is
-//! never valid as the other's):
+//! **Sessions are bound to a secret.** A session is named by its client's public key: the
+//! [`SessionId`] is an X25519 public key whose private half only that client holds (drawn when
+//! it starts, never sent). The server's share is an X25519 public key drawn fresh for every
+//! connection. Both proofs are keyed by the connection's key, which the driver derives from the
+//! pre-shared key *and* the Diffie–Hellman secret of the session key with the server's share:
 //!
-//! * client proof = MAC(`"schedtcp client v3"` ‖ server nonce ‖ client nonce ‖ session ‖
-//!   connection ‖ owner)
-//! * server proof = MAC(`"schedtcp server v3"` ‖ server nonce ‖ client nonce ‖ session ‖
-//!   connection ‖ owner ‖ verdict code)
+//! ```text
+//! connection key = HKDF-SHA-256(salt = server nonce ‖ client nonce,
+//!                               ikm  = pre-shared key ‖ X25519(session key, server share),
+//!                               info = label ‖ server share ‖ session)
+//! ```
 //!
-//! The hello keeps version 2's length (39 bytes) so that a server of version 2 reads it whole
-//! and refuses the version at once instead of waiting for more; a version-2 hello reaching
+//! Computing it takes the pre-shared key and one of the two private keys, so joining a session
+//! takes the key of the client that opened it: a holder of the pre-shared key who observed
+//! another client's handshakes (its session id, nonces and proofs) can neither replay them (the
+//! server's nonce and share are new on every connection) nor prove the session's key on a
+//! connection of its own, and the server closes such a connection before it touches the
+//! session. The connection key also keys the connection's record layer, so such an observer
+//! cannot read or alter the traffic either. The first connection binds nothing more than its
+//! name: the session id *is* the public key, so nobody can claim another client's session id
+//! even after the server forgot the session.
+//!
+//! Both proofs are keyed MACs over both nonces and both public keys (so neither can be replayed
+//! on another connection: each side draws its nonce fresh) with distinct labels (so one side's
+//! proof is never valid as the other's):
+//!
+//! * client proof = MAC(`"schedtcp client v5"` ‖ server nonce ‖ server share ‖ client nonce ‖
+//!   session ‖ connection ‖ owner)
+//! * server proof = MAC(`"schedtcp server v5"` ‖ server nonce ‖ server share ‖ client nonce ‖
+//!   session ‖ connection ‖ owner ‖ verdict code)
+//!
+//! The hello keeps version 2's length (39 bytes) so that a server of an older version reads it
+//! whole and refuses the version at once instead of waiting for more; an older hello reaching
 //! this build is refused with [`WireError::BadVersion`].
 //!
-//! The MAC itself comes from the driver through [`Authenticator`] (the tunnel uses HMAC-SHA-256
-//! from the `hmac` and `sha2` crates): the core holds no key and does no cryptography. Nonces are
-//! arguments too, so a handshake is deterministic under test.
+//! The MAC and the key exchange come from the driver: the core carries the public values as
+//! bytes and takes the connection's MAC through [`Authenticator`] (the tunnel uses X25519 from
+//! `x25519-dalek`, HKDF and HMAC-SHA-256 from the `hkdf`, `hmac` and `sha2` crates): the core
+//! holds no key and does no cryptography. Nonces and shares are arguments too, so a handshake is
+//! deterministic under test.
 
 use bytes::{Buf, BufMut, BytesMut};
 
@@ -43,20 +67,22 @@ const T_CLIENT_HELLO: u8 = 0xF1;
 const T_SERVER_HELLO: u8 = 0xF2;
 const T_CLIENT_AUTH: u8 = 0xF3;
 const T_VERDICT: u8 = 0xF4;
-const SERVER_LABEL: &[u8] = b"schedtcp server v3";
-const CLIENT_LABEL: &[u8] = b"schedtcp client v3";
+const SERVER_LABEL: &[u8] = b"schedtcp server v5";
+const CLIENT_LABEL: &[u8] = b"schedtcp client v5";
 
 /// A 32-byte nonce, drawn fresh by the driver for every connection.
 pub type Nonce = [u8; 32];
 /// A 32-byte MAC tag.
 pub type Tag = [u8; 32];
+/// An X25519 public key (32 bytes, RFC 7748), carried as bytes: the core does no cryptography.
+pub type KeyShare = [u8; 32];
 /// Identifies one client instance (one origin of the origin–destination pair) across its pool
-/// connections.
-pub type SessionId = [u8; 16];
+/// connections: the public key of the secret that client proves on each of them.
+pub type SessionId = KeyShare;
 
 /// Keyed MAC over the concatenation of `parts`, provided by the driver.
 pub trait Authenticator {
-    /// The tag of `parts` under the pre-shared key.
+    /// The tag of `parts` under the connection's key.
     fn tag(&self, parts: &[&[u8]]) -> Tag;
     /// Whether `tag` is the tag of `parts`; implementations must compare in constant time.
     fn verify(&self, parts: &[&[u8]], tag: &Tag) -> bool;
@@ -74,16 +100,18 @@ pub struct ClientHello {
 /// Flag bit of [`ClientHello`]: the client runs without integrity after the handshake.
 const F_NO_INTEGRITY: u8 = 0x01;
 
-/// Second message, server to client: the server's fresh nonce, and nothing keyed.
+/// Second message, server to client: the server's fresh nonce and key share, and nothing keyed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerHello {
     pub version: u16,
     pub nonce: Nonce,
+    /// The server's public key for this connection only (its private half is used once).
+    pub share: KeyShare,
 }
 
-/// Third message, client to server: the client's nonce, which session and connection this is,
-/// which flow owns the connection (none for a warm spare), and the client's proof of the key
-/// over both nonces and all of these.
+/// Third message, client to server: the client's nonce, which session (its public key) and
+/// connection this is, which flow owns the connection (none for a warm spare), and the client's
+/// proof, under the connection key, over both nonces, both public keys and all of these.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClientAuth {
     pub nonce: Nonce,
@@ -131,13 +159,14 @@ impl ClientHello {
 }
 
 impl ServerHello {
-    pub const LEN: usize = 1 + 4 + 2 + 32;
+    pub const LEN: usize = 1 + 4 + 2 + 32 + 32;
 
-    /// The server's answer to a hello: its fresh nonce only.
-    pub fn new(nonce: Nonce) -> Self {
+    /// The server's answer to a hello: its fresh nonce and key share only.
+    pub fn new(nonce: Nonce, share: KeyShare) -> Self {
         Self {
             version: VERSION,
             nonce,
+            share,
         }
     }
 
@@ -146,6 +175,7 @@ impl ServerHello {
         out.put_slice(MAGIC);
         out.put_u16(self.version);
         out.put_slice(&self.nonce);
+        out.put_slice(&self.share);
     }
 
     pub fn decode(buf: &mut BytesMut) -> Result<Option<Self>, WireError> {
@@ -156,12 +186,13 @@ impl ServerHello {
         Ok(Some(Self {
             version,
             nonce: array(&mut m),
+            share: array(&mut m),
         }))
     }
 }
 
 impl ClientAuth {
-    pub const LEN: usize = 1 + 32 + 16 + 8 + 8 + 32;
+    pub const LEN: usize = 1 + 32 + 32 + 8 + 8 + 32;
 
     /// The client's proof for this connection, answering the server's `server` hello with the
     /// client's fresh `nonce`.
@@ -194,11 +225,12 @@ impl ClientAuth {
         }
     }
 
-    /// What both proofs cover after their label: server nonce ‖ client nonce ‖ session ‖
-    /// connection ‖ owner.
+    /// What both proofs cover after their label: server nonce ‖ server share ‖ client nonce ‖
+    /// session ‖ connection ‖ owner.
     fn transcript(&self, server: &ServerHello) -> Vec<u8> {
-        let mut m = Vec::with_capacity(32 + 32 + 16 + 16);
+        let mut m = Vec::with_capacity(32 + 32 + 32 + 32 + 16);
         m.extend_from_slice(&server.nonce);
+        m.extend_from_slice(&server.share);
         m.extend_from_slice(&self.nonce);
         m.extend_from_slice(&self.session);
         m.extend_from_slice(&self.conn.0.to_be_bytes());
@@ -423,10 +455,10 @@ mod tests {
         let mut wire = BytesMut::new();
         ClientHello::new(true).encode(&mut wire);
         assert!(ClientHello::decode(&mut wire).unwrap().unwrap().integrity);
-        let sh = ServerHello::new([2; 32]);
+        let sh = ServerHello::new([2; 32], [8; 32]);
         sh.encode(&mut wire);
         let got_sh = ServerHello::decode(&mut wire).unwrap().unwrap();
-        let auth = ClientAuth::new(&ck, &got_sh, [1; 32], [9; 16], ConnId(3), Some(FlowId(4)));
+        let auth = ClientAuth::new(&ck, &got_sh, [1; 32], [9; 32], ConnId(3), Some(FlowId(4)));
         auth.encode(&mut wire);
         let got_auth = ClientAuth::decode(&mut wire).unwrap().unwrap();
         let server_side = got_auth.verify(&sk, &sh).map(|()| got_auth.clone());
@@ -445,7 +477,7 @@ mod tests {
         let auth = s.unwrap();
         assert_eq!(
             (auth.conn, auth.owner, auth.session, auth.nonce),
-            (ConnId(3), Some(FlowId(4)), [9; 16], [1; 32])
+            (ConnId(3), Some(FlowId(4)), [9; 32], [1; 32])
         );
         assert_eq!(c, Some(Ok(Verdict::Accepted)));
     }
@@ -461,8 +493,8 @@ mod tests {
     fn the_server_hello_carries_nothing_keyed() {
         // The same nonce gives the same bytes under any key: nothing to test a guess against.
         let (mut a, mut b) = (BytesMut::new(), BytesMut::new());
-        ServerHello::new([7; 32]).encode(&mut a);
-        ServerHello::new([7; 32]).encode(&mut b);
+        ServerHello::new([7; 32], [8; 32]).encode(&mut a);
+        ServerHello::new([7; 32], [8; 32]).encode(&mut b);
         assert_eq!(a, b);
         assert_eq!(a.len(), ServerHello::LEN);
     }
@@ -470,17 +502,17 @@ mod tests {
     #[test]
     fn a_forged_or_replayed_verdict_is_refused() {
         let k = Toy(1);
-        let sh = ServerHello::new([2; 32]);
-        let auth = ClientAuth::new(&k, &sh, [1; 32], [0; 16], ConnId(1), None);
+        let sh = ServerHello::new([2; 32], [8; 32]);
+        let auth = ClientAuth::new(&k, &sh, [1; 32], [0; 32], ConnId(1), None);
         let v = VerdictMessage::new(&k, &sh, &auth, Verdict::Refused(Refusal::ShuttingDown));
         // The refusal cannot be turned into an acceptance,
         let mut flipped = v;
         flipped.verdict = Verdict::Accepted;
         assert_eq!(flipped.verify(&k, &sh, &auth), Err(WireError::AuthFailed));
         // nor replayed on a connection with another client nonce or server nonce.
-        let other = ClientAuth::new(&k, &sh, [3; 32], [0; 16], ConnId(1), None);
+        let other = ClientAuth::new(&k, &sh, [3; 32], [0; 32], ConnId(1), None);
         assert_eq!(v.verify(&k, &sh, &other), Err(WireError::AuthFailed));
-        let sh2 = ServerHello::new([4; 32]);
+        let sh2 = ServerHello::new([4; 32], [8; 32]);
         assert_eq!(v.verify(&k, &sh2, &auth), Err(WireError::AuthFailed));
         assert_eq!(
             v.verify(&k, &sh, &auth),
@@ -491,16 +523,46 @@ mod tests {
     #[test]
     fn tampered_owner_or_nonce_is_refused() {
         let k = Toy(1);
-        let sh = ServerHello::new([2; 32]);
-        let mut auth = ClientAuth::new(&k, &sh, [1; 32], [0; 16], ConnId(1), Some(FlowId(1)));
+        let sh = ServerHello::new([2; 32], [8; 32]);
+        let mut auth = ClientAuth::new(&k, &sh, [1; 32], [0; 32], ConnId(1), Some(FlowId(1)));
         auth.owner = Some(FlowId(2));
         assert_eq!(auth.verify(&k, &sh), Err(WireError::AuthFailed));
-        let auth = ClientAuth::new(&k, &sh, [1; 32], [0; 16], ConnId(1), Some(FlowId(1)));
-        // A proof replayed against another server nonce.
+        let auth = ClientAuth::new(&k, &sh, [1; 32], [0; 32], ConnId(1), Some(FlowId(1)));
+        // A proof replayed against another server nonce, or another server share.
         assert_eq!(
-            auth.verify(&k, &ServerHello::new([5; 32])),
+            auth.verify(&k, &ServerHello::new([5; 32], [8; 32])),
             Err(WireError::AuthFailed)
         );
+        assert_eq!(
+            auth.verify(&k, &ServerHello::new([2; 32], [6; 32])),
+            Err(WireError::AuthFailed)
+        );
+        // A proof moved to another session.
+        let mut moved = auth.clone();
+        moved.session = [1; 32];
+        assert_eq!(moved.verify(&k, &sh), Err(WireError::AuthFailed));
+    }
+
+    #[test]
+    fn hello_and_auth_round_trip_with_their_public_keys() {
+        let sh = ServerHello::new([2; 32], [0xA5; 32]);
+        let mut b = BytesMut::new();
+        sh.encode(&mut b);
+        assert_eq!(b.len(), ServerHello::LEN);
+        b.extend_from_slice(&[T_CLIENT_AUTH]);
+        assert_eq!(ServerHello::decode(&mut b), Ok(Some(sh.clone())));
+        assert_eq!(&b[..], &[T_CLIENT_AUTH], "the next message stays");
+        let auth = ClientAuth::new(&Toy(3), &sh, [1; 32], [0x5A; 32], ConnId(7), None);
+        let mut b = BytesMut::new();
+        auth.encode(&mut b);
+        assert_eq!(b.len(), ClientAuth::LEN);
+        // Incomplete: nothing taken until the last byte arrives.
+        let mut part = BytesMut::from(&b[..ClientAuth::LEN - 1]);
+        assert_eq!(ClientAuth::decode(&mut part), Ok(None));
+        assert_eq!(part.len(), ClientAuth::LEN - 1);
+        assert_eq!(ClientAuth::decode(&mut b), Ok(Some(auth)));
+        let mut part = BytesMut::from(&[T_SERVER_HELLO, b'G', b'T'][..]);
+        assert_eq!(ServerHello::decode(&mut part), Ok(None));
     }
 
     #[test]
@@ -518,6 +580,19 @@ mod tests {
             msg.contains("version 2") && msg.contains(&format!("speaks {VERSION}")),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn a_version_4_hello_is_refused_by_its_version() {
+        // Version 4's hello has this version's length and layout: refused as soon as it is
+        // whole (a server of version 4 likewise refuses this version's hello).
+        let mut b = BytesMut::new();
+        ClientHello {
+            version: 4,
+            integrity: true,
+        }
+        .encode(&mut b);
+        assert_eq!(ClientHello::decode(&mut b), Err(WireError::BadVersion(4)));
     }
 
     #[test]

@@ -21,5 +21,8 @@ pub const MAX_PAYLOAD_CAP: u32 = 64 * 1024;
 /// Version 2 added the server's explicit [`handshake::Verdict`]; version 3 has the client prove
 /// the key first (the server sends nothing keyed before it verified the client) and the driver
 /// authenticates every byte after the handshake (the tunnel's record layer); version 4 lets a
-/// flow's opening carry its application's addresses ([`Origin`]).
-pub const VERSION: u16 = 4;
+/// flow's opening carry its application's addresses ([`Origin`]); version 5 binds every session
+/// to its client's key pair (the server hello carries a fresh key share, the session id is the
+/// client's public key, and both proofs are keyed by a Diffie–Hellman secret as well as the
+/// pre-shared key: [`handshake`]).
+pub const VERSION: u16 = 5;

@@ -81,13 +81,14 @@ pub fn metric(page: &str, name: &str) -> f64 {
 }
 
 /// An authenticated pool connection of a session of its own (the key is known: a hostile
-/// client, not an outsider), and the sealer its frames must go through to reach the core.
+/// client, not an outsider; its session key is drawn from `session`), and the sealer its
+/// frames must go through to reach the core.
 pub async fn hostile(srv: SocketAddr, session: u8) -> (TcpStream, tunnel::record::Sealer) {
     let mut s = TcpStream::connect(srv).await.unwrap();
     let (record, _) = tunnel::net::client_handshake(
         &mut s,
-        &tunnel::auth::HmacKey::new(KEY.as_bytes()),
-        [session; 16],
+        &tunnel::auth::PreSharedKey::new(KEY.as_bytes()),
+        &tunnel::auth::SessionKey::from_bytes([session; 32]),
         ConnId(1),
         Some(FlowId(1)),
         Duration::from_secs(5),
