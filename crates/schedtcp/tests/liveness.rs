@@ -1784,7 +1784,7 @@ async fn a_key_holder_replaying_another_clients_session_is_refused() {
         .find(|(_, a)| a.owner.is_some())
         .expect("the tap saw the download's handshake")
         .clone();
-    let key = PreSharedKey::new(&tunnel::psk::read_file(&env.dir.join("psk.txt")).unwrap());
+    let key = PreSharedKey::new(&tunnel::psk::read_file(&env.dir.0.join("psk.txt")).unwrap());
     let forged = |conn, owner| {
         let key = key.clone();
         move |sh: &gtcp::wire::handshake::ServerHello| {
@@ -1855,7 +1855,7 @@ async fn a_key_holder_replaying_another_clients_session_is_refused() {
         "the download's SHA-256"
     );
     let server = scrape(env.server_metrics).await.unwrap();
-    let refused = sample(&server, "schedtcp_rejected_total{reason=\"handshake\"}");
+    let refused = series(&server, "schedtcp_rejected_total{reason=\"handshake\"}");
     let client = scrape(victim.metrics).await.unwrap();
     let lost = total(&client, "connections_lost_total");
     let through_tap = tap.seen.lock().unwrap().len();
