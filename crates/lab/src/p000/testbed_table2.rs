@@ -243,7 +243,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     );
     let mut session = Session::start(cfg, &bin)?;
     let cc = session.bed().congestion_control();
-    session.warm_pool = p.warm_pool;
+    session.tunnel.warm_pool = p.warm_pool;
     let mut runs: Vec<Run> = Vec::new();
     let outcome = (|| -> anyhow::Result<()> {
         for (r, arrivals) in paths.iter().enumerate() {

@@ -91,8 +91,8 @@ fn summary(p: &Params, rows: &[Row]) -> String {
         p.warmup_s,
         p.tail_s,
         p.fixed_ms,
-        p.adaptive_window_s,
-        p.adaptive_period_s,
+        p.adaptive.window.as_secs_f64(),
+        p.adaptive.period.as_secs_f64(),
     );
     s.push_str(
         "**Paper (Fig. 5):** with k = 0 access control is comparable to the LBE protocols, \

@@ -15,6 +15,7 @@ use crate::engine::background::{critical_m, mean, ratio_cells, Ratio};
 use crate::engine::{md_table, mean_ci};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
+use gtcp::admission::{AdmissionConfig, Limit};
 use serde::{Deserialize, Serialize};
 use sim::workload::{FlowSource, Poisson, SizeDist, SourcePick};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -49,18 +50,10 @@ struct Params {
     variants: Vec<String>,
     /// M of `access-fixed`; 0: equation (27)'s critical M for k, ρ, ρ_b.
     fixed_m: u32,
-    adaptive_window_s: f64,
-    adaptive_period_s: f64,
-    /// The adaptive loop's overload check (`[admission] probe_secs`, `memory_secs`); absent:
-    /// the core's defaults (30 s, 600 s).
-    #[serde(default)]
-    adaptive_probe_s: Option<f64>,
-    #[serde(default)]
-    adaptive_memory_s: Option<f64>,
-    /// The overload check's engagement bar (`[admission] shortfall`); absent: the core's
-    /// default (0.1).
-    #[serde(default)]
-    adaptive_shortfall: Option<f64>,
+    /// `[adaptive]`: the adaptive loop of `access-adaptive` (the core's parameters and keys,
+    /// written to the client's `[admission]`); absent keys take the core's defaults.
+    #[serde(default, deserialize_with = "crate::scenario::deserialize_adaptive")]
+    adaptive: gtcp::admission::Adaptive,
     /// The background class's steady-state rate is measured over [steady_from_s, duration_s):
     /// after the adaptive loop's start (its first window and steps).
     #[serde(default = "default_steady_from")]
@@ -415,32 +408,16 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 let v = &p.variants[(j + r) % p.variants.len()];
                 pb.set_message(format!("repeat {} {v}", r + 1));
                 let metrics = format!("127.0.0.1:{}", p.metrics_port);
-                let admission = match v.as_str() {
-                    "access-fixed" => format!("[admission]\nfixed = {m_fixed}\n"),
-                    "access-adaptive" => {
-                        let mut a = format!(
-                            "[admission]\nwindow_secs = {}\nperiod_secs = {}\n",
-                            p.adaptive_window_s, p.adaptive_period_s
-                        );
-                        if let Some(s) = p.adaptive_probe_s {
-                            a += &format!("probe_secs = {s}\n");
-                        }
-                        if let Some(s) = p.adaptive_memory_s {
-                            a += &format!("memory_secs = {s}\n");
-                        }
-                        if let Some(s) = p.adaptive_shortfall {
-                            a += &format!("shortfall = {s}\n");
-                        }
-                        a
-                    }
-                    _ => String::new(),
-                };
-                session.client_extra = format!("metrics = \"{metrics}\"\n{admission}");
-                session.route_extra = if admission.is_empty() {
-                    String::new()
-                } else {
-                    "background = true\n".into()
-                };
+                session.tunnel.client_metrics = Some(metrics.parse()?);
+                session.tunnel.admission = match v.as_str() {
+                    "access-fixed" => Some(Limit::Fixed(m_fixed)),
+                    "access-adaptive" => Some(Limit::Adaptive(p.adaptive)),
+                    _ => None,
+                }
+                .map(|limit| AdmissionConfig {
+                    limit,
+                    ..AdmissionConfig::default()
+                });
                 let log = session.dir().join(format!("m-{r}-{v}.log"));
                 let script = format!(
                     "while :; do echo \"$(date +%s.%N) $(curl -s http://{metrics}/metrics | \
@@ -773,7 +750,8 @@ fn summarise(
         ],
         &bg_table,
     );
-    let core_default = gtcp::admission::Adaptive::default();
+    let (a, d) = (p.adaptive, gtcp::admission::Adaptive::default());
+    let marked = |v: String, default: bool| if default { format!("{v} (default)") } else { v };
     Ok(format!(
         "# bg-testbed — paper 004's access control on real kernel TCP\n\n\
          The testbed (`crates/testbed`, namespaces `{}-*`): a tbf bottleneck of {:.2} MB/s with a \
@@ -782,7 +760,7 @@ fn summarise(
          through `schedtcp client`/`server` on one route: a plain route for `vanilla`, a \
          `background = true` route under `[admission]` otherwise (fixed M = {m_fixed}, equation \
          (27)'s critical M for k = {}, ρ = {}, ρ_b = {}; adaptive: window {} s, period {} s, \
-         overload check's probe {}, memory {}, engagement bar {} and floor {} (default)). \
+         overload check's probe {}, memory {}, engagement bar {} and floor {}). \
          Poisson arrivals for {} s, exponential sizes of mean {:.0} kB (the paper's 3 MB on \
          10 Mbit/s scaled down so a run takes minutes). {} repeats (new sample paths), the same \
          flows under every variant of a repeat, variants rotated; ± is the 95% interval of the \
@@ -822,21 +800,12 @@ fn summarise(
         p.long_flows,
         p.rho,
         p.rho_b,
-        p.adaptive_window_s,
-        p.adaptive_period_s,
-        p.adaptive_probe_s.map_or_else(
-            || format!("{} s (default)", core_default.probe.as_secs_f64()),
-            |s| format!("{s} s")
-        ),
-        p.adaptive_memory_s.map_or_else(
-            || format!("{} s (default)", core_default.memory.as_secs_f64()),
-            |s| format!("{s} s")
-        ),
-        p.adaptive_shortfall.map_or_else(
-            || format!("{} (default)", core_default.shortfall),
-            |s| format!("{s}")
-        ),
-        core_default.check_floor,
+        a.window.as_secs_f64(),
+        a.period.as_secs_f64(),
+        marked(format!("{} s", a.probe.as_secs_f64()), a.probe == d.probe),
+        marked(format!("{} s", a.memory.as_secs_f64()), a.memory == d.memory),
+        marked(a.shortfall.to_string(), a.shortfall == d.shortfall),
+        marked(a.check_floor.to_string(), a.check_floor == d.check_floor),
         p.duration_s,
         p.mean_size / 1e3,
         p.repeats,
@@ -873,6 +842,19 @@ mod tests {
             bins,
             stopped: false,
         }
+    }
+
+    /// The scenario's `[adaptive]` table (the core's keys, scaled by the sizes' factor of ten)
+    /// is what the client's `[admission]` gets.
+    #[test]
+    fn the_scenario_scales_the_cores_adaptive_loop() {
+        let p: Params = crate::scenario::parse(SCENARIO, NAME, false).unwrap();
+        let d = gtcp::admission::Adaptive::default();
+        assert_eq!(p.adaptive.window * 10, d.window);
+        assert_eq!(p.adaptive.period * 10, d.period);
+        assert_eq!(p.adaptive.probe * 10, d.probe);
+        assert_eq!(p.adaptive.memory * 10, d.memory);
+        assert_eq!(p.adaptive.shortfall, d.shortfall);
     }
 
     #[test]

@@ -194,7 +194,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let pb = ctx.progress((p.runs * variants.len()) as u64, "runs x variants");
     let mut session = Session::start(cfg, &bin)?;
     let cc = session.bed().congestion_control();
-    session.warm_pool = p.warm_pool;
+    session.tunnel.warm_pool = p.warm_pool;
     let mut runs: Vec<(usize, usize, VariantRun)> = Vec::new();
     let outcome = (|| -> anyhow::Result<()> {
         for (k, plan) in plans.iter().enumerate() {

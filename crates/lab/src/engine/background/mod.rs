@@ -24,7 +24,6 @@ use sim::time::{as_secs, millis, secs};
 use sim::topology::NetworkBuilder;
 use sim::workload::{Poisson, SizeDist, SourcePick};
 use sim::{Sim, World};
-use std::time::Duration;
 
 /// The policies, in plot order.
 pub(crate) const POLICIES: [&str; 6] = [
@@ -70,27 +69,10 @@ pub(crate) struct Params {
     /// The Ms `access-fixed` runs with, one variant each; 0 stands for equation (27)'s
     /// critical M for the run's k and loads ([`critical_m`]).
     pub fixed_ms: Vec<u32>,
-    /// The adaptive loop's memory and step period, seconds (the core's defaults are 60 and
-    /// 15).
-    pub adaptive_window_s: f64,
-    pub adaptive_period_s: f64,
-    /// The adaptive loop's overload check: minimum gain of a raise (0 turns the check off);
-    /// absent, the core's default.
-    #[serde(default)]
-    pub adaptive_min_gain: Option<f64>,
-    /// The overload check's engagement bar: it engages while the class sends less than
-    /// `1 − shortfall` of its arrivals over three memories; absent, the core's default (0.1).
-    #[serde(default)]
-    pub adaptive_shortfall: Option<f64>,
-    /// The overload check's floor: raises up to this M need no proof; absent, the core's
-    /// default (2).
-    #[serde(default)]
-    pub adaptive_check_floor: Option<u32>,
-    /// The overload check's probe and memory, seconds; absent, the core's defaults.
-    #[serde(default)]
-    pub adaptive_probe_s: Option<f64>,
-    #[serde(default)]
-    pub adaptive_memory_s: Option<f64>,
+    /// `[adaptive]`: the adaptive loop of `access-adaptive`, the core's own parameters and
+    /// keys ([`crate::scenario::adaptive_table`]); absent keys take the core's defaults.
+    #[serde(default, deserialize_with = "crate::scenario::deserialize_adaptive")]
+    pub adaptive: gtcp::admission::Adaptive,
     /// The simulated TCP.
     pub tcp: TcpConfig,
 }
@@ -126,10 +108,6 @@ impl Params {
         check_param!(
             !p.fixed_ms.is_empty() && p.fixed_ms.iter().all(|&m| m <= 1024),
             "fixed_ms must list Ms in 0..=1024 (0: equation (27)'s critical M)"
-        );
-        check_param!(
-            p.adaptive_window_s > 0.0 && p.adaptive_period_s > 0.0,
-            "the adaptive window and period must be positive"
         );
         p.tcp
             .params()
@@ -238,7 +216,7 @@ pub(crate) fn critical_m(k: usize, rho: f64, rho_b: f64) -> u32 {
 }
 
 fn policy(p: &Params, name: &str, fixed_m: u32) -> anyhow::Result<BgPolicy> {
-    use gtcp::admission::{Adaptive, AdmissionConfig, Limit};
+    use gtcp::admission::{AdmissionConfig, Limit};
     let access = |limit| {
         BgPolicy::Access(AdmissionConfig {
             limit,
@@ -248,25 +226,7 @@ fn policy(p: &Params, name: &str, fixed_m: u32) -> anyhow::Result<BgPolicy> {
     Ok(match name {
         "vanilla" => BgPolicy::Vanilla,
         "access-fixed" => access(Limit::Fixed(fixed_m)),
-        "access-adaptive" => {
-            let core = Adaptive::default();
-            let secs = |v: f64, what: &str| {
-                Duration::try_from_secs_f64(v).map_err(|_| {
-                    anyhow::anyhow!("{what} must be a non-negative number of seconds, not {v}")
-                })
-            };
-            let or = |v: Option<f64>, d: Duration, what: &str| v.map_or(Ok(d), |v| secs(v, what));
-            access(Limit::Adaptive(Adaptive {
-                window: secs(p.adaptive_window_s, "adaptive_window_s")?,
-                period: secs(p.adaptive_period_s, "adaptive_period_s")?,
-                min_gain: p.adaptive_min_gain.unwrap_or(core.min_gain),
-                shortfall: p.adaptive_shortfall.unwrap_or(core.shortfall),
-                check_floor: p.adaptive_check_floor.unwrap_or(core.check_floor),
-                probe: or(p.adaptive_probe_s, core.probe, "adaptive_probe_s")?,
-                memory: or(p.adaptive_memory_s, core.memory, "adaptive_memory_s")?,
-                ..core
-            }))
-        }
+        "access-adaptive" => access(Limit::Adaptive(p.adaptive)),
         "ledbat" | "ledbat-60" => BgPolicy::Lbe {
             cc: CongestionControl::Ledbat,
             ledbat_target: millis(if name == "ledbat" { 25.0 } else { 60.0 }),
@@ -1302,6 +1262,9 @@ pub(crate) fn bins_table(rows: &[BinRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gtcp::admission::{Adaptive, Limit};
+    use std::time::Duration;
+
     /// Fig. 7's scenario (two links), whose quick runs these tests drive.
     const BG_FIG7: &str = include_str!("../../../scenarios/bg-fig7.toml");
 
@@ -1380,30 +1343,47 @@ mod tests {
         assert_eq!(carried_check(&over, &adaptive).met(), None);
     }
 
-    /// A scenario's adaptive timescales are checked before they reach the core: a negative
-    /// or non-finite number of seconds is a clear error naming the field, not a panic.
+    /// A scenario's `[adaptive]` table is the core's `Adaptive`: its keys and values reach
+    /// the controller; a misspelled key is refused naming the closest one, and a negative, a
+    /// non-finite or an inconsistent number of seconds is a clear error naming the key, not a
+    /// panic.
     #[test]
-    fn bad_adaptive_timescales_are_refused_by_name() {
-        let p: Params = crate::scenario::parse(BG_FIG7, "bg-fig7", true).unwrap();
-        assert!(policy(&p, "access-adaptive", 0).is_ok());
-        for field in [
-            "adaptive_window_s",
-            "adaptive_period_s",
-            "adaptive_memory_s",
-        ] {
-            let mut bad = p.clone();
-            match field {
-                "adaptive_window_s" => bad.adaptive_window_s = -1.0,
-                "adaptive_period_s" => bad.adaptive_period_s = f64::NAN,
-                _ => bad.adaptive_memory_s = Some(f64::INFINITY),
-            }
-            let err = policy(&bad, "access-adaptive", 0)
-                .err()
-                .map(|e| e.to_string());
-            assert!(
-                err.as_deref().is_some_and(|e| e.contains(field)),
-                "{field}: {err:?}"
+    fn the_adaptive_table_is_the_cores_and_bad_keys_are_refused_by_name() {
+        let with = |table: &str| {
+            let text = BG_FIG7.replace(
+                "[adaptive]\nwindow_secs = 60.0\nperiod_secs = 15.0\n",
+                &format!("[adaptive]\n{table}\n"),
             );
+            assert_ne!(text, BG_FIG7, "bg-fig7's scenario has no [adaptive] table");
+            crate::scenario::parse::<Params>(&text, "bg-fig7", true).map_err(|e| format!("{e:#}"))
+        };
+        let p = with("window_secs = 90\nperiod_secs = 0.5\ncheck_floor = 3\nmemory_secs = 120")
+            .unwrap();
+        let BgPolicy::Access(c) = policy(&p, "access-adaptive", 0).unwrap() else {
+            panic!("access-adaptive is access control")
+        };
+        let Limit::Adaptive(a) = c.limit else {
+            panic!("access-adaptive has an adaptive limit")
+        };
+        assert_eq!(a.window, Duration::from_secs(90));
+        assert_eq!(a.period, Duration::from_millis(500));
+        assert_eq!(a.check_floor, 3);
+        assert_eq!(a.memory, Duration::from_secs(120));
+        assert_eq!(a.shortfall, Adaptive::default().shortfall);
+        let e = with("window_sec = 60").unwrap_err();
+        assert!(
+            e.contains("unknown key `window_sec` in [adaptive]; did you mean `window_secs`?"),
+            "{e}"
+        );
+        for (table, key) in [
+            ("window_secs = -1", "window_secs"),
+            ("period_secs = nan", "period_secs"),
+            ("memory_secs = inf", "memory_secs"),
+            ("window_secs = 10\nperiod_secs = 20", "period_secs"),
+            ("shortfall = 1.5", "shortfall"),
+        ] {
+            let e = with(table).unwrap_err();
+            assert!(e.contains(key), "{table}: {e}");
         }
     }
 
