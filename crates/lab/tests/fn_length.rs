@@ -38,7 +38,6 @@ const LONGER: &[(&str, &str, usize)] = &[
     ("crates/lab/src/p004/bg_fig4.rs", "run", 311),
     ("crates/lab/src/p004/bg_fig5.rs", "summary", 151),
     ("crates/lab/src/p004/bg_fig7.rs", "summary", 155),
-    ("crates/lab/src/p004/bg_testbed.rs", "summarise", 337),
     ("crates/lab/src/project/gittins_sweep.rs", "run", 199),
     ("crates/lab/src/project/nonintrusive.rs", "run", 186),
     ("crates/lab/src/project/ns3_crosscheck.rs", "summary", 297),

@@ -477,19 +477,17 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     summarise(ctx, &p, m_fixed, &plans, &outs)
 }
 
-fn summarise(
-    ctx: &Context,
-    p: &Params,
-    m_fixed: u32,
-    plans: &[Vec<PlannedFlow>],
-    outs: &[Out],
-) -> anyhow::Result<String> {
-    let of = |v: &str| -> Vec<&Out> {
-        let mut o: Vec<&Out> = outs.iter().filter(|o| o.variant == v).collect();
-        o.sort_by_key(|o| o.repeat);
-        o
-    };
-    let vanilla = of("vanilla");
+/// The runs of variant `v`, by repeat.
+fn runs_of<'a>(outs: &'a [Out], v: &str) -> Vec<&'a Out> {
+    let mut o: Vec<&Out> = outs.iter().filter(|o| o.variant == v).collect();
+    o.sort_by_key(|o| o.repeat);
+    o
+}
+
+/// Analysis: short-flow completion by size bin (and over all, last) per variant, paired with
+/// vanilla's on the same flows.
+fn short_rows(p: &Params, plans: &[Vec<PlannedFlow>], outs: &[Out]) -> Vec<Row> {
+    let vanilla = runs_of(outs, "vanilla");
     let counts: Vec<usize> = (0..=EDGES.len() + 1)
         .map(|b| {
             plans
@@ -502,7 +500,7 @@ fn summarise(
         .collect();
     let mut rows = Vec::new();
     for v in &p.variants {
-        let runs = of(v);
+        let runs = runs_of(outs, v);
         for (b, &count) in counts.iter().enumerate() {
             let r = Ratio::of(
                 runs.iter()
@@ -524,9 +522,12 @@ fn summarise(
             });
         }
     }
-    ctx.write_csv("bg-testbed.csv", &rows)?;
-    let mrows: Vec<MRow> = outs
-        .iter()
+    rows
+}
+
+/// The M samples of every run, one row each.
+fn m_rows(outs: &[Out]) -> Vec<MRow> {
+    outs.iter()
         .flat_map(|o| {
             o.m_samples.iter().map(|s| MRow {
                 variant: o.variant.clone(),
@@ -543,8 +544,11 @@ fn summarise(
                 engaged: s.engaged,
             })
         })
-        .collect();
-    ctx.write_csv("bg-testbed-m.csv", &mrows)?;
+        .collect()
+}
+
+/// Plots: M and the waiting flows over time (repeat 1), completion time by size bin.
+fn plots(ctx: &Context, p: &Params, rows: &[Row], outs: &[Out]) -> anyhow::Result<()> {
     let series: Vec<Series> = outs
         .iter()
         .filter(|o| o.variant != "vanilla" && o.repeat == 0)
@@ -599,8 +603,12 @@ fn summarise(
         },
         &ctx.path("bg-testbed-size.svg"),
     )?;
+    Ok(())
+}
 
-    let table = md_table(
+/// The short-flow completion table.
+fn short_table(rows: &[Row]) -> String {
+    md_table(
         &[
             "variant",
             "short sizes",
@@ -629,9 +637,12 @@ fn summarise(
                 ]
             })
             .collect::<Vec<_>>(),
-    );
-    let bg_rows: Vec<BgRow> = outs
-        .iter()
+    )
+}
+
+/// The background class's account of every run, one row each.
+fn bg_rows(outs: &[Out]) -> Vec<BgRow> {
+    outs.iter()
         .map(|o| BgRow {
             variant: o.variant.clone(),
             repeat: o.repeat,
@@ -648,8 +659,14 @@ fn summarise(
             steady_ratio: o.bg.steady_ratio(),
             whole_ratio: o.bg.whole_ratio(),
         })
-        .collect();
-    ctx.write_csv("bg-testbed-bg.csv", &bg_rows)?;
+        .collect()
+}
+
+/// Analysis and render of the background class per variant: its table (steady-state rate,
+/// window and whole ratios, backlog, drain, M, failures, with the verdicts against 95% of the
+/// arrival load and of vanilla's) and the per-repeat lines below it.
+fn bg_section(p: &Params, outs: &[Out]) -> (String, String) {
+    let vanilla = runs_of(outs, "vanilla");
     let per_repeat = |v: &[f64]| {
         v.iter()
             .map(|c| format!("{c:.3}"))
@@ -666,7 +683,7 @@ fn summarise(
     let mut bg_table = Vec::new();
     let mut bg = String::new();
     for v in &p.variants {
-        let runs = of(v);
+        let runs = runs_of(outs, v);
         let steady: Vec<f64> = runs.iter().map(|o| o.bg.steady_ratio()).collect();
         let window: Vec<f64> = runs.iter().map(|o| o.bg.window_ratio()).collect();
         let whole: Vec<f64> = runs.iter().map(|o| o.bg.whole_ratio()).collect();
@@ -750,9 +767,30 @@ fn summarise(
         ],
         &bg_table,
     );
+    (bg_table, bg)
+}
+
+fn summarise(
+    ctx: &Context,
+    p: &Params,
+    m_fixed: u32,
+    plans: &[Vec<PlannedFlow>],
+    outs: &[Out],
+) -> anyhow::Result<String> {
+    let rows = short_rows(p, plans, outs);
+    ctx.write_csv("bg-testbed.csv", &rows)?;
+    ctx.write_csv("bg-testbed-m.csv", &m_rows(outs))?;
+    plots(ctx, p, &rows, outs)?;
+    ctx.write_csv("bg-testbed-bg.csv", &bg_rows(outs))?;
+    let (bg_table, bg) = bg_section(p, outs);
+    Ok(render(p, m_fixed, &short_table(&rows), &bg_table, &bg))
+}
+
+/// The summary: the setup, the paper's claim, the tables.
+fn render(p: &Params, m_fixed: u32, table: &str, bg_table: &str, bg: &str) -> String {
     let (a, d) = (p.adaptive, gtcp::admission::Adaptive::default());
     let marked = |v: String, default: bool| if default { format!("{v} (default)") } else { v };
-    Ok(format!(
+    format!(
         "# bg-testbed — paper 004's access control on real kernel TCP\n\n\
          The testbed (`crates/testbed`, namespaces `{}-*`): a tbf bottleneck of {:.2} MB/s with a \
          {} kB bfifo; kernel TCP ({}). Short flows (load ρ = {}) and k = {} long flow(s) go \
@@ -809,10 +847,10 @@ fn summarise(
         p.duration_s,
         p.mean_size / 1e3,
         p.repeats,
-        gtcp::admission::Adaptive::default().target_waiting,
+        a.target_waiting,
         p.steady_from_s,
         p.duration_s,
-    ))
+    )
 }
 
 #[cfg(test)]
