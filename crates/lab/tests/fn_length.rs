@@ -25,7 +25,6 @@ const LONGER: &[(&str, &str, usize)] = &[
     ("crates/lab/src/p000/fluid_table2.rs", "run", 224),
     ("crates/lab/src/p000/table2.rs", "run", 199),
     ("crates/lab/src/p000/testbed_fig6.rs", "run", 321),
-    ("crates/lab/src/p000/testbed_table2.rs", "run", 571),
     ("crates/lab/src/p003/run2c_fig1.rs", "run", 284),
     ("crates/lab/src/p003/run2c_fig2.rs", "run", 201),
     ("crates/lab/src/p003/run2c_pin.rs", "run", 200),
