@@ -40,7 +40,6 @@ const LONGER: &[(&str, &str, usize)] = &[
     ("crates/lab/src/project/gittins_sweep.rs", "run", 199),
     ("crates/lab/src/project/nonintrusive.rs", "run", 186),
     ("crates/lab/src/project/ns3_crosscheck.rs", "summary", 297),
-    ("crates/lab/src/project/testbed_nonintrusive.rs", "run", 355),
 ];
 
 /// A function: where, its name (`Type::name` in an `impl`), how many lines.
