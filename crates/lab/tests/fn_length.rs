@@ -35,8 +35,6 @@ const LONGER: &[(&str, &str, usize)] = &[
     ("crates/lab/src/p003/run2c_testbed.rs", "report", 302),
     ("crates/lab/src/p004/bg_fig2.rs", "run", 195),
     ("crates/lab/src/p004/bg_fig4.rs", "run", 311),
-    ("crates/lab/src/p004/bg_fig5.rs", "summary", 151),
-    ("crates/lab/src/p004/bg_fig7.rs", "summary", 155),
     ("crates/lab/src/project/gittins_sweep.rs", "run", 199),
     ("crates/lab/src/project/nonintrusive.rs", "run", 186),
     ("crates/lab/src/project/ns3_crosscheck.rs", "summary", 297),
