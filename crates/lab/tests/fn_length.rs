@@ -17,7 +17,7 @@ const MAX_LINES: usize = 150;
 const LONGER: &[(&str, &str, usize)] = &[
     ("crates/lab/src/p000/fig6.rs", "run", 221),
     ("crates/lab/src/p000/fluid_table2.rs", "run", 224),
-    ("crates/lab/src/p000/table2.rs", "run", 199),
+    ("crates/lab/src/p000/table2.rs", "run", 152),
     ("crates/lab/src/p000/testbed_fig6.rs", "run", 321),
     ("crates/lab/src/p003/run2c_fig1.rs", "run", 284),
     ("crates/lab/src/p003/run2c_fig2.rs", "run", 201),
@@ -29,8 +29,6 @@ const LONGER: &[(&str, &str, usize)] = &[
     ("crates/lab/src/p003/run2c_testbed.rs", "report", 302),
     ("crates/lab/src/p004/bg_fig2.rs", "run", 195),
     ("crates/lab/src/p004/bg_fig4.rs", "run", 311),
-    ("crates/lab/src/project/gittins_sweep.rs", "run", 199),
-    ("crates/lab/src/project/nonintrusive.rs", "run", 186),
     ("crates/lab/src/project/ns3_crosscheck.rs", "summary", 297),
 ];
 

@@ -256,8 +256,26 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         ctx.write_csv("sensitivity.csv", &sens)?;
     }
 
-    // Mean transfer time by size.
-    let sizes: Vec<f64> = tcp
+    by_size_plots(ctx, &p, &cfgs, &out)?;
+    Ok(summary(
+        &p,
+        &out,
+        &rows,
+        &fluid_rows,
+        &intr,
+        &sens,
+        &slower_sizes,
+    ))
+}
+
+/// Mean transfer time by flow size, tcp beside each configuration of a driver.
+fn by_size_plots(
+    ctx: &Context,
+    p: &Params,
+    cfgs: &[Cfg],
+    out: &[Vec<RunOut>],
+) -> anyhow::Result<()> {
+    let sizes: Vec<f64> = out[0]
         .iter()
         .flat_map(|r| r.flows.iter().map(|f| f.size as f64))
         .collect();
@@ -283,8 +301,8 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         (DriverKind::Schedtcp, "by_size_schedtcp.svg"),
         (DriverKind::GtcpIdeal, "by_size_ideal.svg"),
     ] {
-        let mut series = vec![Series::line("tcp", by_size(tcp))];
-        for (c, r) in cfgs.iter().zip(&out) {
+        let mut series = vec![Series::line("tcp", by_size(&out[0]))];
+        for (c, r) in cfgs.iter().zip(out) {
             if c.kind == driver {
                 series.push(Series::line(legend(c), by_size(r)));
             }
@@ -304,15 +322,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             )?;
         }
     }
-    Ok(summary(
-        &p,
-        &out,
-        &rows,
-        &fluid_rows,
-        &intr,
-        &sens,
-        &slower_sizes,
-    ))
+    Ok(())
 }
 
 /// The slower-by-size table: one row per size class, one column per configuration.
