@@ -488,7 +488,7 @@ fn render(p: &Params, workloads: &[Workload], findings: &Findings) -> String {
         p.replications,
         p.psps_threshold,
         what.join("\n"),
-        md_table(&headers, &table),
+        md_table(&headers, table),
         md_table(&["workload", "load", "policy", "p99 / PS"], &p99_table),
     )
 }
