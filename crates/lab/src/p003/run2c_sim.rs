@@ -645,51 +645,8 @@ fn section(
     tput: &[ThroughputRow],
     ds: &[DisciplineSpec; 3],
 ) -> String {
-    let of = |d: &str| -> Vec<&RunRow> {
-        rows.iter()
-            .filter(|r| r.setting == s.name && r.discipline == d)
-            .collect()
-    };
-    let table = md_table(
-        &[
-            "discipline",
-            "mean open conns",
-            "max open conns",
-            "mean delay < th (s)",
-            "max delay 7-pkt flows (s)",
-            "unfinished flows",
-            "bottleneck loss rate",
-        ],
-        &ds.iter()
-            .map(|&d| {
-                let r = of(label(d));
-                vec![
-                    label(d).to_string(),
-                    fmt_range(range(r.iter().map(|x| x.mean_active)), "", 1),
-                    fmt_range(range(r.iter().map(|x| f64::from(x.max_active))), "", 0),
-                    fmt_range(
-                        range(r.iter().filter_map(|x| x.mean_delay_under_threshold_s)),
-                        "",
-                        3,
-                    ),
-                    fmt_range(
-                        range(r.iter().filter_map(|x| x.max_delay_7_packets_s)),
-                        "",
-                        3,
-                    ),
-                    fmt_range(range(r.iter().map(|x| x.unfinished as f64)), "", 0),
-                    fmt_range(
-                        range(r.iter().map(|x| {
-                            100.0 * x.bottleneck_drops as f64
-                                / (x.bottleneck_drops + x.bottleneck_tx_packets).max(1) as f64
-                        })),
-                        "%",
-                        2,
-                    ),
-                ]
-            })
-            .collect::<Vec<_>>(),
-    );
+    let of = |d: &str| runs_of(rows, s, d);
+    let table = discipline_table(s, rows, ds);
     // Ratio DropTail / X of the mean delay under the threshold, per seed (common random
     // numbers: the same flows in both runs).
     let ratio = |x: &str| {
@@ -806,6 +763,58 @@ connections DropTail {adt}, RuN {ar}, RuN2C {a2}: {fewer} |\n\
         adt = fmt_range(adt, "", 1),
         ar = fmt_range(ar, "", 1),
         a2 = fmt_range(a2, "", 1),
+    )
+}
+
+/// The runs of `setting` under discipline `d`.
+fn runs_of<'a>(rows: &'a [RunRow], s: &Setting, d: &str) -> Vec<&'a RunRow> {
+    rows.iter()
+        .filter(|r| r.setting == s.name && r.discipline == d)
+        .collect()
+}
+
+/// Per discipline: open connections, delays, unfinished flows and loss (ranges over seeds).
+fn discipline_table(s: &Setting, rows: &[RunRow], ds: &[DisciplineSpec; 3]) -> String {
+    let of = |d: &str| runs_of(rows, s, d);
+    md_table(
+        &[
+            "discipline",
+            "mean open conns",
+            "max open conns",
+            "mean delay < th (s)",
+            "max delay 7-pkt flows (s)",
+            "unfinished flows",
+            "bottleneck loss rate",
+        ],
+        &ds.iter()
+            .map(|&d| {
+                let r = of(label(d));
+                vec![
+                    label(d).to_string(),
+                    fmt_range(range(r.iter().map(|x| x.mean_active)), "", 1),
+                    fmt_range(range(r.iter().map(|x| f64::from(x.max_active))), "", 0),
+                    fmt_range(
+                        range(r.iter().filter_map(|x| x.mean_delay_under_threshold_s)),
+                        "",
+                        3,
+                    ),
+                    fmt_range(
+                        range(r.iter().filter_map(|x| x.max_delay_7_packets_s)),
+                        "",
+                        3,
+                    ),
+                    fmt_range(range(r.iter().map(|x| x.unfinished as f64)), "", 0),
+                    fmt_range(
+                        range(r.iter().map(|x| {
+                            100.0 * x.bottleneck_drops as f64
+                                / (x.bottleneck_drops + x.bottleneck_tx_packets).max(1) as f64
+                        })),
+                        "%",
+                        2,
+                    ),
+                ]
+            })
+            .collect::<Vec<_>>(),
     )
 }
 
@@ -944,11 +953,7 @@ fn d2_report(
     let mut persistent_rows = Vec::new();
     let mut sections = String::new();
     for s in settings {
-        let runs_of = |d: &str| -> Vec<&RunOut> {
-            outs.iter()
-                .filter(|o| o.setting == s.name && o.discipline == d)
-                .collect()
-        };
+        let runs_of = |d: &str| d2_runs_of(outs, s, d);
         // Short flows' mean and maximum delay by size, all seeds pooled (Fig. 13).
         let mut mean_series = Vec::new();
         let mut max_series = Vec::new();
@@ -984,76 +989,7 @@ fn d2_report(
             )?;
         }
 
-        // Number of short flows in the network over time, run 0, means over windows
-        // (Fig. 12, log scale: a window with no short flow at all is not drawn).
-        let window = p.d2_window_s;
-        let active: Vec<Series> = ds
-            .iter()
-            .filter_map(|&d| {
-                let o = runs_of(label(d)).into_iter().find(|o| o.run == 0)?;
-                let persistent = o.persistent_kbps.len() as u32;
-                let mut sums: Vec<(f64, usize)> = Vec::new();
-                for &(t, n) in &o.samples {
-                    let i = (t / window) as usize;
-                    if sums.len() <= i {
-                        sums.resize(i + 1, (0.0, 0));
-                    }
-                    sums[i].0 += f64::from(n.saturating_sub(persistent));
-                    sums[i].1 += 1;
-                }
-                let pts = sums
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &(_, c))| c > 0)
-                    .map(|(i, &(sum, c))| ((i as f64 + 0.5) * window, sum / c as f64))
-                    .collect();
-                Some(Series::line(label(d), pts))
-            })
-            .collect();
-        render_svg(
-            &LinePlot {
-                title: format!(
-                    "Short flows in the network, {window} s means (run 0) — {} / D2",
-                    s.name
-                ),
-                x_label: "time (s)".into(),
-                y_label: "short flows in the network".into(),
-                log_y: true,
-                series: active,
-                ..Default::default()
-            },
-            &ctx.path(&format!("d2_short_flows_over_time_{}.svg", s.name)),
-        )?;
-
-        // Each persistent flow's throughput, sorted, run 0 (Fig. 14 plots it against the
-        // flow's size, i.e. the packets it carried: the same numbers up to a factor).
-        let tput: Vec<Series> = ds
-            .iter()
-            .filter_map(|&d| {
-                let o = runs_of(label(d)).into_iter().find(|o| o.run == 0)?;
-                let mut v = o.persistent_kbps.clone();
-                v.sort_by(f64::total_cmp);
-                let pts = v
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &k)| ((i + 1) as f64, k))
-                    .collect();
-                Some(Series::markers(label(d), pts))
-            })
-            .collect();
-        render_svg(
-            &LinePlot {
-                title: format!(
-                    "Throughput of each persistent flow, sorted (run 0) — {} / D2",
-                    s.name
-                ),
-                x_label: "persistent flow (rank by throughput)".into(),
-                y_label: "throughput (kbit/s)".into(),
-                series: tput,
-                ..Default::default()
-            },
-            &ctx.path(&format!("d2_persistent_throughput_{}.svg", s.name)),
-        )?;
+        d2_run0_plots(ctx, p, s, ds, outs)?;
 
         let first = run_rows.len();
         for &d in ds {
@@ -1110,6 +1046,96 @@ delay by size), `d2_persistent.csv` (Fig. 14: each persistent flow's throughput)
         period = p.sample_period_s,
         rto = p.min_rto_ms / 1e3,
     ))
+}
+
+/// The D2 runs of setting `s` under discipline `d`.
+fn d2_runs_of<'a>(outs: &'a [RunOut], s: &Setting, d: &str) -> Vec<&'a RunOut> {
+    outs.iter()
+        .filter(|o| o.setting == s.name && o.discipline == d)
+        .collect()
+}
+
+/// Run 0 of `s` under D2: the short flows in the network over time (window means) and each
+/// persistent flow's throughput, sorted.
+fn d2_run0_plots(
+    ctx: &Context,
+    p: &Params,
+    s: &Setting,
+    ds: &[DisciplineSpec; 3],
+    outs: &[RunOut],
+) -> anyhow::Result<()> {
+    let runs_of = |d: &str| d2_runs_of(outs, s, d);
+    // Number of short flows in the network over time, run 0, means over windows
+    // (Fig. 12, log scale: a window with no short flow at all is not drawn).
+    let window = p.d2_window_s;
+    let active: Vec<Series> = ds
+        .iter()
+        .filter_map(|&d| {
+            let o = runs_of(label(d)).into_iter().find(|o| o.run == 0)?;
+            let persistent = o.persistent_kbps.len() as u32;
+            let mut sums: Vec<(f64, usize)> = Vec::new();
+            for &(t, n) in &o.samples {
+                let i = (t / window) as usize;
+                if sums.len() <= i {
+                    sums.resize(i + 1, (0.0, 0));
+                }
+                sums[i].0 += f64::from(n.saturating_sub(persistent));
+                sums[i].1 += 1;
+            }
+            let pts = sums
+                .iter()
+                .enumerate()
+                .filter(|(_, &(_, c))| c > 0)
+                .map(|(i, &(sum, c))| ((i as f64 + 0.5) * window, sum / c as f64))
+                .collect();
+            Some(Series::line(label(d), pts))
+        })
+        .collect();
+    render_svg(
+        &LinePlot {
+            title: format!(
+                "Short flows in the network, {window} s means (run 0) — {} / D2",
+                s.name
+            ),
+            x_label: "time (s)".into(),
+            y_label: "short flows in the network".into(),
+            log_y: true,
+            series: active,
+            ..Default::default()
+        },
+        &ctx.path(&format!("d2_short_flows_over_time_{}.svg", s.name)),
+    )?;
+
+    // Each persistent flow's throughput, sorted, run 0 (Fig. 14 plots it against the
+    // flow's size, i.e. the packets it carried: the same numbers up to a factor).
+    let tput: Vec<Series> = ds
+        .iter()
+        .filter_map(|&d| {
+            let o = runs_of(label(d)).into_iter().find(|o| o.run == 0)?;
+            let mut v = o.persistent_kbps.clone();
+            v.sort_by(f64::total_cmp);
+            let pts = v
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| ((i + 1) as f64, k))
+                .collect();
+            Some(Series::markers(label(d), pts))
+        })
+        .collect();
+    render_svg(
+        &LinePlot {
+            title: format!(
+                "Throughput of each persistent flow, sorted (run 0) — {} / D2",
+                s.name
+            ),
+            x_label: "persistent flow (rank by throughput)".into(),
+            y_label: "throughput (kbit/s)".into(),
+            series: tput,
+            ..Default::default()
+        },
+        &ctx.path(&format!("d2_persistent_throughput_{}.svg", s.name)),
+    )?;
+    Ok(())
 }
 
 /// The D2 summary of one setting: a per-discipline table and the paper's statements beside
