@@ -235,26 +235,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     )?;
     write_flows_csv(ctx, &cfgs, &out)?;
 
-    // Sensitivity to how the connections lose packets.
-    let mut sens = Vec::new();
-    if p.sensitivity_runs > 0 && !p.sensitivity.is_empty() {
-        let base_name = "this scenario (first runs)";
-        let first: Vec<Vec<RunOut>> = out
-            .iter()
-            .map(|r| r.iter().take(p.sensitivity_runs).cloned().collect())
-            .collect();
-        sens.extend(sens_rows(
-            &p,
-            base_name,
-            &cfgs,
-            &first,
-            &p.sensitivity_policy,
-        ));
-        for (v, (q, vc, vo)) in p.sensitivity.iter().zip(&sens_runs) {
-            sens.extend(sens_rows(q, &v.name, vc, vo, &p.sensitivity_policy));
-        }
-        ctx.write_csv("sensitivity.csv", &sens)?;
-    }
+    let sens = sensitivity(ctx, &p, &cfgs, &out, &sens_runs)?;
 
     by_size_plots(ctx, &p, &cfgs, &out)?;
     Ok(summary(
@@ -266,6 +247,34 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         &sens,
         &slower_sizes,
     ))
+}
+
+/// A sensitivity variant: its scenario, configurations and runs.
+type SensRuns = (Params, Vec<Cfg>, Vec<Vec<RunOut>>);
+
+/// Sensitivity to how the connections lose packets: this scenario's first runs and each
+/// variant's own, single repeat (`sensitivity.csv`).
+fn sensitivity(
+    ctx: &Context,
+    p: &Params,
+    cfgs: &[Cfg],
+    out: &[Vec<RunOut>],
+    sens_runs: &[SensRuns],
+) -> anyhow::Result<Vec<SensRow>> {
+    let mut sens = Vec::new();
+    if p.sensitivity_runs > 0 && !p.sensitivity.is_empty() {
+        let base_name = "this scenario (first runs)";
+        let first: Vec<Vec<RunOut>> = out
+            .iter()
+            .map(|r| r.iter().take(p.sensitivity_runs).cloned().collect())
+            .collect();
+        sens.extend(sens_rows(p, base_name, cfgs, &first, &p.sensitivity_policy));
+        for (v, (q, vc, vo)) in p.sensitivity.iter().zip(sens_runs) {
+            sens.extend(sens_rows(q, &v.name, vc, vo, &p.sensitivity_policy));
+        }
+        ctx.write_csv("sensitivity.csv", &sens)?;
+    }
+    Ok(sens)
 }
 
 /// Mean transfer time by flow size, tcp beside each configuration of a driver.
