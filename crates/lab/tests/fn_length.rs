@@ -19,7 +19,6 @@ const LONGER: &[(&str, &str, usize)] = &[
     ("crates/lab/src/p003/run2c_sim.rs", "d2_section", 232),
     ("crates/lab/src/p003/run2c_sim.rs", "run", 321),
     ("crates/lab/src/p003/run2c_testbed.rs", "report", 302),
-    ("crates/lab/src/p004/bg_fig4.rs", "run", 311),
     ("crates/lab/src/project/ns3_crosscheck.rs", "summary", 297),
 ];
 
