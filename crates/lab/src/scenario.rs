@@ -41,3 +41,32 @@ macro_rules! check_param {
         }
     };
 }
+
+/// Reads a scenario's `[adaptive]` table: the core's adaptive access-control loop
+/// ([`gtcp::admission::Adaptive`], the keys of the tunnel's `[admission]`: `window_secs`,
+/// `period_secs`, `min_gain`, `shortfall`, `check_floor`, `probe_secs`, `memory_secs`, ...; every
+/// key optional, with the core's default). A key the type does not have is refused naming the
+/// closest valid one, and the values are checked by the core's own validation.
+pub fn adaptive_table(file: &toml::Table) -> anyhow::Result<gtcp::admission::Adaptive> {
+    use gtcp::admission::{Adaptive, AdmissionConfig, Limit};
+    let a: Adaptive = toml::Value::Table(file.clone())
+        .try_into()
+        .map_err(|e: toml::de::Error| anyhow!("invalid [adaptive]: {e}"))?;
+    tomlkeys::check_table(file, &a, "adaptive")?;
+    AdmissionConfig {
+        limit: Limit::Adaptive(a),
+        ..AdmissionConfig::default()
+    }
+    .validate()
+    .map_err(|e| anyhow!("invalid [adaptive]: {e}"))?;
+    Ok(a)
+}
+
+/// `deserialize_with` of a parameter type's `adaptive` field ([`adaptive_table`]).
+pub(crate) fn deserialize_adaptive<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<gtcp::admission::Adaptive, D::Error> {
+    use serde::de::Error;
+    let file = <toml::Table as serde::Deserialize>::deserialize(d)?;
+    adaptive_table(&file).map_err(|e| D::Error::custom(format!("{e:#}")))
+}

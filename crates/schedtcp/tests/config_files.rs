@@ -1,8 +1,9 @@
 //! Every TOML file committed under `crates/` and `results/` reads with the configuration types:
 //! the tunnel's files (`[[route]]` with `listen`/`target`) with the tunnel's parser, and the
 //! experiments' scenario files with the types of their `[gtcp]` tables (the simulator's
-//! `GtcpConfig`, which flattens the core's `gtcp::Config`), their own experiment checking the
-//! rest when it runs them (`crates/lab/tests/quick_runs.rs`). A misspelled key in either kind
+//! `GtcpConfig`, which flattens the core's `gtcp::Config`) and of their `[adaptive]` tables
+//! (the core's `gtcp::admission::Adaptive`), their own experiment checking the rest when it
+//! runs them (`crates/lab/tests/quick_runs.rs`). A misspelled key in either kind
 //! is refused naming the closest valid key.
 
 use std::path::{Path, PathBuf};
@@ -50,13 +51,13 @@ fn kind(t: &toml::Table) -> Kind {
     }
 }
 
-/// The `[gtcp]` tables of a scenario file: its own and its `[quick]` override's.
-fn gtcp_tables(t: &toml::Table) -> Vec<&toml::Table> {
+/// The `[name]` tables of a scenario file: its own and its `[quick]` override's.
+fn tables<'a>(t: &'a toml::Table, name: &str) -> Vec<&'a toml::Table> {
     let quick = t.get("quick").and_then(|q| q.as_table());
     [Some(t), quick]
         .into_iter()
         .flatten()
-        .filter_map(|t| t.get("gtcp").and_then(|g| g.as_table()))
+        .filter_map(|t| t.get(name).and_then(|g| g.as_table()))
         .collect()
 }
 
@@ -67,7 +68,7 @@ fn every_committed_toml_file_reads_with_the_configuration_types() {
         tomls(&root().join(dir), &mut files);
     }
     files.sort();
-    let (mut clients, mut servers, mut scenarios, mut gtcp) = (0, 0, 0, 0);
+    let (mut clients, mut servers, mut scenarios, mut gtcp, mut adaptive) = (0, 0, 0, 0, 0);
     let mut failures = Vec::new();
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
@@ -89,12 +90,20 @@ fn every_committed_toml_file_reads_with_the_configuration_types() {
             }
             Kind::Scenario => {
                 scenarios += 1;
-                gtcp_tables(&table).into_iter().try_for_each(|g| {
-                    gtcp += 1;
-                    let c: GtcpConfig = toml::Value::Table(g.clone()).try_into()?;
-                    c.core_config().map_err(anyhow::Error::msg)?;
-                    Ok(())
-                })
+                tables(&table, "gtcp")
+                    .into_iter()
+                    .try_for_each(|g| {
+                        gtcp += 1;
+                        let c: GtcpConfig = toml::Value::Table(g.clone()).try_into()?;
+                        c.core_config().map_err(anyhow::Error::msg)?;
+                        Ok(())
+                    })
+                    .and_then(|()| {
+                        tables(&table, "adaptive").into_iter().try_for_each(|a| {
+                            adaptive += 1;
+                            lab::scenario::adaptive_table(a).map(|_| ())
+                        })
+                    })
             }
         };
         if let Err(e) = result {
@@ -103,11 +112,11 @@ fn every_committed_toml_file_reads_with_the_configuration_types() {
     }
     eprintln!(
         "{} TOML files: {clients} client and {servers} server configurations, {scenarios} \
-         scenario files with {gtcp} [gtcp] tables",
+         scenario files with {gtcp} [gtcp] and {adaptive} [adaptive] tables",
         files.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(clients >= 1 && servers >= 1 && scenarios >= 100 && gtcp >= 20);
+    assert!(clients >= 1 && servers >= 1 && scenarios >= 100 && gtcp >= 20 && adaptive >= 60);
 }
 
 #[test]

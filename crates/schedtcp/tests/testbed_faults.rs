@@ -5,6 +5,7 @@
 //! fails clearly (a reset or an early end, never a hang) within the bound below.
 
 use std::path::Path;
+use std::time::Duration;
 
 use testbed::bed::can_run;
 use testbed::fault::{Fault, Scheduled};
@@ -13,7 +14,6 @@ use testbed::{BedConfig, FlowPath, PlannedFlow, Queue, Session};
 const BIN: &str = env!("CARGO_BIN_EXE_schedtcp");
 
 /// Liveness settings of both processes: dead peer 3 s, handshake timeout 5 s.
-const TUNING: &str = "keepalive_secs = 1\ndead_peer_secs = 3\nhandshake_timeout_secs = 5\n";
 /// A flow that neither completes nor fails within this is a hang: dead peer (3 s) + handshake
 /// timeout (5 s) + the transfer itself (8 MB at 10 MB/s shared), with room for a loaded host.
 const FLOW_BOUND_S: f64 = 40.0;
@@ -38,7 +38,11 @@ fn blackholed_connections_and_killed_server_and_target_end_every_flow_intact_or_
     let mut cfg = BedConfig::new(10_000_000, Queue::Pfifo(100));
     cfg.prefix = format!("slv{}", std::process::id() % 100_000);
     let mut s = Session::start(cfg, Path::new(BIN)).expect("testbed");
-    s.tuning = TUNING.into();
+    // Short liveness bounds: keepalive 1 s, dead peer 3 s, handshake 5 s.
+    let tuning = &mut s.tunnel.tuning;
+    tuning.core.keepalive = Duration::from_secs(1);
+    tuning.core.dead_peer = Duration::from_secs(3);
+    tuning.handshake_timeout_secs = 5;
     let mut flows = Vec::new();
     // Phase 1: four downloads under way when one pool connection goes silent (t = 1 s).
     for i in 0..4 {

@@ -40,5 +40,5 @@ pub mod smoke;
 pub mod workload;
 
 pub use bed::{BedConfig, Queue, RouterCounters, RouterQueue, Testbed};
-pub use run::{check_policy, find_binary, Session, VariantRun};
+pub use run::{check_policy, find_binary, Session, TunnelSettings, VariantRun};
 pub use workload::{FlowResult, Path as FlowPath, Plan, PlannedFlow};

@@ -13,6 +13,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
+use tunnel::config::{
+    AdmissionConfig, ClientConfig, ClientRoute, KeySource, ServerConfig, ServerRoute, Tuning,
+};
+use tunnel::Policy;
 
 use crate::bed::{BedConfig, Testbed, DEST};
 use crate::interrupt;
@@ -146,17 +150,80 @@ pub struct Session {
     pub(crate) bin: PathBuf,
     pub(crate) dir: PathBuf,
     pub(crate) runs: usize,
-    /// Warm pool of the client (`warm_pool`).
-    pub warm_pool: usize,
-    /// Lines added to both processes' `[tuning]` (e.g. shorter liveness bounds).
-    pub tuning: String,
+    /// What the tunnel's configuration files say beyond the bed's addresses.
+    pub tunnel: TunnelSettings,
     /// Pause between runs, so the queue drains and sockets settle.
     pub settle: Duration,
-    /// Extra client configuration: top-level keys and tables (e.g. `metrics = ...`,
-    /// `[admission]`), placed before `[tuning]` (default empty).
-    pub client_extra: String,
-    /// Extra keys of the client's route (e.g. `background = true`; default empty).
-    pub route_extra: String,
+}
+
+/// The settings of a session's tunnel processes that experiments choose; the rest of their
+/// configuration is the bed's addresses and the tunnel's defaults.
+#[derive(Debug, Clone)]
+pub struct TunnelSettings {
+    /// Warm pool of the client (`warm_pool`, default 0).
+    pub warm_pool: usize,
+    /// Both processes' `[tuning]` (default: the tunnel's defaults with a 5-s shutdown grace).
+    pub tuning: Tuning,
+    /// The client's metrics endpoint (default none).
+    pub client_metrics: Option<SocketAddr>,
+    /// `Some`: the client's route is a background route under this access control
+    /// (`[admission]`); `None` (default): a plain route.
+    pub admission: Option<AdmissionConfig>,
+}
+
+impl Default for TunnelSettings {
+    fn default() -> Self {
+        TunnelSettings {
+            warm_pool: 0,
+            tuning: Tuning {
+                shutdown_grace_secs: 5,
+                ..Tuning::default()
+            },
+            client_metrics: None,
+            admission: None,
+        }
+    }
+}
+
+impl TunnelSettings {
+    /// The server's and the client's configurations under `policy` (both ways), as
+    /// `Session::start_tunnel` writes them beside the session's key file `psk.txt`.
+    pub fn configs(&self, policy: &str) -> Result<(ServerConfig, ClientConfig)> {
+        let policy = parse_policy(policy)?;
+        let server_addr = SocketAddr::V4(SocketAddrV4::new(DEST, SERVER_PORT));
+        let key = || KeySource {
+            key: None,
+            key_file: Some("psk.txt".into()),
+        };
+        let mut server = ServerConfig::new(
+            server_addr,
+            key(),
+            vec![ServerRoute {
+                name: "testbed".into(),
+                target: SocketAddrV4::new(DEST, TARGET_PORT).to_string(),
+                http_content_length: false,
+                proxy_protocol: false,
+            }],
+        );
+        server.policy = policy;
+        server.tuning = self.tuning.clone();
+        let mut client = ClientConfig::new(
+            server_addr,
+            key(),
+            vec![ClientRoute {
+                name: "testbed".into(),
+                listen: SocketAddr::from(([127, 0, 0, 1], ROUTE_PORT)),
+                class: 0,
+                background: self.admission.is_some(),
+            }],
+        );
+        client.policy = policy;
+        client.warm_pool = self.warm_pool;
+        client.metrics = self.client_metrics;
+        client.tuning = self.tuning.clone();
+        client.admission = self.admission.unwrap_or_default();
+        Ok((server, client))
+    }
 }
 
 impl Session {
@@ -181,11 +248,8 @@ impl Session {
             bin: bin.into(),
             dir,
             runs: 0,
-            warm_pool: 0,
-            tuning: String::new(),
+            tunnel: TunnelSettings::default(),
             settle: Duration::from_millis(500),
-            client_extra: String::new(),
-            route_extra: String::new(),
         })
     }
 
@@ -278,22 +342,11 @@ impl Session {
     }
 
     pub(crate) fn start_tunnel(&mut self, policy: &str, tag: &str) -> Result<(Proc, Proc)> {
-        let server_addr = SocketAddrV4::new(DEST, SERVER_PORT);
-        let target = SocketAddrV4::new(DEST, TARGET_PORT);
-        let grace = format!("[tuning]\nshutdown_grace_secs = 5\n{}\n", self.tuning);
-        let scfg = format!(
-            "listen = \"{server_addr}\"\nkey_file = \"psk.txt\"\npolicy = \"{policy}\"\n{grace}\
-             [[route]]\nname = \"testbed\"\ntarget = \"{target}\"\n"
-        );
-        let ccfg = format!(
-            "server = \"{server_addr}\"\nkey_file = \"psk.txt\"\npolicy = \"{policy}\"\nwarm_pool = {}\n{}\n{grace}\
-             [[route]]\nname = \"testbed\"\nlisten = \"127.0.0.1:{ROUTE_PORT}\"\n{}\n",
-            self.warm_pool, self.client_extra, self.route_extra
-        );
+        let (scfg, ccfg) = self.tunnel.configs(policy)?;
         let sfile = self.dir.join(format!("{tag}-server.toml"));
         let cfile = self.dir.join(format!("{tag}-client.toml"));
-        std::fs::write(&sfile, scfg).context("writing server.toml")?;
-        std::fs::write(&cfile, ccfg).context("writing client.toml")?;
+        std::fs::write(&sfile, toml::to_string(&scfg)?).context("writing server.toml")?;
+        std::fs::write(&cfile, toml::to_string(&ccfg)?).context("writing client.toml")?;
         let deadline = Instant::now() + Duration::from_secs(20);
         let srv = self.spawn_server(tag, &format!("{tag}-server"))?;
         let mut cli = Proc::spawn(
@@ -427,8 +480,55 @@ pub(crate) fn spawn_target(bed: &Testbed, bin: &Path, log: &Path) -> Result<Proc
 /// An error unless `policy` names a policy of the tunnel (`tcp`, `srpt`, `fair`, `las`,
 /// `psps[:BYTES]`, `priority:INNER`).
 pub fn check_policy(policy: &str) -> Result<()> {
+    parse_policy(policy).map(|_| ())
+}
+
+fn parse_policy(policy: &str) -> Result<Policy> {
     policy
-        .parse::<tunnel::Policy>()
-        .map(|_| ())
+        .parse()
         .map_err(|e| anyhow::anyhow!("policy {policy:?}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The files `start_tunnel` writes read back, with the tunnel's own parsers, as the
+    /// configurations the settings describe.
+    #[test]
+    fn the_written_configurations_read_back_as_the_settings() {
+        let mut s = TunnelSettings {
+            warm_pool: 4,
+            client_metrics: Some("127.0.0.1:9187".parse().unwrap()),
+            ..TunnelSettings::default()
+        };
+        s.tuning.core.keepalive = Duration::from_secs(7);
+        let (server, client) = s.configs("psps:4096").unwrap();
+        let server = ServerConfig::from_toml(&toml::to_string(&server).unwrap()).unwrap();
+        let client = ClientConfig::from_toml(&toml::to_string(&client).unwrap()).unwrap();
+        for (policy, tuning) in [
+            (server.policy, &server.tuning),
+            (client.policy, &client.tuning),
+        ] {
+            assert_eq!(policy.to_string(), "psps:4096");
+            assert_eq!(tuning.shutdown_grace_secs, 5);
+            assert_eq!(tuning.core.keepalive, Duration::from_secs(7));
+        }
+        assert_eq!(server.key.key_file.as_deref(), Some(Path::new("psk.txt")));
+        assert_eq!(server.routes[0].target, "198.18.2.1:9000");
+        assert_eq!(client.server.to_string(), "198.18.2.1:7000");
+        assert_eq!(client.warm_pool, 4);
+        assert_eq!(client.metrics, s.client_metrics);
+        assert!(!client.routes[0].background);
+        assert_eq!(client.routes[0].listen.to_string(), "127.0.0.1:8000");
+
+        // Access control makes the route a background route under that `[admission]`.
+        let fixed: AdmissionConfig = toml::from_str("fixed = 4").unwrap();
+        s.admission = Some(fixed);
+        let (_, client) = s.configs("tcp").unwrap();
+        let client = ClientConfig::from_toml(&toml::to_string(&client).unwrap()).unwrap();
+        assert!(client.routes[0].background);
+        assert_eq!(client.admission, fixed);
+        assert!(s.configs("fastest").is_err());
+    }
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
+pub use gtcp::admission::AdmissionConfig;
 use gtcp::Policy;
 use serde::{Deserialize, Serialize};
 
@@ -375,6 +376,46 @@ impl ServerConfig {
 
     pub fn route(&self, name: &str) -> Option<&ServerRoute> {
         self.routes.iter().find(|r| r.name == name)
+    }
+}
+
+/// Configurations built in code (a test bed writing the files its processes read): the given
+/// keys, every other key at its default, as a file naming only these keys would read.
+impl ClientConfig {
+    pub fn new(server: SocketAddr, key: KeySource, routes: Vec<ClientRoute>) -> Self {
+        ClientConfig {
+            server,
+            key,
+            integrity: d_true(),
+            policy: d_policy(),
+            warm_pool: 0,
+            warm_max_age_secs: d_warm_max_age(),
+            metrics: None,
+            tuning: Tuning::default(),
+            admission: AdmissionConfig::default(),
+            routes,
+        }
+    }
+}
+
+impl ServerConfig {
+    pub fn new(listen: SocketAddr, key: KeySource, routes: Vec<ServerRoute>) -> Self {
+        ServerConfig {
+            listen,
+            key,
+            integrity: d_true(),
+            policy: d_policy(),
+            metrics: None,
+            max_sessions: d_sessions(),
+            session_timeout_secs: d_session_timeout(),
+            max_unauthenticated: d_unauthenticated(),
+            max_unauthenticated_per_address: d_unauthenticated_per_address(),
+            auth_timeout_secs: d_auth_timeout(),
+            max_connections_per_session: d_connections_per_session(),
+            memory_budget_bytes: d_memory_budget(),
+            tuning: Tuning::default(),
+            routes,
+        }
     }
 }
 

@@ -241,101 +241,13 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         .map(|(k, l)| curves(ctx, &p, *k, l))
         .collect::<anyhow::Result<_>>()?;
 
+    write_curves(ctx, &p, &drivers, &all)?;
     let bins = all[0].mbps[0].len();
-    let t = |b: usize| (b as f64 + 0.5) * p.bin_s;
-    let mut rows = Vec::new();
-    for c in &all {
-        for b in 0..bins {
-            rows.push(CsvRow {
-                time_s: t(b),
-                config: c.label.clone(),
-                long_mbps: c.mbps[0][b],
-                short_mbps: c.mbps[1][b],
-                sample_mbps: c.mbps[2][b],
-            });
-        }
-    }
-    ctx.write_csv("fig6.csv", &rows)?;
-    for (i, c) in all.iter().enumerate() {
-        let file = match i {
-            0 => "fig6_tcp.svg".to_string(),
-            _ => format!("fig6_{}.svg", drivers[i].0.name()),
-        };
-        render_svg(
-            &LinePlot {
-                title: format!("Throughput over time, {}", c.label),
-                x_label: "time (s)".into(),
-                y_label: "throughput (MB/s)".into(),
-                series: NAMES
-                    .iter()
-                    .enumerate()
-                    .map(|(k, n)| {
-                        Series::line(*n, (0..bins).map(|b| (t(b), c.mbps[k][b])).collect())
-                    })
-                    .collect(),
-                y_range: Some((0.0, p.path.capacity_bytes_per_s / 1e6 * 1.05)),
-                ..Default::default()
-            },
-            &ctx.path(&file),
-        )?;
-    }
-    render_svg(
-        &LinePlot {
-            title: "The plain-TCP sample flow under each configuration".into(),
-            x_label: "time (s)".into(),
-            y_label: "sample throughput (MB/s)".into(),
-            series: all
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    let pts = (0..bins).map(|b| (t(b), c.mbps[2][b])).collect();
-                    if i == 0 {
-                        Series::line(c.label.clone(), pts)
-                    } else {
-                        Series::dashed(c.label.clone(), pts)
-                    }
-                })
-                .collect(),
-            y_range: Some((0.0, p.path.capacity_bytes_per_s / 1e6 * 1.05)),
-            ..Default::default()
-        },
-        &ctx.path("fig6_sample.svg"),
-    )?;
 
     // How far the sample moved, and what the scheduled pair did.
-    let sample_gap = |c: &Curves| {
-        let d: Vec<f64> = (0..bins)
-            .map(|b| (c.mbps[2][b] - all[0].mbps[2][b]).abs())
-            .collect();
-        (
-            d.iter().cloned().fold(0.0, f64::max),
-            d.iter().sum::<f64>() / bins as f64,
-        )
-    };
-    let fmt = |v: Option<f64>| v.map_or("not finished".into(), |x| format!("{x:.2} s"));
-    let mut table = Vec::new();
-    for c in &all {
-        let (mx, mn) = sample_gap(c);
-        table.push(vec![
-            c.label.clone(),
-            fmt(c.done_s[0]),
-            fmt(c.done_s[1]),
-            fmt(c.transfer_s[1]),
-            fmt(c.done_s[2]),
-            format!("{mx:.3} / {mn:.3}"),
-        ]);
-    }
-    let t_md = md_table(
-        &[
-            "configuration",
-            "long done at",
-            "short done at",
-            "short transfer",
-            "sample done at",
-            "sample |Δ throughput| vs tcp, max / mean (MB/s)",
-        ],
-        &table,
-    );
+    let sample_gap = |c: &Curves| gap_to_tcp(c, &all[0], bins);
+    let t_md = done_table(&all, bins);
+    let fmt = finished_at;
     ctx.write_json(
         "fig6.json",
         &serde_json::json!({
@@ -417,4 +329,121 @@ change the pair's connections slightly, and with them the losses the sample sees
             "**not** identical to"
         },
     ))
+}
+
+/// How far the sample flow's throughput under `c` moved from its throughput under `tcp`:
+/// the largest and the mean absolute difference over the bins, MB/s.
+fn gap_to_tcp(c: &Curves, tcp: &Curves, bins: usize) -> (f64, f64) {
+    let d: Vec<f64> = (0..bins)
+        .map(|b| (c.mbps[2][b] - tcp.mbps[2][b]).abs())
+        .collect();
+    (
+        d.iter().cloned().fold(0.0, f64::max),
+        d.iter().sum::<f64>() / bins as f64,
+    )
+}
+
+/// A time a flow finished at, or that it did not.
+fn finished_at(v: Option<f64>) -> String {
+    v.map_or("not finished".into(), |x| format!("{x:.2} s"))
+}
+
+/// When each flow finished under each configuration, and the sample's gap to tcp.
+fn done_table(all: &[Curves], bins: usize) -> String {
+    let sample_gap = |c: &Curves| gap_to_tcp(c, &all[0], bins);
+    let fmt = finished_at;
+    let mut table = Vec::new();
+    for c in all {
+        let (mx, mn) = sample_gap(c);
+        table.push(vec![
+            c.label.clone(),
+            fmt(c.done_s[0]),
+            fmt(c.done_s[1]),
+            fmt(c.transfer_s[1]),
+            fmt(c.done_s[2]),
+            format!("{mx:.3} / {mn:.3}"),
+        ]);
+    }
+    md_table(
+        &[
+            "configuration",
+            "long done at",
+            "short done at",
+            "short transfer",
+            "sample done at",
+            "sample |Δ throughput| vs tcp, max / mean (MB/s)",
+        ],
+        &table,
+    )
+}
+
+/// The throughput curves: `fig6.csv`, one plot per configuration and one of the sample flow
+/// under each.
+fn write_curves(
+    ctx: &Context,
+    p: &Params,
+    drivers: &[(DriverKind, String)],
+    all: &[Curves],
+) -> anyhow::Result<()> {
+    let bins = all[0].mbps[0].len();
+    let t = |b: usize| (b as f64 + 0.5) * p.bin_s;
+    let mut rows = Vec::new();
+    for c in all {
+        for b in 0..bins {
+            rows.push(CsvRow {
+                time_s: t(b),
+                config: c.label.clone(),
+                long_mbps: c.mbps[0][b],
+                short_mbps: c.mbps[1][b],
+                sample_mbps: c.mbps[2][b],
+            });
+        }
+    }
+    ctx.write_csv("fig6.csv", &rows)?;
+    for (i, c) in all.iter().enumerate() {
+        let file = match i {
+            0 => "fig6_tcp.svg".to_string(),
+            _ => format!("fig6_{}.svg", drivers[i].0.name()),
+        };
+        render_svg(
+            &LinePlot {
+                title: format!("Throughput over time, {}", c.label),
+                x_label: "time (s)".into(),
+                y_label: "throughput (MB/s)".into(),
+                series: NAMES
+                    .iter()
+                    .enumerate()
+                    .map(|(k, n)| {
+                        Series::line(*n, (0..bins).map(|b| (t(b), c.mbps[k][b])).collect())
+                    })
+                    .collect(),
+                y_range: Some((0.0, p.path.capacity_bytes_per_s / 1e6 * 1.05)),
+                ..Default::default()
+            },
+            &ctx.path(&file),
+        )?;
+    }
+    render_svg(
+        &LinePlot {
+            title: "The plain-TCP sample flow under each configuration".into(),
+            x_label: "time (s)".into(),
+            y_label: "sample throughput (MB/s)".into(),
+            series: all
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let pts = (0..bins).map(|b| (t(b), c.mbps[2][b])).collect();
+                    if i == 0 {
+                        Series::line(c.label.clone(), pts)
+                    } else {
+                        Series::dashed(c.label.clone(), pts)
+                    }
+                })
+                .collect(),
+            y_range: Some((0.0, p.path.capacity_bytes_per_s / 1e6 * 1.05)),
+            ..Default::default()
+        },
+        &ctx.path("fig6_sample.svg"),
+    )?;
+    Ok(())
 }

@@ -2,7 +2,7 @@
 
 use crate::check_param;
 use crate::engine::{logspace, md_table, pct};
-use crate::fluid::{ideals, policies, simulate_workload, PolicyIdeal, Table2Workload};
+use crate::fluid::{ideals, policies, simulate_workload, PolicyIdeal, Responses, Table2Workload};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
 use flowsim::compare::{binned_means, Tolerance};
@@ -98,58 +98,13 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         &serde_json::json!({ "strict": strict, "coarse_equal": coarse, "mean_size_bytes": mean_size }),
     )?;
 
-    // Mean transfer time by size bin.
-    let lo = r
-        .sizes
-        .iter()
-        .cloned()
-        .fold(f64::INFINITY, f64::min)
-        .max(1.0);
-    let hi = r.sizes.iter().cloned().fold(0.0, f64::max).max(lo * 2.0);
-    let edges = logspace(lo, hi * 1.000001, p.size_bins + 1);
-    let mut bin_rows = Vec::new();
-    let mut series = Vec::new();
-    let mut all: Vec<(String, &Vec<f64>)> = vec![("PS".into(), &r.ps)];
-    for (pol, v) in &r.others {
-        all.push((pol.name(), v));
-    }
-    for (name, resp) in &all {
-        let b = binned_means(&r.sizes, resp, &edges);
-        let mut pts = Vec::new();
-        for (i, (cnt, m)) in b.iter().enumerate() {
-            bin_rows.push(BinRow {
-                bin_lo_bytes: edges[i],
-                bin_hi_bytes: edges[i + 1],
-                flows: *cnt,
-                policy: name.clone(),
-                mean_response_s: *m,
-            });
-            if let Some(m) = m {
-                pts.push(((edges[i] * edges[i + 1]).sqrt() / 1e6, *m));
-            }
-        }
-        series.push(Series::line(name.clone(), pts));
-    }
-    ctx.write_csv("by_size.csv", &bin_rows)?;
-    render_svg(
-        &LinePlot {
-            title: format!(
-                "Mean transfer time by size, Lomax(α={}, mean {:.1} MB), {:.0} MB/s, load {}",
-                p.alpha,
-                mean_size / 1e6,
-                p.capacity / 1e6,
-                p.load
-            ),
-            x_label: "flow size (MB)".into(),
-            y_label: "mean transfer time (s)".into(),
-            log_x: true,
-            log_y: true,
-            series,
-            ..Default::default()
-        },
-        &ctx.path("by_size.svg"),
-    )?;
+    by_size(ctx, &p, &r, mean_size)?;
 
+    Ok(render(&p, &strict, &coarse, mean_size))
+}
+
+/// The summary: the paper's table beside the fluid ideal's, strict and coarse.
+fn render(p: &Params, strict: &[PolicyIdeal], coarse: &[PolicyIdeal], mean_size: f64) -> String {
     let fmt_s = |v: Option<f64>| v.map_or("—".into(), |x| format!("{x:+.3} s"));
     let ours = |rows: &[PolicyIdeal]| {
         rows.iter()
@@ -203,7 +158,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         .fold((1.0f64, 0.0f64), |(lo, hi), x| {
             (lo.min(x.equal), hi.max(x.equal))
         });
-    Ok(format!(
+    format!(
         "# {NAME}: fluid version of paper 000, Table 2\n\n\
 Workload (paper 000, Section 6.2): Poisson arrivals, sizes `P(S > x) = (1 + cx)^(−α)` with \
 α = {a}, c = {c:e} (mean `1/(c(α−1))` = {ms:.2} MB — the paper's \"5 MB\"), link {cap:.0} MB/s, \
@@ -246,8 +201,8 @@ contain long busy periods in which the largest flows are starved.\n\
         reps = p.replications,
         n = p.flows,
         wu = p.warmup_flows,
-        strict_t = md_table(&headers, &ours(&strict)),
-        coarse_t = md_table(&headers, &ours(&coarse)),
+        strict_t = md_table(&headers, &ours(strict)),
+        coarse_t = md_table(&headers, &ours(coarse)),
         coarse_ms = p.coarse_equal_abs_s * 1e3,
         srpt = line("SRPT"),
         fsp = line("FSP"),
@@ -262,5 +217,60 @@ contain long busy periods in which the largest flows are starved.\n\
         g_srpt = share("SRPT", 1.11),
         g_fair = share("FSP", 1.13),
         g_las = share("LAS", 0.57),
-    ))
+    )
+}
+
+/// Mean transfer time by size bin under PS and every policy: `by_size.csv` and its plot.
+fn by_size(ctx: &Context, p: &Params, r: &Responses, mean_size: f64) -> anyhow::Result<()> {
+    let lo = r
+        .sizes
+        .iter()
+        .cloned()
+        .fold(f64::INFINITY, f64::min)
+        .max(1.0);
+    let hi = r.sizes.iter().cloned().fold(0.0, f64::max).max(lo * 2.0);
+    let edges = logspace(lo, hi * 1.000001, p.size_bins + 1);
+    let mut bin_rows = Vec::new();
+    let mut series = Vec::new();
+    let mut all: Vec<(String, &Vec<f64>)> = vec![("PS".into(), &r.ps)];
+    for (pol, v) in &r.others {
+        all.push((pol.name(), v));
+    }
+    for (name, resp) in &all {
+        let b = binned_means(&r.sizes, resp, &edges);
+        let mut pts = Vec::new();
+        for (i, (cnt, m)) in b.iter().enumerate() {
+            bin_rows.push(BinRow {
+                bin_lo_bytes: edges[i],
+                bin_hi_bytes: edges[i + 1],
+                flows: *cnt,
+                policy: name.clone(),
+                mean_response_s: *m,
+            });
+            if let Some(m) = m {
+                pts.push(((edges[i] * edges[i + 1]).sqrt() / 1e6, *m));
+            }
+        }
+        series.push(Series::line(name.clone(), pts));
+    }
+    ctx.write_csv("by_size.csv", &bin_rows)?;
+    render_svg(
+        &LinePlot {
+            title: format!(
+                "Mean transfer time by size, Lomax(α={}, mean {:.1} MB), {:.0} MB/s, load {}",
+                p.alpha,
+                mean_size / 1e6,
+                p.capacity / 1e6,
+                p.load
+            ),
+            x_label: "flow size (MB)".into(),
+            y_label: "mean transfer time (s)".into(),
+            log_x: true,
+            log_y: true,
+            series,
+            ..Default::default()
+        },
+        &ctx.path("by_size.svg"),
+    )?;
+    Ok(())
 }

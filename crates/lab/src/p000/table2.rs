@@ -235,7 +235,32 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     )?;
     write_flows_csv(ctx, &cfgs, &out)?;
 
-    // Sensitivity to how the connections lose packets.
+    let sens = sensitivity(ctx, &p, &cfgs, &out, &sens_runs)?;
+
+    by_size_plots(ctx, &p, &cfgs, &out)?;
+    Ok(summary(
+        &p,
+        &out,
+        &rows,
+        &fluid_rows,
+        &intr,
+        &sens,
+        &slower_sizes,
+    ))
+}
+
+/// A sensitivity variant: its scenario, configurations and runs.
+type SensRuns = (Params, Vec<Cfg>, Vec<Vec<RunOut>>);
+
+/// Sensitivity to how the connections lose packets: this scenario's first runs and each
+/// variant's own, single repeat (`sensitivity.csv`).
+fn sensitivity(
+    ctx: &Context,
+    p: &Params,
+    cfgs: &[Cfg],
+    out: &[Vec<RunOut>],
+    sens_runs: &[SensRuns],
+) -> anyhow::Result<Vec<SensRow>> {
     let mut sens = Vec::new();
     if p.sensitivity_runs > 0 && !p.sensitivity.is_empty() {
         let base_name = "this scenario (first runs)";
@@ -243,21 +268,23 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             .iter()
             .map(|r| r.iter().take(p.sensitivity_runs).cloned().collect())
             .collect();
-        sens.extend(sens_rows(
-            &p,
-            base_name,
-            &cfgs,
-            &first,
-            &p.sensitivity_policy,
-        ));
-        for (v, (q, vc, vo)) in p.sensitivity.iter().zip(&sens_runs) {
+        sens.extend(sens_rows(p, base_name, cfgs, &first, &p.sensitivity_policy));
+        for (v, (q, vc, vo)) in p.sensitivity.iter().zip(sens_runs) {
             sens.extend(sens_rows(q, &v.name, vc, vo, &p.sensitivity_policy));
         }
         ctx.write_csv("sensitivity.csv", &sens)?;
     }
+    Ok(sens)
+}
 
-    // Mean transfer time by size.
-    let sizes: Vec<f64> = tcp
+/// Mean transfer time by flow size, tcp beside each configuration of a driver.
+fn by_size_plots(
+    ctx: &Context,
+    p: &Params,
+    cfgs: &[Cfg],
+    out: &[Vec<RunOut>],
+) -> anyhow::Result<()> {
+    let sizes: Vec<f64> = out[0]
         .iter()
         .flat_map(|r| r.flows.iter().map(|f| f.size as f64))
         .collect();
@@ -283,8 +310,8 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         (DriverKind::Schedtcp, "by_size_schedtcp.svg"),
         (DriverKind::GtcpIdeal, "by_size_ideal.svg"),
     ] {
-        let mut series = vec![Series::line("tcp", by_size(tcp))];
-        for (c, r) in cfgs.iter().zip(&out) {
+        let mut series = vec![Series::line("tcp", by_size(&out[0]))];
+        for (c, r) in cfgs.iter().zip(out) {
             if c.kind == driver {
                 series.push(Series::line(legend(c), by_size(r)));
             }
@@ -304,15 +331,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             )?;
         }
     }
-    Ok(summary(
-        &p,
-        &out,
-        &rows,
-        &fluid_rows,
-        &intr,
-        &sens,
-        &slower_sizes,
-    ))
+    Ok(())
 }
 
 /// The slower-by-size table: one row per size class, one column per configuration.
@@ -379,24 +398,21 @@ fn fmt_s(v: Option<f64>) -> String {
     })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn summary(
-    p: &Params,
-    out: &[Vec<RunOut>],
-    rows: &[Row],
-    fluid: &[PolicyIdeal],
-    intr: &[Intrusion],
-    sens: &[SensRow],
-    by_size: &[(String, Vec<(usize, f64)>)],
-) -> String {
-    let paper = crate::p000::paper000_table2();
-    let ci = |x: f64, h: f64| {
-        if h.is_finite() {
-            format!("{} ± {}", pct(x, 1), pct(h, 1))
-        } else {
-            pct(x, 1)
-        }
-    };
+/// A share with its 95% interval's half-width, when there is one.
+fn ci(x: f64, h: f64) -> String {
+    if h.is_finite() {
+        format!("{} ± {}", pct(x, 1), pct(h, 1))
+    } else {
+        pct(x, 1)
+    }
+}
+
+fn row_of<'a>(rows: &'a [Row], label: &str) -> Option<&'a Row> {
+    rows.iter().find(|r| r.label == label)
+}
+
+/// The faster / slower table of the rows of `source` whose label `pred` accepts.
+fn policy_table(rows: &[Row], source: &str, pred: &dyn Fn(&str) -> bool) -> String {
     let headers = [
         "policy",
         "faster (95% CI)",
@@ -409,46 +425,37 @@ fn summary(
         "E[T] / E[T_tcp]",
         "flows",
     ];
-    let table_of = |source: &str, pred: &dyn Fn(&str) -> bool| {
-        let body: Vec<Vec<String>> = rows
-            .iter()
-            .filter(|r| r.source == source && pred(&r.label))
-            .map(|r| {
-                vec![
-                    r.label.clone(),
-                    ci(r.faster, r.faster_ci),
-                    ci(r.slower, r.slower_ci),
-                    if r.slower_excess.is_finite() && r.label != AA_LABEL {
-                        ci(r.slower_excess, r.slower_excess_ci)
-                    } else {
-                        "—".into()
-                    },
-                    pct(r.equal, 1),
-                    fmt_s(r.mean_gain_s),
-                    fmt_s(r.mean_loss_s),
-                    format!("{:.2} s", r.mean_t_s),
-                    format!("{:.3}", r.ratio_to_tcp),
-                    if r.left_out > 0 {
-                        format!("{} ({} left out)", r.flows_compared, r.left_out)
-                    } else {
-                        r.flows_compared.to_string()
-                    },
-                ]
-            })
-            .collect();
-        md_table(&headers, &body)
-    };
-    let sched = table_of("packet", &|l| l.starts_with("schedtcp") || l == AA_LABEL);
-    let ideal = table_of("packet", &|l| l.starts_with("gtcp-ideal") || l == AA_LABEL);
-    let fluid_t = table_of("fluid", &|_| true);
-    let tcp_mean = mean(&crate::engine::packet::transfers(&out[0]));
-    let tcp_incomplete: usize = out[0]
+    let body: Vec<Vec<String>> = rows
         .iter()
-        .map(|r| r.flows.iter().filter(|f| f.transfer_s.is_none()).count())
-        .sum();
-    let flows: usize = out[0].iter().map(|r| r.flows.len()).sum();
+        .filter(|r| r.source == source && pred(&r.label))
+        .map(|r| {
+            vec![
+                r.label.clone(),
+                ci(r.faster, r.faster_ci),
+                ci(r.slower, r.slower_ci),
+                if r.slower_excess.is_finite() && r.label != AA_LABEL {
+                    ci(r.slower_excess, r.slower_excess_ci)
+                } else {
+                    "—".into()
+                },
+                pct(r.equal, 1),
+                fmt_s(r.mean_gain_s),
+                fmt_s(r.mean_loss_s),
+                format!("{:.2} s", r.mean_t_s),
+                format!("{:.3}", r.ratio_to_tcp),
+                if r.left_out > 0 {
+                    format!("{} ({} left out)", r.flows_compared, r.left_out)
+                } else {
+                    r.flows_compared.to_string()
+                },
+            ]
+        })
+        .collect();
+    md_table(&headers, &body)
+}
 
-    // Slower by size.
+/// The slower share of every configuration by size class (classes tcp has flows in).
+fn size_table(by_size: &[(String, Vec<(usize, f64)>)]) -> String {
     let names = size_class_names();
     let mut size_headers = vec!["size".to_string(), "flows".to_string()];
     size_headers.extend(by_size.iter().map(|x| x.0.clone()));
@@ -465,11 +472,35 @@ fn summary(
             r
         })
         .collect();
-    let size_t = md_table(
+    md_table(
         &size_headers.iter().map(|x| x.as_str()).collect::<Vec<_>>(),
         &size_rows,
-    );
+    )
+}
 
+/// `label`'s size class of at least 20 flows with the largest slower share.
+fn worst_class(by_size: &[(String, Vec<(usize, f64)>)], label: &str) -> String {
+    let names = size_class_names();
+    by_size
+        .iter()
+        .find(|x| x.0 == label)
+        .and_then(|x| {
+            x.1.iter()
+                .zip(&names)
+                .filter(|((n, _), _)| *n >= 20)
+                .max_by(|a, b| a.0 .1.total_cmp(&b.0 .1))
+                .map(|((n, s), name)| format!("{name} ({} of {n} flows)", pct(*s, 1)))
+        })
+        .unwrap_or_else(|| "—".into())
+}
+
+/// The section on Proposition 1 (injections identical to tcp's) and the overhead.
+fn intrusion_section(p: &Params, intr: &[Intrusion]) -> String {
+    if !p.nonintrusive {
+        return "## Non-intrusiveness (Proposition 1) and overhead\n\nNot measured in this scenario \
+(`nonintrusive = false`: injections are not recorded, so no run is compared with tcp's).\n\n"
+            .to_string();
+    }
     let intr_rows: Vec<Vec<String>> = intr
         .iter()
         .skip(1)
@@ -530,48 +561,81 @@ padded a segment."
             zero_check.join(", ")
         )
     };
-    let get = |label: &str| rows.iter().find(|r| r.label == label);
-    let ratio = |label: &str| get(label).map_or("—".into(), |r| format!("{:.2}", r.ratio_to_tcp));
-    let faster = |label: &str| get(label).map_or("—".into(), |r| ci(r.faster, r.faster_ci));
-    let slower = |label: &str| get(label).map_or("—".into(), |r| ci(r.slower, r.slower_ci));
-    let fluid_ps = fluid.first().map_or(f64::NAN, |x| x.mean_response_s);
-    let intr_of = |label: &str| intr.iter().find(|x| x.label == label);
-    let overhead = intr_of("schedtcp/srpt").map_or("—".into(), |x| pct(x.header_overhead, 2));
-    let sens_table = if sens.is_empty() {
-        "(no sensitivity runs in this scenario)\n".to_string()
-    } else {
-        md_table(
-            &[
-                "variant",
-                "tcp: bottleneck loss rate",
-                "tcp: E[T]",
-                "configuration",
-                "faster",
-                "slower",
-                "E[T] / E[T_tcp]",
-            ],
-            &sens
-                .iter()
-                .map(|r| {
-                    vec![
-                        r.variant.clone(),
-                        pct(r.loss_rate_tcp, 2),
-                        format!("{:.2} s", r.mean_t_tcp_s),
-                        r.label.clone(),
-                        pct(r.faster, 1),
-                        pct(r.slower, 1),
-                        format!("{:.3}", r.ratio_to_tcp),
-                    ]
-                })
-                .collect::<Vec<_>>(),
-        )
-    };
+    let overhead = intr
+        .iter()
+        .find(|x| x.label == "schedtcp/srpt")
+        .map_or("—".into(), |x| pct(x.header_overhead, 2));
     let ideal_identical = intr
         .iter()
         .filter(|x| x.label.starts_with("gtcp-ideal"))
         .all(|x| x.runs_identical_to_tcp == x.runs);
+    format!(
+        "## Non-intrusiveness (Proposition 1) and overhead\n\n\
+`V(t)`: payload bytes injected up to `t`, compared with the `tcp` run of the same seed and \
+perturbation. Connections are matched by their order of opening (one per flow under every \
+driver).\n\n\
+{intr_t}\n\
+* **gtcp-ideal**: {ideal_line}\n\
+* **schedtcp** commits bytes to a connection when they are written, not when a segment \
+leaves, adds framing ({overhead} of the payload under SRPT) and closes a connection only \
+after both sides said `Done`, so its sample path drifts from tcp's; it is compared with tcp \
+like any other configuration, beyond the A/A noise.\n\
+* {zero_line}\n\n\
+",
+        ideal_line = if ideal_identical {
+            "in every run, every repeat and under every policy, every connection injected \
+exactly the bytes tcp injected at exactly the same times (`V_i(t)` identical for every \
+connection and every t): Proposition 1, exact. Retransmissions re-bind only what was lost \
+(pre-empted bytes in `nonintrusive.csv`)."
+        } else {
+            "**some run differs from tcp** — see `nonintrusive.csv`."
+        },
+    )
+}
 
-    // Paper beside ours, per policy.
+/// The single-repeat sensitivity runs' table.
+fn sensitivity_table(sens: &[SensRow]) -> String {
+    if sens.is_empty() {
+        return "(no sensitivity runs in this scenario)\n".to_string();
+    }
+    md_table(
+        &[
+            "variant",
+            "tcp: bottleneck loss rate",
+            "tcp: E[T]",
+            "configuration",
+            "faster",
+            "slower",
+            "E[T] / E[T_tcp]",
+        ],
+        &sens
+            .iter()
+            .map(|r| {
+                vec![
+                    r.variant.clone(),
+                    pct(r.loss_rate_tcp, 2),
+                    format!("{:.2} s", r.mean_t_tcp_s),
+                    r.label.clone(),
+                    pct(r.faster, 1),
+                    pct(r.slower, 1),
+                    format!("{:.3}", r.ratio_to_tcp),
+                ]
+            })
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// The paper's faster / slower shares beside ours, per policy.
+fn beside_paper_table(rows: &[Row]) -> String {
+    let shares = |label: &str| {
+        row_of(rows, label).map_or("— / —".into(), |r| {
+            format!(
+                "{} / {}",
+                ci(r.faster, r.faster_ci),
+                ci(r.slower, r.slower_ci)
+            )
+        })
+    };
     let paper_shares = [
         ("srpt", 0.888, 0.032),
         ("fair", 0.896, 0.024),
@@ -583,23 +647,15 @@ padded a segment."
             vec![
                 pol.to_uppercase(),
                 format!("{} / {}", pct(*f, 1), pct(*s, 1)),
-                format!(
-                    "{} / {}",
-                    faster(&format!("schedtcp/{pol}")),
-                    slower(&format!("schedtcp/{pol}"))
-                ),
-                format!(
-                    "{} / {}",
-                    faster(&format!("gtcp-ideal/{pol}")),
-                    slower(&format!("gtcp-ideal/{pol}"))
-                ),
-                get(&format!("fluid/{pol}")).map_or("—".into(), |r| {
+                shares(&format!("schedtcp/{pol}")),
+                shares(&format!("gtcp-ideal/{pol}")),
+                row_of(rows, &format!("fluid/{pol}")).map_or("—".into(), |r| {
                     format!("{} / {}", pct(r.faster, 1), pct(r.slower, 1))
                 }),
             ]
         })
         .collect();
-    let beside_t = md_table(
+    md_table(
         &[
             "policy",
             "paper: faster / slower",
@@ -608,9 +664,12 @@ padded a segment."
             "fluid (vs fluid PS)",
         ],
         &beside,
-    );
-    let aa = get(AA_LABEL);
-    let aa_line = match aa {
+    )
+}
+
+/// What the A/A configuration (plain TCP again) measures, or why there is none.
+fn aa_line(p: &Params, aa: Option<&Row>) -> String {
+    match aa {
         Some(r) => format!(
             "`tcp (A/A)` is plain TCP again on the same sample paths, under {} other \
 perturbations: it schedules nothing, so every flow it calls faster ({}) or slower ({}) is \
@@ -624,10 +683,15 @@ noise passing the test. Its mean transfer time is {} × tcp's.",
 a flow is faster or slower when its transfer time differs by more than the equality \
 tolerance."
             .into(),
-    };
-    // Proposition 2: gtcp-ideal/fair slower than tcp beyond the noise for at most 1%, for
-    // FAIR as the proof defines it (tcp's finish order, when run) and as implemented.
-    let prop2_of = |label: &str| match get(label) {
+    }
+}
+
+/// Proposition 2 (gtcp-ideal/fair slower than tcp beyond the noise for at most 1%), for FAIR
+/// as the proof defines it (tcp's finish order, when run) and as implemented: the verdict's
+/// sentence and the reading of the difference.
+fn proposition2(rows: &[Row]) -> (String, String) {
+    let aa = row_of(rows, AA_LABEL);
+    let prop2_of = |label: &str| match row_of(rows, label) {
         Some(r) if r.slower_excess.is_finite() && r.slower_excess_ci.is_finite() => {
             let (e, h) = (r.slower_excess, r.slower_excess_ci);
             let word = if e + h <= 0.01 {
@@ -651,7 +715,7 @@ configuration for {}: the excess over noise alone is {} — the claim (at most 1
         _ => None,
     };
     let oracle_label = Cfg::fair_oracle().label;
-    let (prop2, prop2_why) = match (prop2_of("gtcp-ideal/fair"), prop2_of(&oracle_label)) {
+    match (prop2_of("gtcp-ideal/fair"), prop2_of(&oracle_label)) {
         (Some((f, fe)), Some((o, oe))) => (
             format!(
                 "FAIR as the proof (Appendix A) defines it, serving the flow tcp finishes \
@@ -682,50 +746,44 @@ the two."
             "not measured (needs `gtcp-ideal` with `fair` and repeats >= 2)".into(),
             String::new(),
         ),
-    };
-    let worst_class = |label: &str| {
-        by_size
-            .iter()
-            .find(|x| x.0 == label)
-            .and_then(|x| {
-                x.1.iter()
-                    .zip(&names)
-                    .filter(|((n, _), _)| *n >= 20)
-                    .max_by(|a, b| a.0 .1.total_cmp(&b.0 .1))
-                    .map(|((n, s), name)| format!("{name} ({} of {n} flows)", pct(*s, 1)))
-            })
-            .unwrap_or_else(|| "—".into())
-    };
+    }
+}
 
-    // Proposition 1 is measured only when the scenario records injections.
-    let intr_section = if p.nonintrusive {
-        format!(
-            "## Non-intrusiveness (Proposition 1) and overhead\n\n\
-`V(t)`: payload bytes injected up to `t`, compared with the `tcp` run of the same seed and \
-perturbation. Connections are matched by their order of opening (one per flow under every \
-driver).\n\n\
-{intr_t}\n\
-* **gtcp-ideal**: {ideal_line}\n\
-* **schedtcp** commits bytes to a connection when they are written, not when a segment \
-leaves, adds framing ({overhead} of the payload under SRPT) and closes a connection only \
-after both sides said `Done`, so its sample path drifts from tcp's; it is compared with tcp \
-like any other configuration, beyond the A/A noise.\n\
-* {zero_line}\n\n\
-",
-            ideal_line = if ideal_identical {
-                "in every run, every repeat and under every policy, every connection injected \
-exactly the bytes tcp injected at exactly the same times (`V_i(t)` identical for every \
-connection and every t): Proposition 1, exact. Retransmissions re-bind only what was lost \
-(pre-empted bytes in `nonintrusive.csv`)."
-            } else {
-                "**some run differs from tcp** — see `nonintrusive.csv`."
-            },
-        )
-    } else {
-        "## Non-intrusiveness (Proposition 1) and overhead\n\nNot measured in this scenario \
-(`nonintrusive = false`: injections are not recorded, so no run is compared with tcp's).\n\n"
-            .to_string()
+#[allow(clippy::too_many_arguments)]
+fn summary(
+    p: &Params,
+    out: &[Vec<RunOut>],
+    rows: &[Row],
+    fluid: &[PolicyIdeal],
+    intr: &[Intrusion],
+    sens: &[SensRow],
+    by_size: &[(String, Vec<(usize, f64)>)],
+) -> String {
+    let paper = crate::p000::paper000_table2();
+    let sched = policy_table(rows, "packet", &|l| {
+        l.starts_with("schedtcp") || l == AA_LABEL
+    });
+    let ideal = policy_table(rows, "packet", &|l| {
+        l.starts_with("gtcp-ideal") || l == AA_LABEL
+    });
+    let fluid_t = policy_table(rows, "fluid", &|_| true);
+    let tcp_mean = mean(&crate::engine::packet::transfers(&out[0]));
+    let tcp_incomplete: usize = out[0]
+        .iter()
+        .map(|r| r.flows.iter().filter(|f| f.transfer_s.is_none()).count())
+        .sum();
+    let flows: usize = out[0].iter().map(|r| r.flows.len()).sum();
+    let size_t = size_table(by_size);
+    let ratio = |label: &str| {
+        row_of(rows, label).map_or("—".into(), |r| format!("{:.2}", r.ratio_to_tcp))
     };
+    let fluid_ps = fluid.first().map_or(f64::NAN, |x| x.mean_response_s);
+    let beside_t = beside_paper_table(rows);
+    let aa_line = aa_line(p, row_of(rows, AA_LABEL));
+    let (prop2, prop2_why) = proposition2(rows);
+    let worst_class = |label: &str| worst_class(by_size, label);
+    let intr_section = intrusion_section(p, intr);
+    let sens_table = sensitivity_table(sens);
 
     format!(
         "# {NAME}: paper 000, Table 2, in the packet-level simulator\n\n\

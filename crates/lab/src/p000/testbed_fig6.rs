@@ -121,7 +121,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let pb = ctx.progress((p.runs * n_pol) as u64, "runs x policies");
     let mut session = Session::start(cfg, &bin)?;
     let cc = session.bed().congestion_control();
-    session.warm_pool = p.warm_pool;
+    session.tunnel.warm_pool = p.warm_pool;
     let mut runs: Vec<(usize, VariantRun)> = Vec::new();
     let outcome = (|| -> anyhow::Result<()> {
         for k in 0..p.runs {

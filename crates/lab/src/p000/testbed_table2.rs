@@ -158,8 +158,29 @@ fn fluid_policy(variant: &str, psps: f64) -> Option<FluidPolicy> {
     }
 }
 
+/// The plan of an experiment: the workload's numbers (the paper's scaled), the variants in
+/// order, the sample paths (arrival, size) and the bed.
+struct Plan {
+    capacity: f64,
+    goodput: f64,
+    c: f64,
+    mean_size: f64,
+    lambda: f64,
+    tol: Tolerance,
+    variants: Vec<String>,
+    paths: Vec<Vec<(f64, u64)>>,
+    bed: BedConfig,
+}
+
 pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let p: Params = ctx.params()?;
+    let plan = plan(ctx, &p)?;
+    let (runs, cc) = run_all(ctx, &p, &plan)?;
+    report(ctx, &p, &plan, &cc, &runs)
+}
+
+/// Checks the scenario and plans the runs.
+fn plan(ctx: &Context, p: &Params) -> anyhow::Result<Plan> {
     check_param!(p.alpha > 1.0, "alpha = {} must be > 1", p.alpha);
     check_param!(
         p.paper_c > 0.0 && p.paper_capacity > 0.0,
@@ -193,7 +214,6 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         pol.parse::<gtcp::Policy>()
             .map_err(|e| anyhow::anyhow!("invalid scenario parameter: policy {pol:?}: {e}"))?;
     }
-    let bin = testbed::find_binary()?;
     let capacity = p.paper_capacity * p.scale;
     let goodput = capacity * GOODPUT_SHARE;
     let c = p.paper_c / p.scale;
@@ -209,13 +229,12 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     }
     variants.extend(p.policies.iter().cloned());
     let seed = ctx.seed(p.seed);
-    let mut cfg = BedConfig::new(capacity.round() as u64, Queue::Bfifo(p.queue_bytes));
-    cfg.burst_bytes = p.burst_bytes;
-    cfg.origin_rmem_max = p.origin_rmem_max;
-    cfg.prefix = p.prefix.clone();
-    cfg.delay_ms = p.delay_ms;
-    cfg.congestion_control = p.congestion_control.clone();
-    let bed = cfg.clone();
+    let mut bed = BedConfig::new(capacity.round() as u64, Queue::Bfifo(p.queue_bytes));
+    bed.burst_bytes = p.burst_bytes;
+    bed.origin_rmem_max = p.origin_rmem_max;
+    bed.prefix = p.prefix.clone();
+    bed.delay_ms = p.delay_ms;
+    bed.congestion_control = p.congestion_control.clone();
 
     let paths: Vec<Vec<(f64, u64)>> = if !p.trace.is_empty() {
         let text = std::fs::read_to_string(&p.trace)
@@ -237,13 +256,33 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             })
             .collect::<anyhow::Result<_>>()?
     };
+    Ok(Plan {
+        capacity,
+        goodput,
+        c,
+        mean_size,
+        lambda,
+        tol,
+        variants,
+        paths,
+        bed,
+    })
+}
+
+/// Runs every variant on every path `repeats` times on the testbed; returns the runs and the
+/// bed's congestion control.
+fn run_all(ctx: &Context, p: &Params, plan: &Plan) -> anyhow::Result<(Vec<Run>, String)> {
+    let Plan {
+        variants, paths, ..
+    } = plan;
+    let bin = testbed::find_binary()?;
     let pb = ctx.progress(
         (paths.len() * p.repeats * variants.len()) as u64,
         "runs (paths x repeats x variants)",
     );
-    let mut session = Session::start(cfg, &bin)?;
+    let mut session = Session::start(plan.bed.clone(), &bin)?;
     let cc = session.bed().congestion_control();
-    session.warm_pool = p.warm_pool;
+    session.tunnel.warm_pool = p.warm_pool;
     let mut runs: Vec<Run> = Vec::new();
     let outcome = (|| -> anyhow::Result<()> {
         for (r, arrivals) in paths.iter().enumerate() {
@@ -269,10 +308,33 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     pb.finish_and_clear();
     session.conclude(outcome)?;
 
-    // ----- raw rows -------------------------------------------------------------------------
+    Ok((runs, cc))
+}
+
+/// Analyses the runs and renders the outputs and the summary.
+fn report(
+    ctx: &Context,
+    p: &Params,
+    plan: &Plan,
+    cc: &str,
+    runs: &[Run],
+) -> anyhow::Result<String> {
+    let (flow_rows, inv_rows) = raw_rows(&plan.paths, runs);
+    ctx.write_csv("flows.csv", &flow_rows)?;
+    ctx.write_csv("invariant.csv", &inv_rows)?;
+    let a = analyse(p, plan, runs)?;
+    ctx.write_csv("table2.csv", &a.rows)?;
+    ctx.write_csv("fluid_ideal.csv", &a.ideal)?;
+    write_json(ctx, p, plan, &a, &inv_rows, runs)?;
+    plots(ctx, p, plan, runs, &a.rows)?;
+    Ok(render(p, plan, cc, &a, &inv_rows, runs))
+}
+
+/// The raw rows: every flow of every run, and the invariant each tunnel process logged.
+fn raw_rows(paths: &[Vec<(f64, u64)>], runs: &[Run]) -> (Vec<FlowRow>, Vec<InvariantRow>) {
     let mut flow_rows = Vec::new();
     let mut inv_rows = Vec::new();
-    for Run { path, repeat, run } in &runs {
+    for Run { path, repeat, run } in runs {
         let arr = &paths[*path];
         for (res, (at, size)) in run.results.iter().zip(arr) {
             flow_rows.push(FlowRow {
@@ -309,33 +371,59 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             }
         }
     }
-    ctx.write_csv("flows.csv", &flow_rows)?;
-    ctx.write_csv("invariant.csv", &inv_rows)?;
+    (flow_rows, inv_rows)
+}
 
-    // ----- per-flow means over the repeats ------------------------------------------------
-    // For variant `v` and the repeats `pick` accepts: each flow's mean completion time, or
-    // None when it failed in one of them. Flows of all paths, concatenated.
-    let means = |v: &str, pick: &dyn Fn(usize) -> bool| -> Vec<Option<f64>> {
-        let mut out = Vec::new();
-        for (r, arr) in paths.iter().enumerate() {
-            let rs: Vec<&VariantRun> = runs
-                .iter()
-                .filter(|x| x.path == r && x.run.variant == v && pick(x.repeat))
-                .map(|x| &x.run)
-                .collect();
-            for i in 0..arr.len() {
-                let t: Option<Vec<f64>> = rs.iter().map(|x| x.results[i].completion_s).collect();
-                out.push(t.filter(|t| !t.is_empty()).map(|t| mean(&t)));
-            }
+/// For variant `v` and the repeats `pick` accepts: each flow's mean completion time, or None
+/// when it failed in one of them. Flows of all paths, concatenated.
+fn flow_means(
+    paths: &[Vec<(f64, u64)>],
+    runs: &[Run],
+    v: &str,
+    pick: &dyn Fn(usize) -> bool,
+) -> Vec<Option<f64>> {
+    let mut out = Vec::new();
+    for (r, arr) in paths.iter().enumerate() {
+        let rs: Vec<&VariantRun> = runs
+            .iter()
+            .filter(|x| x.path == r && x.run.variant == v && pick(x.repeat))
+            .map(|x| &x.run)
+            .collect();
+        for i in 0..arr.len() {
+            let t: Option<Vec<f64>> = rs.iter().map(|x| x.results[i].completion_s).collect();
+            out.push(t.filter(|t| !t.is_empty()).map(|t| mean(&t)));
         }
-        out
-    };
-    let both = |a: &[Option<f64>], b: &[Option<f64>]| -> (Vec<f64>, Vec<f64>) {
-        a.iter()
-            .zip(b)
-            .filter_map(|(x, y)| Some(((*x)?, (*y)?)))
-            .unzip()
-    };
+    }
+    out
+}
+
+/// The pairs of two variants' per-flow means where both finished.
+fn both(a: &[Option<f64>], b: &[Option<f64>]) -> (Vec<f64>, Vec<f64>) {
+    a.iter()
+        .zip(b)
+        .filter_map(|(x, y)| Some(((*x)?, (*y)?)))
+        .unzip()
+}
+
+/// What the runs show: every variant paired flow by flow with `tcp` beside the fluid ideal
+/// of the same flows, and the A/A noise of `tcp`'s two halves of repeats.
+struct Analysis {
+    rows: Vec<VariantRow>,
+    /// PS first, then each policy's fluid ideal.
+    ideal: Vec<IdealRow>,
+    aa: Option<Pairwise>,
+}
+
+fn analyse(p: &Params, plan: &Plan, runs: &[Run]) -> anyhow::Result<Analysis> {
+    let Plan {
+        goodput,
+        tol,
+        variants,
+        paths,
+        ..
+    } = plan;
+    let (goodput, tol) = (*goodput, *tol);
+    let means = |v: &str, pick: &dyn Fn(usize) -> bool| flow_means(paths, runs, v, pick);
     let all = |_: usize| true;
     let tcp_means = means("tcp", &all);
     let aa = (p.repeats >= 2).then(|| {
@@ -346,14 +434,14 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         pairwise(&x, &y, tol)
     });
 
-    // ----- the fluid ideal of the very same flows ------------------------------------------
+    // The fluid ideal of the very same flows.
     let fluid_pols: Vec<FluidPolicy> = variants
         .iter()
         .filter_map(|v| fluid_policy(v, p.psps_threshold))
         .collect();
     let mut ps = Vec::new();
     let mut fl: Vec<Vec<f64>> = vec![Vec::new(); fluid_pols.len()];
-    for arr in &paths {
+    for arr in paths {
         let jobs = arr
             .iter()
             .map(|&(arrival, size)| Job {
@@ -381,10 +469,10 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         ideal.get(i + 1)
     };
 
-    // ----- paired comparison against tcp --------------------------------------------------
+    // Paired comparison against tcp.
     let n_flows: usize = paths.iter().map(Vec::len).sum();
     let mut rows = Vec::new();
-    for v in &variants {
+    for v in variants {
         let m = means(v, &all);
         let done: Vec<f64> = m.iter().flatten().copied().collect();
         let (b, o) = both(&tcp_means, &m);
@@ -412,9 +500,26 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             gain_share_of_ideal: share,
         });
     }
-    ctx.write_csv("table2.csv", &rows)?;
-    ctx.write_csv("fluid_ideal.csv", &ideal)?;
-    let failed_total: usize = rows.iter().map(|r| r.failed).sum();
+    Ok(Analysis { rows, ideal, aa })
+}
+
+/// `table2.json`: the workload's numbers, the analysis, the invariant and every run's meta.
+fn write_json(
+    ctx: &Context,
+    p: &Params,
+    plan: &Plan,
+    a: &Analysis,
+    inv_rows: &[InvariantRow],
+    runs: &[Run],
+) -> anyhow::Result<()> {
+    let Analysis { rows, ideal, aa } = a;
+    let (capacity, goodput, c, mean_size, lambda) = (
+        plan.capacity,
+        plan.goodput,
+        plan.c,
+        plan.mean_size,
+        plan.lambda,
+    );
     let run_meta: Vec<serde_json::Value> = runs
         .iter()
         .map(|x| {
@@ -445,10 +550,28 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             "aa_tcp_halves": aa.as_ref().map(|a| serde_json::json!({"faster": a.faster, "slower": a.slower, "equal": a.equal, "mean_ratio": a.mean_ratio})),
         }),
     )?;
+    Ok(())
+}
 
-    // ----- plots ----------------------------------------------------------------------------
+/// The completion-time CDF of every variant and completion time against size.
+fn plots(
+    ctx: &Context,
+    p: &Params,
+    plan: &Plan,
+    runs: &[Run],
+    rows: &[VariantRow],
+) -> anyhow::Result<()> {
+    let Plan {
+        capacity,
+        variants,
+        paths,
+        ..
+    } = plan;
+    let capacity = *capacity;
+    let means = |v: &str, pick: &dyn Fn(usize) -> bool| flow_means(paths, runs, v, pick);
+    let all = |_: usize| true;
     let mut cdf_series = Vec::new();
-    for v in &variants {
+    for v in variants {
         let mut t: Vec<f64> = means(v, &all).into_iter().flatten().collect();
         t.sort_by(f64::total_cmp);
         let n = t.len().max(1) as f64;
@@ -505,11 +628,23 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         },
         &ctx.path("by_size.svg"),
     )?;
+    Ok(())
+}
 
-    // ----- summary --------------------------------------------------------------------------
-    let s = |x: Option<f64>| x.map_or("—".into(), |v| format!("{v:+.3} s"));
-    let pc = |x: Option<f64>| x.map_or("—".into(), |v| pct(v, 1));
-    let table = md_table(
+/// A signed number of seconds, or a dash.
+fn signed_s(x: Option<f64>) -> String {
+    x.map_or("—".into(), |v| format!("{v:+.3} s"))
+}
+
+/// A share, or a dash.
+fn share_or_dash(x: Option<f64>) -> String {
+    x.map_or("—".into(), |v| pct(v, 1))
+}
+
+/// The table of every variant against tcp and beside the fluid ideal.
+fn results_table(rows: &[VariantRow]) -> String {
+    let (s, pc) = (signed_s, share_or_dash);
+    md_table(
         &[
             "variant",
             "done",
@@ -550,11 +685,14 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 ]
             })
             .collect::<Vec<_>>(),
-    );
-    let paper = crate::p000::paper000_table2();
+    )
+}
+
+/// The invariant summed per variant and side, as a table, and whether it held everywhere.
+fn invariant_table(inv_rows: &[InvariantRow]) -> (String, bool) {
     // The invariant, summed per variant and side.
     let mut inv_sum: Vec<(String, String, Invariant, u64, usize)> = Vec::new();
-    for r in &inv_rows {
+    for r in inv_rows {
         let key = (r.variant.clone(), r.side.clone());
         let i = Invariant {
             checked: r.connections_checked,
@@ -612,6 +750,12 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let inv_ok = inv_sum.iter().all(|(_, _, i, fb, nf)| {
         i.violated == 0 && i.payload_bytes == *fb && i.checked as usize == *nf
     });
+    (inv_table, inv_ok)
+}
+
+/// The goals on FAIR and SRPT, met or not.
+fn goals(rows: &[VariantRow]) -> String {
+    let (s, pc) = (signed_s, share_or_dash);
     let get = |v: &str| rows.iter().find(|r| r.variant == v);
     let mut goals = String::new();
     if let Some(f) = get("fair") {
@@ -643,7 +787,12 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             pc(r.gain_share_of_ideal)
         ));
     }
-    let noise = match &aa {
+    goals
+}
+
+/// What the A/A comparison of `tcp`'s two halves of repeats says of the noise.
+fn noise(p: &Params, aa: Option<&Pairwise>) -> String {
+    match aa {
         Some(a) => format!(
             "**Noise (A/A).** The `tcp` repeats split in two halves (even and odd repeats), each flow's mean over \
              each half, compared with the same tolerance: {} of the flows come out faster and {} slower in one half \
@@ -657,8 +806,12 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             p.repeats
         ),
         None => "(One repeat only: no A/A estimate of the noise.)".into(),
-    };
-    let drops: Vec<String> = variants
+    }
+}
+
+/// Packets dropped at the bottleneck per run of each variant (mean).
+fn drops(variants: &[String], runs: &[Run]) -> Vec<String> {
+    variants
         .iter()
         .map(|v| {
             let (n, d) = runs
@@ -669,8 +822,37 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 });
             format!("{v} {:.0}", d as f64 / n.max(1) as f64)
         })
-        .collect();
-    Ok(format!(
+        .collect()
+}
+
+/// The summary.
+fn render(
+    p: &Params,
+    plan: &Plan,
+    cc: &str,
+    a: &Analysis,
+    inv_rows: &[InvariantRow],
+    runs: &[Run],
+) -> String {
+    let Plan {
+        goodput,
+        c,
+        mean_size,
+        lambda,
+        variants,
+        paths,
+        bed,
+        ..
+    } = plan;
+    let (goodput, c, mean_size, lambda) = (*goodput, *c, *mean_size, *lambda);
+    let failed_total: usize = a.rows.iter().map(|r| r.failed).sum();
+    let table = results_table(&a.rows);
+    let paper = crate::p000::paper000_table2();
+    let (inv_table, inv_ok) = invariant_table(inv_rows);
+    let goals = goals(&a.rows);
+    let noise = noise(p, a.aa.as_ref());
+    let drops = drops(variants, runs);
+    format!(
         "# {NAME}: paper 000, Table 2, on the real-TCP testbed\n\n\
 {path} Real `schedtcp server` (destination) and `schedtcp client` \
 (origin) processes, restarted for every variant; an embedded target in the destination; a workload generator in \
@@ -701,7 +883,7 @@ Invariant {inv_word}.\n\n\
 Packets dropped at the bottleneck per run (mean): {drops}.\n\n\
 Files: `flows.csv` (every flow under every variant), `table2.csv`, `fluid_ideal.csv`, `invariant.csv`, \
 `table2.json`.\n",
-        path = bed.describe(&cc),
+        path = bed.describe(cc),
         a = p.alpha,
         pc = p.paper_c,
         scale = p.scale,
@@ -727,5 +909,5 @@ Files: `flows.csv` (every flow under every variant), `table2.csv`, `fluid_ideal.
             "**does not hold everywhere** (see the table)"
         },
         drops = drops.join(", "),
-    ))
+    )
 }

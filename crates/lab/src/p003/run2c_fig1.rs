@@ -143,62 +143,9 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
 
     // Simulation check on one shared sample path.
     pb.set_message("simulation");
-    let path = SamplePath::poisson(q.lambda(), &dist, p.sim_flows, ctx.seed(p.seed))?;
-    let skip = p.sim_flows / 100;
-    let sim = |pol: Policy| -> anyhow::Result<f64> {
-        let r = simulate(&path, 1.0, pol)?.response_times(&path);
-        Ok(mean(&r[skip..]))
-    };
-    let mut sim_rows = Vec::new();
-    for (pol, model) in [
-        (Policy::Ps, e_ps),
-        (Policy::Las, e_las),
-        (Policy::Srpt, e_srpt),
-    ] {
-        let s = sim(pol)?;
-        sim_rows.push(SimRow {
-            policy: pol.name(),
-            simulated_mean: s,
-            model_mean: model,
-            relative_difference: s / model - 1.0,
-        });
-        pb.inc(1);
-    }
-    for &th in &p.sim_thresholds {
-        check_param!(th >= 0.0, "sim threshold {th} must be >= 0");
-        let model = psps::mean_response(&q, th, &opts)?;
-        let s = sim(Policy::PsPs { threshold: th })?;
-        sim_rows.push(SimRow {
-            policy: Policy::PsPs { threshold: th }.name(),
-            simulated_mean: s,
-            model_mean: model,
-            relative_difference: s / model - 1.0,
-        });
-        pb.inc(1);
-    }
+    let sim_rows = simulation_check(ctx, &p, &q, &dist, &opts, [e_ps, e_las, e_srpt], &pb)?;
     pb.set_message("optimum vs load");
-    let mut opt_rows = Vec::new();
-    for &load in &p.optimum_loads {
-        check_param!(
-            load > 0.0 && load < 1.0,
-            "optimum load {load} must be in (0, 1)"
-        );
-        let ql = Mg1::with_load(load, dist.clone())?;
-        let mut c = Vec::new();
-        for &th in &ths {
-            c.push((th, psps::mean_response(&ql, th, &opts)?));
-        }
-        let (t, e) = refine(&ql, &c, &opts)?;
-        let (eps, elas) = (ps::mean_response(&ql)?, las::mean_response(&ql)?);
-        opt_rows.push(OptRow {
-            load,
-            optimal_threshold: t,
-            psps_mean: e,
-            ps_mean: eps,
-            las_mean: elas,
-            share_of_las_gain: (eps - e) / (eps - elas),
-        });
-    }
+    let opt_rows = optimum_vs_load(&p, &dist, &ths, &opts)?;
     pb.finish_and_clear();
     ctx.write_csv("optimum_vs_load.csv", &opt_rows)?;
     ctx.write_csv("simulation_check.csv", &sim_rows)?;
@@ -247,6 +194,102 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     };
     render_svg(&plot, &ctx.path("fig1.svg"))?;
 
+    Ok(render(&p, &summary, &rows, &sim_rows, &opt_rows))
+}
+
+/// Simulation check on one shared sample path: PS, LAS and SRPT (`models`: their model
+/// means) and PS+PS at the scenario's thresholds against the models.
+fn simulation_check(
+    ctx: &Context,
+    p: &Params,
+    q: &Mg1,
+    dist: &SizeDist,
+    opts: &psps::SolverOptions,
+    [e_ps, e_las, e_srpt]: [f64; 3],
+    pb: &indicatif::ProgressBar,
+) -> anyhow::Result<Vec<SimRow>> {
+    let path = SamplePath::poisson(q.lambda(), dist, p.sim_flows, ctx.seed(p.seed))?;
+    let skip = p.sim_flows / 100;
+    let sim = |pol: Policy| -> anyhow::Result<f64> {
+        let r = simulate(&path, 1.0, pol)?.response_times(&path);
+        Ok(mean(&r[skip..]))
+    };
+    let mut sim_rows = Vec::new();
+    for (pol, model) in [
+        (Policy::Ps, e_ps),
+        (Policy::Las, e_las),
+        (Policy::Srpt, e_srpt),
+    ] {
+        let s = sim(pol)?;
+        sim_rows.push(SimRow {
+            policy: pol.name(),
+            simulated_mean: s,
+            model_mean: model,
+            relative_difference: s / model - 1.0,
+        });
+        pb.inc(1);
+    }
+    for &th in &p.sim_thresholds {
+        check_param!(th >= 0.0, "sim threshold {th} must be >= 0");
+        let model = psps::mean_response(q, th, opts)?;
+        let s = sim(Policy::PsPs { threshold: th })?;
+        sim_rows.push(SimRow {
+            policy: Policy::PsPs { threshold: th }.name(),
+            simulated_mean: s,
+            model_mean: model,
+            relative_difference: s / model - 1.0,
+        });
+        pb.inc(1);
+    }
+    Ok(sim_rows)
+}
+
+/// The optimal threshold and PS+PS's share of LAS's gain at each of the scenario's loads.
+fn optimum_vs_load(
+    p: &Params,
+    dist: &SizeDist,
+    ths: &[f64],
+    opts: &psps::SolverOptions,
+) -> anyhow::Result<Vec<OptRow>> {
+    let mut opt_rows = Vec::new();
+    for &load in &p.optimum_loads {
+        check_param!(
+            load > 0.0 && load < 1.0,
+            "optimum load {load} must be in (0, 1)"
+        );
+        let ql = Mg1::with_load(load, dist.clone())?;
+        let mut c = Vec::new();
+        for &th in ths {
+            c.push((th, psps::mean_response(&ql, th, opts)?));
+        }
+        let (t, e) = refine(&ql, &c, opts)?;
+        let (eps, elas) = (ps::mean_response(&ql)?, las::mean_response(&ql)?);
+        opt_rows.push(OptRow {
+            load,
+            optimal_threshold: t,
+            psps_mean: e,
+            ps_mean: eps,
+            las_mean: elas,
+            share_of_las_gain: (eps - e) / (eps - elas),
+        });
+    }
+    Ok(opt_rows)
+}
+
+/// The summary.
+fn render(
+    p: &Params,
+    summary: &Summary,
+    rows: &[Row],
+    sim_rows: &[SimRow],
+    opt_rows: &[OptRow],
+) -> String {
+    let (e_ps, e_las, e_srpt) = (summary.ps_mean, summary.las_mean, summary.srpt_mean);
+    let (th_opt, e_opt, mean_size) = (
+        summary.optimal_threshold,
+        summary.optimal_mean,
+        summary.mean_size,
+    );
     let near = opt_rows.iter().min_by(|a, b| {
         (a.optimal_threshold - 200.0)
             .abs()
@@ -274,7 +317,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             })
             .collect::<Vec<_>>(),
     );
-    Ok(format!(
+    format!(
         "# {NAME}: PS+PS mean response time vs threshold (paper 003, Fig. 1)\n\n\
 Flow sizes BP({k}, {pp}, {a}) packets (mean {mean_size:.1} packets; the paper says \"mean 64\"), \
 load ρ = {load}, link of 1 packet per time unit. Model: eqs. (6)–(8) solved numerically \
@@ -377,5 +420,5 @@ LAS's gain over PS, the paper's qualitative claim.\n\
                 ],
             ]
         ),
-    ))
+    )
 }

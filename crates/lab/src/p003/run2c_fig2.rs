@@ -132,6 +132,74 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     }
     ctx.write_csv("simulation_check.csv", &sim_rows)?;
 
+    plots(ctx, &p, th, &rows, &sim_rows)?;
+    pb.finish_and_clear();
+
+    let last = rows.last().context("no size points")?;
+    let small = &rows[0];
+    let pick = |x: f64| -> anyhow::Result<Vec<String>> {
+        Ok(vec![
+            format!("{x:.0}"),
+            format!("{:.1}", ps::response(&q, x)?),
+            format!("{:.1}", las::response(&q, x)?),
+            format!("{:.1}", sol.response(x)?),
+        ])
+    };
+    let table = md_table(
+        &["size x", "T_PS(x)", "T_LAS(x)", "T_PS+PS(x)"],
+        &[
+            pick(p.k)?,
+            pick(50.0)?,
+            pick(th)?,
+            pick(1000.0)?,
+            pick(p.p)?,
+        ],
+    );
+    let sim_table = simulation_table(&sim_rows);
+    Ok(format!(
+        "# {NAME}: T(x) under PS, LAS and PS+PS (paper 003, Fig. 2)\n\n\
+BP({k}, {pp}, {a}) packets, load ρ = {load}, PS+PS threshold {th:.0} packets \
+({thsrc}).\n\n![T(x)](fig2.svg)\n\n![difference to PS](fig2_difference.svg)\n\n\
+## Model values\n\n{table}\n\
+## What the paper says and what we see\n\n\
+* Paper: \"even though large flows do not suffer much with PS+PS, the average time in the \
+system is reduced significantly\", while LAS penalises the largest flows. Ours: at the \
+largest size ({big:.0} packets) LAS is {las_pen:.1}% slower than PS and PS+PS {psps_pen:.1}% \
+slower; at the smallest size ({sm:.0} packets) LAS and PS+PS are {las_gain:.1}× and \
+{psps_gain:.1}× faster than PS.\n\
+* Theorem 1 (PS+PS slowdown → 1/(1−ρ)) and the bounded offset of PS+PS over PS are visible \
+in the difference plot: the PS+PS − PS curve stays bounded while LAS − PS grows (for α < 2 \
+it grows like x^(2−α)).\n\n\
+## Simulation check (conditional means in size bins; model at the bin's geometric middle)\n\n\
+{sim_table}\n\
+Bins are wide, so the model value at the middle of a bin is only indicative for steep \
+curves; the heavy tail makes the largest bins noisy.\n",
+        k = p.k,
+        pp = p.p,
+        a = p.alpha,
+        load = p.load,
+        thsrc = if p.threshold > 0.0 {
+            "from the scenario"
+        } else {
+            "the optimum of E[T]"
+        },
+        big = last.size,
+        las_pen = 100.0 * (last.las / last.ps - 1.0),
+        psps_pen = 100.0 * (last.psps / last.ps - 1.0),
+        sm = small.size,
+        las_gain = small.ps / small.las,
+        psps_gain = small.ps / small.psps,
+    ))
+}
+
+/// T(x) by size under each policy, model and simulation, and the differences to PS.
+fn plots(
+    ctx: &Context,
+    p: &Params,
+    th: f64,
+    rows: &[Row],
+    sim_rows: &[SimRow],
+) -> anyhow::Result<()> {
     let col = |f: fn(&Row) -> f64| rows.iter().map(|r| (r.size, f(r))).collect::<Vec<_>>();
     let mids = |f: fn(&SimRow) -> Option<f64>| {
         sim_rows
@@ -176,29 +244,12 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         },
         &ctx.path("fig2_difference.svg"),
     )?;
-    pb.finish_and_clear();
+    Ok(())
+}
 
-    let last = rows.last().context("no size points")?;
-    let small = &rows[0];
-    let pick = |x: f64| -> anyhow::Result<Vec<String>> {
-        Ok(vec![
-            format!("{x:.0}"),
-            format!("{:.1}", ps::response(&q, x)?),
-            format!("{:.1}", las::response(&q, x)?),
-            format!("{:.1}", sol.response(x)?),
-        ])
-    };
-    let table = md_table(
-        &["size x", "T_PS(x)", "T_LAS(x)", "T_PS+PS(x)"],
-        &[
-            pick(p.k)?,
-            pick(50.0)?,
-            pick(th)?,
-            pick(1000.0)?,
-            pick(p.p)?,
-        ],
-    );
-    let sim_table = md_table(
+/// The simulation's mean response time per size bin against the model's at the bin's middle.
+fn simulation_table(sim_rows: &[SimRow]) -> String {
+    md_table(
         &[
             "size bin",
             "flows",
@@ -221,39 +272,5 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 ]
             })
             .collect::<Vec<_>>(),
-    );
-    Ok(format!(
-        "# {NAME}: T(x) under PS, LAS and PS+PS (paper 003, Fig. 2)\n\n\
-BP({k}, {pp}, {a}) packets, load ρ = {load}, PS+PS threshold {th:.0} packets \
-({thsrc}).\n\n![T(x)](fig2.svg)\n\n![difference to PS](fig2_difference.svg)\n\n\
-## Model values\n\n{table}\n\
-## What the paper says and what we see\n\n\
-* Paper: \"even though large flows do not suffer much with PS+PS, the average time in the \
-system is reduced significantly\", while LAS penalises the largest flows. Ours: at the \
-largest size ({big:.0} packets) LAS is {las_pen:.1}% slower than PS and PS+PS {psps_pen:.1}% \
-slower; at the smallest size ({sm:.0} packets) LAS and PS+PS are {las_gain:.1}× and \
-{psps_gain:.1}× faster than PS.\n\
-* Theorem 1 (PS+PS slowdown → 1/(1−ρ)) and the bounded offset of PS+PS over PS are visible \
-in the difference plot: the PS+PS − PS curve stays bounded while LAS − PS grows (for α < 2 \
-it grows like x^(2−α)).\n\n\
-## Simulation check (conditional means in size bins; model at the bin's geometric middle)\n\n\
-{sim_table}\n\
-Bins are wide, so the model value at the middle of a bin is only indicative for steep \
-curves; the heavy tail makes the largest bins noisy.\n",
-        k = p.k,
-        pp = p.p,
-        a = p.alpha,
-        load = p.load,
-        thsrc = if p.threshold > 0.0 {
-            "from the scenario"
-        } else {
-            "the optimum of E[T]"
-        },
-        big = last.size,
-        las_pen = 100.0 * (last.las / last.ps - 1.0),
-        psps_pen = 100.0 * (last.psps / last.ps - 1.0),
-        sm = small.size,
-        las_gain = small.ps / small.las,
-        psps_gain = small.ps / small.psps,
-    ))
+    )
 }

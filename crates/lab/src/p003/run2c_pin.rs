@@ -280,9 +280,60 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         *unit == SizeUnit::Packets,
         "the S1/D1 sizes must be in packets"
     );
+    let t = scheme_table(&schemes, &rows, size, mss)?;
+    let flows = rows.first().map_or(0, |r| r.flows);
+    Ok(format!(
+        "# {NAME}: PIN initial sequence numbers and a stateless RuN2C core (paper 003, Section III)\n\n\
+Simulator, S1/D1 as `run2c-sim` (10 Mbit/s bottleneck, {buf}-packet buffer, NewReno without SACK, \
+initial window {iw}, maximum window 30, {mss}-byte segments, RTO in [{minrto} s, {maxrto} s], \
+load {load}; {dur} s of arrivals and {drain} s of drain, {runs} seed(s), {flows} flows in the \
+first). Every sender picks its initial sequence number among the scheme's possible initial \
+numbers (`tcp.pin_isn`: R random high bits, L and TH bits zero, `low` random low bits). Each seed \
+runs twice on the same flows: the bottleneck's RuN2C classifies by the flow's byte offset (the \
+stateful core: threshold ⌈2^TH / MSS⌉ segments, the same packets as the mask when `low` = 0) and \
+by the mask on the wire sequence number alone (`run2c_pin`: first class while the L bits are \
+zero, no per-flow state). Identical runs (the same report fingerprint) are expected while no \
+flow runs over into its next PIN block; an overflow puts the first th bytes of the next block \
+into the first class again.\n\n\
+The paper's estimate (Section III-A): with TH = 14 and L = 8 a connection overflows every 2^22 \
+bytes (\"≈ 4 Mbytes\", \"2800 packets\"), which \"at the worst case\" may cost one loss: \
+3.6 × 10⁻⁴ per packet (1/2800; MSS / 2^22 = 3.48 × 10⁻⁴ with {mss}-byte segments). That is the \
+rate of an endless connection; D1's flows are at most 5000 packets, so most never overflow: \
+`models::pin` sums P(S ≥ k · block) over k for D1's sizes. The project's default RuN2C \
+threshold is 20 segments (29 200 B here, 28 960 B with Linux's 1448-byte segments): TH = 15 \
+(32 KiB) is the smallest scheme that covers it, and with L = 8 its blocks are 8 MiB, longer \
+than D1's largest flow.\n\n{t}\n\
+\"Measured overflows per packet\": PIN block boundaries the connections' bytes crossed, over \
+the data packets sent (retransmissions included); \"promoted packets\": segments of an \
+overflowed block that the mask puts in the first class. What the overflows cost in the \
+simulator: the retransmissions of the flows that overflowed under each core, and their \
+difference over all the run's data packets (the paper's worst case counts one loss per \
+overflow). The whole run's retransmissions are in `runs.csv` but are no measure of it: one \
+packet classified differently changes every later event of the run (\"flows whose delay \
+differs\"), so the two runs' totals differ by the sample path's noise. Ranges are over seeds.\n\nFiles: `runs.csv` (per scheme and seed).\n",
+        buf = p.buffer_packets,
+        iw = p.initial_window,
+        mss = mss,
+        minrto = p.min_rto_ms / 1e3,
+        maxrto = p.max_rto_ms / 1e3,
+        load = p.load,
+        dur = p.duration_s,
+        drain = p.drain_s,
+        runs = p.runs,
+    ))
+}
+
+/// Per scheme: the paper's worst case and the models' expected overflows beside what the runs
+/// measured (ranges over the runs).
+fn scheme_table(
+    schemes: &[PinScheme],
+    rows: &[RunRow],
+    size: &sim::workload::SizeDist,
+    mss: u64,
+) -> anyhow::Result<String> {
     let sizes_packets = model_sizes(size)?;
     let mut table = Vec::new();
-    for s in &schemes {
+    for s in schemes {
         let (_, l, th, _) = s.bits();
         let rr: Vec<&RunRow> = rows.iter().filter(|r| r.scheme == label(s)).collect();
         let worst = models::pin::worst_case_loss(l, th, mss as f64)?;
@@ -335,7 +386,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             ),
         ]);
     }
-    let t = md_table(
+    Ok(md_table(
         &[
             "scheme",
             "th / PIN block",
@@ -351,46 +402,6 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             "mean delay of flows ≤ th, stateful / stateless (ms)",
         ],
         &table,
-    );
-    let flows = rows.first().map_or(0, |r| r.flows);
-    Ok(format!(
-        "# {NAME}: PIN initial sequence numbers and a stateless RuN2C core (paper 003, Section III)\n\n\
-Simulator, S1/D1 as `run2c-sim` (10 Mbit/s bottleneck, {buf}-packet buffer, NewReno without SACK, \
-initial window {iw}, maximum window 30, {mss}-byte segments, RTO in [{minrto} s, {maxrto} s], \
-load {load}; {dur} s of arrivals and {drain} s of drain, {runs} seed(s), {flows} flows in the \
-first). Every sender picks its initial sequence number among the scheme's possible initial \
-numbers (`tcp.pin_isn`: R random high bits, L and TH bits zero, `low` random low bits). Each seed \
-runs twice on the same flows: the bottleneck's RuN2C classifies by the flow's byte offset (the \
-stateful core: threshold ⌈2^TH / MSS⌉ segments, the same packets as the mask when `low` = 0) and \
-by the mask on the wire sequence number alone (`run2c_pin`: first class while the L bits are \
-zero, no per-flow state). Identical runs (the same report fingerprint) are expected while no \
-flow runs over into its next PIN block; an overflow puts the first th bytes of the next block \
-into the first class again.\n\n\
-The paper's estimate (Section III-A): with TH = 14 and L = 8 a connection overflows every 2^22 \
-bytes (\"≈ 4 Mbytes\", \"2800 packets\"), which \"at the worst case\" may cost one loss: \
-3.6 × 10⁻⁴ per packet (1/2800; MSS / 2^22 = 3.48 × 10⁻⁴ with {mss}-byte segments). That is the \
-rate of an endless connection; D1's flows are at most 5000 packets, so most never overflow: \
-`models::pin` sums P(S ≥ k · block) over k for D1's sizes. The project's default RuN2C \
-threshold is 20 segments (29 200 B here, 28 960 B with Linux's 1448-byte segments): TH = 15 \
-(32 KiB) is the smallest scheme that covers it, and with L = 8 its blocks are 8 MiB, longer \
-than D1's largest flow.\n\n{t}\n\
-\"Measured overflows per packet\": PIN block boundaries the connections' bytes crossed, over \
-the data packets sent (retransmissions included); \"promoted packets\": segments of an \
-overflowed block that the mask puts in the first class. What the overflows cost in the \
-simulator: the retransmissions of the flows that overflowed under each core, and their \
-difference over all the run's data packets (the paper's worst case counts one loss per \
-overflow). The whole run's retransmissions are in `runs.csv` but are no measure of it: one \
-packet classified differently changes every later event of the run (\"flows whose delay \
-differs\"), so the two runs' totals differ by the sample path's noise. Ranges are over seeds.\n\nFiles: `runs.csv` (per scheme and seed).\n",
-        buf = p.buffer_packets,
-        iw = p.initial_window,
-        mss = mss,
-        minrto = p.min_rto_ms / 1e3,
-        maxrto = p.max_rto_ms / 1e3,
-        load = p.load,
-        dur = p.duration_s,
-        drain = p.drain_s,
-        runs = p.runs,
     ))
 }
 

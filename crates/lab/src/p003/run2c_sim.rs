@@ -645,51 +645,8 @@ fn section(
     tput: &[ThroughputRow],
     ds: &[DisciplineSpec; 3],
 ) -> String {
-    let of = |d: &str| -> Vec<&RunRow> {
-        rows.iter()
-            .filter(|r| r.setting == s.name && r.discipline == d)
-            .collect()
-    };
-    let table = md_table(
-        &[
-            "discipline",
-            "mean open conns",
-            "max open conns",
-            "mean delay < th (s)",
-            "max delay 7-pkt flows (s)",
-            "unfinished flows",
-            "bottleneck loss rate",
-        ],
-        &ds.iter()
-            .map(|&d| {
-                let r = of(label(d));
-                vec![
-                    label(d).to_string(),
-                    fmt_range(range(r.iter().map(|x| x.mean_active)), "", 1),
-                    fmt_range(range(r.iter().map(|x| f64::from(x.max_active))), "", 0),
-                    fmt_range(
-                        range(r.iter().filter_map(|x| x.mean_delay_under_threshold_s)),
-                        "",
-                        3,
-                    ),
-                    fmt_range(
-                        range(r.iter().filter_map(|x| x.max_delay_7_packets_s)),
-                        "",
-                        3,
-                    ),
-                    fmt_range(range(r.iter().map(|x| x.unfinished as f64)), "", 0),
-                    fmt_range(
-                        range(r.iter().map(|x| {
-                            100.0 * x.bottleneck_drops as f64
-                                / (x.bottleneck_drops + x.bottleneck_tx_packets).max(1) as f64
-                        })),
-                        "%",
-                        2,
-                    ),
-                ]
-            })
-            .collect::<Vec<_>>(),
-    );
+    let of = |d: &str| runs_of(rows, s, d);
+    let table = discipline_table(s, rows, ds);
     // Ratio DropTail / X of the mean delay under the threshold, per seed (common random
     // numbers: the same flows in both runs).
     let ratio = |x: &str| {
@@ -806,6 +763,58 @@ connections DropTail {adt}, RuN {ar}, RuN2C {a2}: {fewer} |\n\
         adt = fmt_range(adt, "", 1),
         ar = fmt_range(ar, "", 1),
         a2 = fmt_range(a2, "", 1),
+    )
+}
+
+/// The runs of `setting` under discipline `d`.
+fn runs_of<'a>(rows: &'a [RunRow], s: &Setting, d: &str) -> Vec<&'a RunRow> {
+    rows.iter()
+        .filter(|r| r.setting == s.name && r.discipline == d)
+        .collect()
+}
+
+/// Per discipline: open connections, delays, unfinished flows and loss (ranges over seeds).
+fn discipline_table(s: &Setting, rows: &[RunRow], ds: &[DisciplineSpec; 3]) -> String {
+    let of = |d: &str| runs_of(rows, s, d);
+    md_table(
+        &[
+            "discipline",
+            "mean open conns",
+            "max open conns",
+            "mean delay < th (s)",
+            "max delay 7-pkt flows (s)",
+            "unfinished flows",
+            "bottleneck loss rate",
+        ],
+        &ds.iter()
+            .map(|&d| {
+                let r = of(label(d));
+                vec![
+                    label(d).to_string(),
+                    fmt_range(range(r.iter().map(|x| x.mean_active)), "", 1),
+                    fmt_range(range(r.iter().map(|x| f64::from(x.max_active))), "", 0),
+                    fmt_range(
+                        range(r.iter().filter_map(|x| x.mean_delay_under_threshold_s)),
+                        "",
+                        3,
+                    ),
+                    fmt_range(
+                        range(r.iter().filter_map(|x| x.max_delay_7_packets_s)),
+                        "",
+                        3,
+                    ),
+                    fmt_range(range(r.iter().map(|x| x.unfinished as f64)), "", 0),
+                    fmt_range(
+                        range(r.iter().map(|x| {
+                            100.0 * x.bottleneck_drops as f64
+                                / (x.bottleneck_drops + x.bottleneck_tx_packets).max(1) as f64
+                        })),
+                        "%",
+                        2,
+                    ),
+                ]
+            })
+            .collect::<Vec<_>>(),
     )
 }
 
@@ -944,11 +953,7 @@ fn d2_report(
     let mut persistent_rows = Vec::new();
     let mut sections = String::new();
     for s in settings {
-        let runs_of = |d: &str| -> Vec<&RunOut> {
-            outs.iter()
-                .filter(|o| o.setting == s.name && o.discipline == d)
-                .collect()
-        };
+        let runs_of = |d: &str| d2_runs_of(outs, s, d);
         // Short flows' mean and maximum delay by size, all seeds pooled (Fig. 13).
         let mut mean_series = Vec::new();
         let mut max_series = Vec::new();
@@ -984,76 +989,7 @@ fn d2_report(
             )?;
         }
 
-        // Number of short flows in the network over time, run 0, means over windows
-        // (Fig. 12, log scale: a window with no short flow at all is not drawn).
-        let window = p.d2_window_s;
-        let active: Vec<Series> = ds
-            .iter()
-            .filter_map(|&d| {
-                let o = runs_of(label(d)).into_iter().find(|o| o.run == 0)?;
-                let persistent = o.persistent_kbps.len() as u32;
-                let mut sums: Vec<(f64, usize)> = Vec::new();
-                for &(t, n) in &o.samples {
-                    let i = (t / window) as usize;
-                    if sums.len() <= i {
-                        sums.resize(i + 1, (0.0, 0));
-                    }
-                    sums[i].0 += f64::from(n.saturating_sub(persistent));
-                    sums[i].1 += 1;
-                }
-                let pts = sums
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &(_, c))| c > 0)
-                    .map(|(i, &(sum, c))| ((i as f64 + 0.5) * window, sum / c as f64))
-                    .collect();
-                Some(Series::line(label(d), pts))
-            })
-            .collect();
-        render_svg(
-            &LinePlot {
-                title: format!(
-                    "Short flows in the network, {window} s means (run 0) — {} / D2",
-                    s.name
-                ),
-                x_label: "time (s)".into(),
-                y_label: "short flows in the network".into(),
-                log_y: true,
-                series: active,
-                ..Default::default()
-            },
-            &ctx.path(&format!("d2_short_flows_over_time_{}.svg", s.name)),
-        )?;
-
-        // Each persistent flow's throughput, sorted, run 0 (Fig. 14 plots it against the
-        // flow's size, i.e. the packets it carried: the same numbers up to a factor).
-        let tput: Vec<Series> = ds
-            .iter()
-            .filter_map(|&d| {
-                let o = runs_of(label(d)).into_iter().find(|o| o.run == 0)?;
-                let mut v = o.persistent_kbps.clone();
-                v.sort_by(f64::total_cmp);
-                let pts = v
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &k)| ((i + 1) as f64, k))
-                    .collect();
-                Some(Series::markers(label(d), pts))
-            })
-            .collect();
-        render_svg(
-            &LinePlot {
-                title: format!(
-                    "Throughput of each persistent flow, sorted (run 0) — {} / D2",
-                    s.name
-                ),
-                x_label: "persistent flow (rank by throughput)".into(),
-                y_label: "throughput (kbit/s)".into(),
-                series: tput,
-                ..Default::default()
-            },
-            &ctx.path(&format!("d2_persistent_throughput_{}.svg", s.name)),
-        )?;
+        d2_run0_plots(ctx, p, s, ds, outs)?;
 
         let first = run_rows.len();
         for &d in ds {
@@ -1112,66 +1048,103 @@ delay by size), `d2_persistent.csv` (Fig. 14: each persistent flow's throughput)
     ))
 }
 
+/// The D2 runs of setting `s` under discipline `d`.
+fn d2_runs_of<'a>(outs: &'a [RunOut], s: &Setting, d: &str) -> Vec<&'a RunOut> {
+    outs.iter()
+        .filter(|o| o.setting == s.name && o.discipline == d)
+        .collect()
+}
+
+/// Run 0 of `s` under D2: the short flows in the network over time (window means) and each
+/// persistent flow's throughput, sorted.
+fn d2_run0_plots(
+    ctx: &Context,
+    p: &Params,
+    s: &Setting,
+    ds: &[DisciplineSpec; 3],
+    outs: &[RunOut],
+) -> anyhow::Result<()> {
+    let runs_of = |d: &str| d2_runs_of(outs, s, d);
+    // Number of short flows in the network over time, run 0, means over windows
+    // (Fig. 12, log scale: a window with no short flow at all is not drawn).
+    let window = p.d2_window_s;
+    let active: Vec<Series> = ds
+        .iter()
+        .filter_map(|&d| {
+            let o = runs_of(label(d)).into_iter().find(|o| o.run == 0)?;
+            let persistent = o.persistent_kbps.len() as u32;
+            let mut sums: Vec<(f64, usize)> = Vec::new();
+            for &(t, n) in &o.samples {
+                let i = (t / window) as usize;
+                if sums.len() <= i {
+                    sums.resize(i + 1, (0.0, 0));
+                }
+                sums[i].0 += f64::from(n.saturating_sub(persistent));
+                sums[i].1 += 1;
+            }
+            let pts = sums
+                .iter()
+                .enumerate()
+                .filter(|(_, &(_, c))| c > 0)
+                .map(|(i, &(sum, c))| ((i as f64 + 0.5) * window, sum / c as f64))
+                .collect();
+            Some(Series::line(label(d), pts))
+        })
+        .collect();
+    render_svg(
+        &LinePlot {
+            title: format!(
+                "Short flows in the network, {window} s means (run 0) — {} / D2",
+                s.name
+            ),
+            x_label: "time (s)".into(),
+            y_label: "short flows in the network".into(),
+            log_y: true,
+            series: active,
+            ..Default::default()
+        },
+        &ctx.path(&format!("d2_short_flows_over_time_{}.svg", s.name)),
+    )?;
+
+    // Each persistent flow's throughput, sorted, run 0 (Fig. 14 plots it against the
+    // flow's size, i.e. the packets it carried: the same numbers up to a factor).
+    let tput: Vec<Series> = ds
+        .iter()
+        .filter_map(|&d| {
+            let o = runs_of(label(d)).into_iter().find(|o| o.run == 0)?;
+            let mut v = o.persistent_kbps.clone();
+            v.sort_by(f64::total_cmp);
+            let pts = v
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| ((i + 1) as f64, k))
+                .collect();
+            Some(Series::markers(label(d), pts))
+        })
+        .collect();
+    render_svg(
+        &LinePlot {
+            title: format!(
+                "Throughput of each persistent flow, sorted (run 0) — {} / D2",
+                s.name
+            ),
+            x_label: "persistent flow (rank by throughput)".into(),
+            y_label: "throughput (kbit/s)".into(),
+            series: tput,
+            ..Default::default()
+        },
+        &ctx.path(&format!("d2_persistent_throughput_{}.svg", s.name)),
+    )?;
+    Ok(())
+}
+
 /// The D2 summary of one setting: a per-discipline table and the paper's statements beside
 /// our numbers, with verdicts computed from the per-seed values.
 fn d2_section(s: &Setting, p: &Params, rows: &[D2RunRow], ds: &[DisciplineSpec; 3]) -> String {
-    let of = |d: &str| -> Vec<&D2RunRow> { rows.iter().filter(|r| r.discipline == d).collect() };
+    let of = |d: &str| d2_rows(rows, d);
     let rng =
         |d: &str, f: &dyn Fn(&D2RunRow) -> Option<f64>| range(of(d).into_iter().filter_map(f));
-    let table = md_table(
-        &[
-            "discipline",
-            "mean short flows in network",
-            "max short flows in network",
-            "mean delay short flows (s)",
-            "mean delay < th (s)",
-            "max delay short flows (s)",
-            "timeout share of delay",
-            "unfinished short",
-            "persistent mean (kbit/s)",
-            "persistent sd (kbit/s)",
-            "persistent min–max (kbit/s)",
-            "bottleneck loss rate",
-        ],
-        &ds.iter()
-            .map(|&d| {
-                let l = label(d);
-                let r = of(l);
-                let mm = range(r.iter().map(|x| x.persistent_min_kbps)).map(|x| x.0);
-                let mx = range(r.iter().map(|x| x.persistent_max_kbps)).map(|x| x.1);
-                vec![
-                    l.to_string(),
-                    fmt_range(rng(l, &|x| Some(x.mean_short_in_network)), "", 2),
-                    fmt_range(rng(l, &|x| Some(f64::from(x.max_short_in_network))), "", 0),
-                    fmt_range(rng(l, &|x| x.mean_short_delay_s), "", 3),
-                    fmt_range(rng(l, &|x| x.mean_delay_under_threshold_s), "", 3),
-                    fmt_range(rng(l, &|x| x.max_short_delay_s), "", 2),
-                    fmt_range(
-                        rng(l, &|x| x.timeout_delay_share.map(|v| 100.0 * v)),
-                        "%",
-                        0,
-                    ),
-                    fmt_range(rng(l, &|x| Some(x.unfinished_short as f64)), "", 0),
-                    fmt_range(rng(l, &|x| Some(x.persistent_mean_kbps)), "", 1),
-                    fmt_range(rng(l, &|x| Some(x.persistent_sd_kbps)), "", 1),
-                    match (mm, mx) {
-                        (Some(a), Some(b)) => format!("{a:.0}–{b:.0}"),
-                        _ => "—".into(),
-                    },
-                    fmt_range(
-                        rng(l, &|x| {
-                            Some(
-                                100.0 * x.bottleneck_drops as f64
-                                    / (x.bottleneck_drops + x.bottleneck_tx_packets).max(1) as f64,
-                            )
-                        }),
-                        "%",
-                        2,
-                    ),
-                ]
-            })
-            .collect::<Vec<_>>(),
-    );
+    let table = d2_table(rows, ds);
     // Per-seed ratio a/b of a field (common random numbers: the same short flows).
     let ratio = |a: &str, b: &str, f: &dyn Fn(&D2RunRow) -> Option<f64>| {
         let bs = of(b);
@@ -1193,18 +1166,8 @@ fn d2_section(s: &Setting, p: &Params, rows: &[D2RunRow], ds: &[DisciplineSpec; 
     );
     let share = |d: &str| rng(d, &|x| x.timeout_delay_share);
     let share_dt = share("DropTail");
-    let share_word = match share_dt {
-        Some((lo, _)) if lo > 0.5 => "more than half in every seed: dominated by timeouts, agrees",
-        Some((_, hi)) if hi <= 0.5 => "at most half in every seed: not dominated by timeouts",
-        Some(_) => "more than half in some seeds only",
-        None => "no data",
-    };
-    let delay_word = match dl_2c {
-        Some((lo, _)) if lo > 1.0 => "lower under RuN2C in every seed",
-        Some((_, hi)) if hi < 1.0 => "higher under RuN2C in every seed",
-        Some(_) => "lower under RuN2C in some seeds only",
-        None => "no data",
-    };
+    let share_word = share_word(share_dt);
+    let delay_word = delay_word(dl_2c);
     // Persistent flows: means, variance ratio, RuN's spread.
     let pmean = |x: &D2RunRow| Some(x.persistent_mean_kbps);
     let pvar = |x: &D2RunRow| Some(x.persistent_sd_kbps.powi(2));
@@ -1244,36 +1207,11 @@ fn d2_section(s: &Setting, p: &Params, rows: &[D2RunRow], ds: &[DisciplineSpec; 
         })
     };
     let sd_ratio_run = ratio("RuN", "DropTail", &|x| Some(x.persistent_sd_kbps));
-    let zero_word = match sd_ratio_run {
-        Some((_, hi)) if hi < 0.1 => "below a tenth of DropTail's in every seed: near zero, agrees",
-        Some((lo, _)) if lo >= 1.0 => "not below DropTail's in any seed: not near zero",
-        Some(_) => "not near zero in every seed",
-        None => "no data",
-    };
+    let zero_word = zero_word(sd_ratio_run);
     let var_ratio = ratio("DropTail", "RuN2C", &pvar);
-    let var_word = match var_ratio {
-        Some((lo, _)) if lo >= 3.0 => "3× or more in every seed: agrees",
-        Some((lo, _)) if lo > 1.0 => "smaller under RuN2C in every seed, but less than 3× in some",
-        Some((_, hi)) if hi < 1.0 => "larger under RuN2C in every seed",
-        Some(_) => "smaller under RuN2C in some seeds only",
-        None => "no data",
-    };
-    let reduce_word = match var_ratio {
-        Some((lo, _)) if lo > 1.0 => "smaller under RuN2C in every seed",
-        Some((_, hi)) if hi < 1.0 => "larger under RuN2C in every seed",
-        Some(_) => "smaller under RuN2C in some seeds only",
-        None => "no data",
-    };
-    // Differences under half a percent are not an increase or a decrease worth the name.
-    let up_word = match rel_2c {
-        Some((lo, hi)) if (lo - 1.0).abs() < 0.005 && (hi - 1.0).abs() < 0.005 => {
-            "within ±0.5% of DropTail's in every seed: the same mean, no increase"
-        }
-        Some((lo, _)) if lo > 1.0 => "higher under RuN2C in every seed",
-        Some((_, hi)) if hi < 1.0 => "lower under RuN2C in every seed",
-        Some(_) => "higher under RuN2C in some seeds only",
-        None => "no data",
-    };
+    let var_word = var_word(var_ratio);
+    let reduce_word = reduce_word(var_ratio);
+    let up_word = up_word(rel_2c);
     let pct = |r: Option<(f64, f64)>| match r {
         Some((a, b)) => format!("{:+.2}% to {:+.2}%", 100.0 * (a - 1.0), 100.0 * (b - 1.0)),
         None => "—".into(),
@@ -1345,6 +1283,139 @@ the variance\" (Fig. 14) | RuN2C mean against DropTail's: {up} — {up_word}; va
         vr = fmt_range(var_ratio, "×", 2),
         up = pct(rel_2c),
     )
+}
+
+/// The D2 rows of discipline `d`.
+fn d2_rows<'a>(rows: &'a [D2RunRow], d: &str) -> Vec<&'a D2RunRow> {
+    rows.iter().filter(|r| r.discipline == d).collect()
+}
+
+/// Per discipline under D2: short flows in the network and their delays, timeouts,
+/// persistent flows' throughput and loss (ranges over seeds).
+fn d2_table(rows: &[D2RunRow], ds: &[DisciplineSpec; 3]) -> String {
+    let of = |d: &str| d2_rows(rows, d);
+    let rng =
+        |d: &str, f: &dyn Fn(&D2RunRow) -> Option<f64>| range(of(d).into_iter().filter_map(f));
+    md_table(
+        &[
+            "discipline",
+            "mean short flows in network",
+            "max short flows in network",
+            "mean delay short flows (s)",
+            "mean delay < th (s)",
+            "max delay short flows (s)",
+            "timeout share of delay",
+            "unfinished short",
+            "persistent mean (kbit/s)",
+            "persistent sd (kbit/s)",
+            "persistent min–max (kbit/s)",
+            "bottleneck loss rate",
+        ],
+        &ds.iter()
+            .map(|&d| {
+                let l = label(d);
+                let r = of(l);
+                let mm = range(r.iter().map(|x| x.persistent_min_kbps)).map(|x| x.0);
+                let mx = range(r.iter().map(|x| x.persistent_max_kbps)).map(|x| x.1);
+                vec![
+                    l.to_string(),
+                    fmt_range(rng(l, &|x| Some(x.mean_short_in_network)), "", 2),
+                    fmt_range(rng(l, &|x| Some(f64::from(x.max_short_in_network))), "", 0),
+                    fmt_range(rng(l, &|x| x.mean_short_delay_s), "", 3),
+                    fmt_range(rng(l, &|x| x.mean_delay_under_threshold_s), "", 3),
+                    fmt_range(rng(l, &|x| x.max_short_delay_s), "", 2),
+                    fmt_range(
+                        rng(l, &|x| x.timeout_delay_share.map(|v| 100.0 * v)),
+                        "%",
+                        0,
+                    ),
+                    fmt_range(rng(l, &|x| Some(x.unfinished_short as f64)), "", 0),
+                    fmt_range(rng(l, &|x| Some(x.persistent_mean_kbps)), "", 1),
+                    fmt_range(rng(l, &|x| Some(x.persistent_sd_kbps)), "", 1),
+                    match (mm, mx) {
+                        (Some(a), Some(b)) => format!("{a:.0}–{b:.0}"),
+                        _ => "—".into(),
+                    },
+                    fmt_range(
+                        rng(l, &|x| {
+                            Some(
+                                100.0 * x.bottleneck_drops as f64
+                                    / (x.bottleneck_drops + x.bottleneck_tx_packets).max(1) as f64,
+                            )
+                        }),
+                        "%",
+                        2,
+                    ),
+                ]
+            })
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// What the timeout share of DropTail's short-flow delay says of the claim that timeouts
+/// dominate it.
+fn share_word(r: Option<(f64, f64)>) -> &'static str {
+    match r {
+        Some((lo, _)) if lo > 0.5 => "more than half in every seed: dominated by timeouts, agrees",
+        Some((_, hi)) if hi <= 0.5 => "at most half in every seed: not dominated by timeouts",
+        Some(_) => "more than half in some seeds only",
+        None => "no data",
+    }
+}
+
+/// Whether RuN2C lowers the short flows' mean delay (DropTail over RuN2C, per seed).
+fn delay_word(r: Option<(f64, f64)>) -> &'static str {
+    match r {
+        Some((lo, _)) if lo > 1.0 => "lower under RuN2C in every seed",
+        Some((_, hi)) if hi < 1.0 => "higher under RuN2C in every seed",
+        Some(_) => "lower under RuN2C in some seeds only",
+        None => "no data",
+    }
+}
+
+/// Whether RuN's spread of persistent throughputs is near zero (RuN over DropTail, per seed).
+fn zero_word(r: Option<(f64, f64)>) -> &'static str {
+    match r {
+        Some((_, hi)) if hi < 0.1 => "below a tenth of DropTail's in every seed: near zero, agrees",
+        Some((lo, _)) if lo >= 1.0 => "not below DropTail's in any seed: not near zero",
+        Some(_) => "not near zero in every seed",
+        None => "no data",
+    }
+}
+
+/// Whether RuN2C cuts the persistent flows' variance 3× (DropTail over RuN2C, per seed).
+fn var_word(r: Option<(f64, f64)>) -> &'static str {
+    match r {
+        Some((lo, _)) if lo >= 3.0 => "3× or more in every seed: agrees",
+        Some((lo, _)) if lo > 1.0 => "smaller under RuN2C in every seed, but less than 3× in some",
+        Some((_, hi)) if hi < 1.0 => "larger under RuN2C in every seed",
+        Some(_) => "smaller under RuN2C in some seeds only",
+        None => "no data",
+    }
+}
+
+/// Whether RuN2C reduces the persistent flows' variance (DropTail over RuN2C, per seed).
+fn reduce_word(r: Option<(f64, f64)>) -> &'static str {
+    match r {
+        Some((lo, _)) if lo > 1.0 => "smaller under RuN2C in every seed",
+        Some((_, hi)) if hi < 1.0 => "larger under RuN2C in every seed",
+        Some(_) => "smaller under RuN2C in some seeds only",
+        None => "no data",
+    }
+}
+
+/// Whether RuN2C raises the persistent flows' mean (RuN2C over DropTail, per seed);
+/// differences under half a percent are not an increase or a decrease worth the name.
+fn up_word(r: Option<(f64, f64)>) -> &'static str {
+    match r {
+        Some((lo, hi)) if (lo - 1.0).abs() < 0.005 && (hi - 1.0).abs() < 0.005 => {
+            "within ±0.5% of DropTail's in every seed: the same mean, no increase"
+        }
+        Some((lo, _)) if lo > 1.0 => "higher under RuN2C in every seed",
+        Some((_, hi)) if hi < 1.0 => "lower under RuN2C in every seed",
+        Some(_) => "higher under RuN2C in some seeds only",
+        None => "no data",
+    }
 }
 
 // ----- The slow-start model beside the measured delays (paper 003, end of Section II-B) -------

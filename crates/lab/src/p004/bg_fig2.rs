@@ -81,74 +81,11 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     }
     ctx.write_csv("fig2.csv", &rows)?;
 
-    let mut sim_rows = Vec::new();
-    for &[rho, f] in &p.sim_points {
-        check_param!(
-            rho > 0.0 && rho < 1.0 && (0.0..1.0).contains(&f),
-            "sim point ({rho}, {f}) out of range"
-        );
-        let pol = OptimalPolicy::new(p.k, f, rho)?;
-        let s = simulate(&BgConfig {
-            capacity: 1.0,
-            lambda: rho,
-            short_size: SizeDist::exponential(1.0)?,
-            k: p.k,
-            control: BgControl::Shares(Arc::new(move |n| pol.cbf_share(n))),
-            micro: None,
-            horizon: p.sim_horizon,
-            warmup: p.sim_horizon * 0.01,
-            seed: ctx.seed(p.seed),
-        })?;
-        sim_rows.push(SimRow {
-            rho,
-            f,
-            model_mean_short: pol.mean_short,
-            simulated_mean_short: s.mean_short,
-            relative_difference: s.mean_short / pol.mean_short - 1.0,
-            simulated_cbf_fraction: s.cbf_fraction(1.0, rho),
-        });
-        pb.inc(1);
-    }
+    let sim_rows = simulation_check(ctx, &p, &pb)?;
     pb.finish_and_clear();
     ctx.write_csv("simulation_check.csv", &sim_rows)?;
 
-    let mut series: Vec<Series> = p
-        .loads
-        .iter()
-        .map(|&rho| {
-            Series::line(
-                format!("ρ = {rho}"),
-                rows.iter()
-                    .filter(|r| r.rho == rho)
-                    .map(|r| (r.f, r.normalised))
-                    .collect(),
-            )
-        })
-        .collect();
-    series.push(Series::dashed(
-        "Erlang approx. k+1+a_f f",
-        rows.iter()
-            .filter(|r| r.rho == p.loads[0])
-            .map(|r| (r.f, r.erlang_approximation))
-            .collect(),
-    ));
-    let y_cap = rows
-        .iter()
-        .filter(|r| r.f <= 0.99)
-        .map(|r| r.erlang_approximation.max(r.normalised))
-        .fold(0.0, f64::max);
-    render_svg(
-        &LinePlot {
-            title: format!("Minimum short-flow delay, k = {} long flows", p.k),
-            x_label: "f (fraction of excess capacity used by background)".into(),
-            y_label: "N_*(1−ρ)/ρ (delay / delay without long & background flows)".into(),
-            series,
-            log_y: true,
-            y_range: Some((p.k as f64, y_cap * 1.05)),
-            ..Default::default()
-        },
-        &ctx.path("fig2.svg"),
-    )?;
+    plot(ctx, &p, &rows)?;
 
     // Largest relative gap between exact and approximation, per load.
     let mut gap_rows = Vec::new();
@@ -242,4 +179,84 @@ Horizon {h} time units (mean short-flow size 1, capacity 1), 1% warm-up. The bac
             "(no load below 0.5 computed)".to_string()
         },
     ))
+}
+
+/// The model's optimal policy at a few (ρ, f) points against the flow-level simulator.
+fn simulation_check(
+    ctx: &Context,
+    p: &Params,
+    pb: &indicatif::ProgressBar,
+) -> anyhow::Result<Vec<SimRow>> {
+    let mut sim_rows = Vec::new();
+    for &[rho, f] in &p.sim_points {
+        check_param!(
+            rho > 0.0 && rho < 1.0 && (0.0..1.0).contains(&f),
+            "sim point ({rho}, {f}) out of range"
+        );
+        let pol = OptimalPolicy::new(p.k, f, rho)?;
+        let s = simulate(&BgConfig {
+            capacity: 1.0,
+            lambda: rho,
+            short_size: SizeDist::exponential(1.0)?,
+            k: p.k,
+            control: BgControl::Shares(Arc::new(move |n| pol.cbf_share(n))),
+            micro: None,
+            horizon: p.sim_horizon,
+            warmup: p.sim_horizon * 0.01,
+            seed: ctx.seed(p.seed),
+        })?;
+        sim_rows.push(SimRow {
+            rho,
+            f,
+            model_mean_short: pol.mean_short,
+            simulated_mean_short: s.mean_short,
+            relative_difference: s.mean_short / pol.mean_short - 1.0,
+            simulated_cbf_fraction: s.cbf_fraction(1.0, rho),
+        });
+        pb.inc(1);
+    }
+    Ok(sim_rows)
+}
+
+/// The normalised minimum delay against f, one curve per load, beside the Erlang
+/// approximation.
+fn plot(ctx: &Context, p: &Params, rows: &[Row]) -> anyhow::Result<()> {
+    let mut series: Vec<Series> = p
+        .loads
+        .iter()
+        .map(|&rho| {
+            Series::line(
+                format!("ρ = {rho}"),
+                rows.iter()
+                    .filter(|r| r.rho == rho)
+                    .map(|r| (r.f, r.normalised))
+                    .collect(),
+            )
+        })
+        .collect();
+    series.push(Series::dashed(
+        "Erlang approx. k+1+a_f f",
+        rows.iter()
+            .filter(|r| r.rho == p.loads[0])
+            .map(|r| (r.f, r.erlang_approximation))
+            .collect(),
+    ));
+    let y_cap = rows
+        .iter()
+        .filter(|r| r.f <= 0.99)
+        .map(|r| r.erlang_approximation.max(r.normalised))
+        .fold(0.0, f64::max);
+    render_svg(
+        &LinePlot {
+            title: format!("Minimum short-flow delay, k = {} long flows", p.k),
+            x_label: "f (fraction of excess capacity used by background)".into(),
+            y_label: "N_*(1−ρ)/ρ (delay / delay without long & background flows)".into(),
+            series,
+            log_y: true,
+            y_range: Some((p.k as f64, y_cap * 1.05)),
+            ..Default::default()
+        },
+        &ctx.path("fig2.svg"),
+    )?;
+    Ok(())
 }

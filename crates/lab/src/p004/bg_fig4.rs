@@ -126,6 +126,132 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     ctx.write_csv("fig4.csv", &rows)?;
 
     // Simulation of every policy at a few f.
+    let sim_rows = simulation_check(ctx, &p, &pb)?;
+    pb.finish_and_clear();
+    ctx.write_csv("simulation_check.csv", &sim_rows)?;
+
+    let (ratio_rows, fine_worst) = per_load(ctx, &p, &rows, &sim_rows)?;
+    #[derive(Serialize)]
+    struct Peak {
+        rho: f64,
+        max_excess: f64,
+        at_f: f64,
+    }
+    ctx.write_json(
+        "peaks.json",
+        &fine_worst
+            .iter()
+            .map(|&(rho, max_excess, at_f)| Peak {
+                rho,
+                max_excess,
+                at_f,
+            })
+            .collect::<Vec<_>>(),
+    )?;
+    let svgs: String = p
+        .loads
+        .iter()
+        .map(|rho| format!("![ρ = {rho}](fig4_rho{rho}.svg)\n\n"))
+        .collect();
+    let sim_table = simulation_table(&sim_rows);
+    Ok(format!(
+        "# {NAME}: background policies compared (paper 004, Fig. 4)\n\n\
+k = {k}. Exact models: optimal `N_*` (Theorem 1), optimal implementable `M_*` (Theorem 3, \
+found numerically), wTCP `N_w` (eq. (16)) — which Theorem 7 says access control with the \
+critical `M` achieves — and vanilla `(k+1)ρ/((1−ρ)(1−f))` (product form, derived in \
+`models::bg::wtcp::vanilla_mean_short`).\n\n{svgs}![M_*/N_*](fig4_ratio.svg)\n\n\
+## Paper vs ours\n\n{ratios}\n\
+Paper: \"The delay of the optimal implementable policy can be up to 22% higher than the \
+optimal for ρ = 0.5. For ρ = 0.9 the delays of the two algorithms are practically \
+indistinguishable\"; \"the 'vanilla' policy doubles the delay at f = 1 compared to the other \
+two\". Ours: the table above. The vanilla/wTCP ratio is exactly (k+1)/(k+1−f), which tends to 2 \
+as f → 1 for k = 1; since wTCP (= access control) and the optimum coincide as f → 1 \
+(Theorem 5), vanilla doubles the delay of all of them there. The implementable policy's \
+excess over the optimum is a sawtooth in f whose teeth sit where the optimal threshold \
+`n_*` changes, so we also seek its peak on a {fine_n}-point grid: {fine_text}. The paper \
+states \"up to 22%\" in its text without saying how it computed it. Our `M_*` is the exact \
+stationary mean of policy (15) with the level ν solved by bisection; an independent solver \
+(`results/bg-fig4/independent_check.py`: plain Python, bisection on ν and a dense linear \
+solve of the truncated generator's global balance, no code shared with ours) gives the same \
+peak at ρ = 0.5 (its output is committed beside it), and random non-increasing policies \
+are never better (`models` tests). We therefore keep our value and cannot say where the \
+paper's differs.\n\n\
+## Simulation check (exact flow-level simulation)\n\n{sim_table}\n\
+Access control uses an adaptive `M` (`flowsim::bg::MLimit::Adaptive`): every \
+{period} time units `M` is set from smoothed estimates of the background load and of the rate \
+of one active micro-flow, nudged to keep about {backlog} micro-flows waiting; an integer `M` \
+realises the fractional critical value of eq. (27) on average by alternating between the \
+neighbouring integers (\"mean M\" column). Its delay is close to `N_w` but not equal: `N_w` \
+assumes a constant critical `M` and an infinitely long queue. When the critical `M` is below 1 \
+(f < 1/(k+1)) the limit alternates between 0 and 1 — an on–off background, which paper 004 \
+(end of Section II-D) shows to be worse than a constant share — hence the larger excess at \
+small f. Its background throughput equals the offered load. Simulations at total load close \
+to 1 (vanilla at ρ = 0.9, large f) mix slowly; their differences shrink with longer horizons.\n",
+        k = p.k,
+        fine_n = p.fine_points,
+        fine_text = fine_worst
+            .iter()
+            .map(|(rho, x, f)| format!("{} at ρ = {rho} (f = {f:.3})", pct(*x, 2)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        period = p.adapt_period,
+        backlog = p.adapt_target_backlog,
+        ratios = md_table(
+            &[
+                "ρ",
+                "max (M_*/N_* − 1), plotted grid",
+                "at f",
+                "max, fine grid",
+                "at f",
+                "vanilla / optimal at f_max",
+                "vanilla / wTCP at f_max"
+            ],
+            &ratio_rows
+        ),
+    ))
+}
+
+/// The simulation check's table.
+fn simulation_table(sim_rows: &[SimRow]) -> String {
+    md_table(
+        &[
+            "ρ",
+            "f",
+            "policy",
+            "model N",
+            "simulated N",
+            "difference",
+            "background f",
+            "mean M",
+        ],
+        &sim_rows
+            .iter()
+            .map(|s| {
+                vec![
+                    format!("{}", s.rho),
+                    format!("{}", s.f),
+                    s.policy.clone(),
+                    format!("{:.3}", s.model_mean_short),
+                    format!("{:.3}", s.simulated_mean_short),
+                    pct(s.relative_difference, 1),
+                    format!("{:.3}", s.simulated_background_fraction),
+                    if s.mean_limit_m > 0.0 {
+                        format!("{:.2}", s.mean_limit_m)
+                    } else {
+                        "—".into()
+                    },
+                ]
+            })
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// Every policy simulated at a few f per load, beside its model.
+fn simulation_check(
+    ctx: &Context,
+    p: &Params,
+    pb: &indicatif::ProgressBar,
+) -> anyhow::Result<Vec<SimRow>> {
     let exp1 = SizeDist::exponential(1.0)?;
     let mut sim_rows = Vec::new();
     for &rho in &p.loads {
@@ -201,9 +327,22 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             }
         }
     }
-    pb.finish_and_clear();
-    ctx.write_csv("simulation_check.csv", &sim_rows)?;
+    Ok(sim_rows)
+}
 
+/// The implementable policy's largest excess over the optimal one at a load, on the fine
+/// grid: (ρ, excess, f).
+type FinePeak = (f64, f64, f64);
+
+/// Per load: the delay plot of every policy (model and simulation), and the implementable
+/// policy's excess over the optimal one (its row of the table, its fine-grid peak (ρ, excess,
+/// f)); the plot of that excess over f.
+fn per_load(
+    ctx: &Context,
+    p: &Params,
+    rows: &[Row],
+    sim_rows: &[SimRow],
+) -> anyhow::Result<(Vec<Vec<String>>, Vec<FinePeak>)> {
     let mut ratio_series = Vec::new();
     let mut ratio_rows = Vec::new();
     let mut fine_worst = Vec::new();
@@ -278,112 +417,5 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         },
         &ctx.path("fig4_ratio.svg"),
     )?;
-    #[derive(Serialize)]
-    struct Peak {
-        rho: f64,
-        max_excess: f64,
-        at_f: f64,
-    }
-    ctx.write_json(
-        "peaks.json",
-        &fine_worst
-            .iter()
-            .map(|&(rho, max_excess, at_f)| Peak {
-                rho,
-                max_excess,
-                at_f,
-            })
-            .collect::<Vec<_>>(),
-    )?;
-    let svgs: String = p
-        .loads
-        .iter()
-        .map(|rho| format!("![ρ = {rho}](fig4_rho{rho}.svg)\n\n"))
-        .collect();
-    let sim_table = md_table(
-        &[
-            "ρ",
-            "f",
-            "policy",
-            "model N",
-            "simulated N",
-            "difference",
-            "background f",
-            "mean M",
-        ],
-        &sim_rows
-            .iter()
-            .map(|s| {
-                vec![
-                    format!("{}", s.rho),
-                    format!("{}", s.f),
-                    s.policy.clone(),
-                    format!("{:.3}", s.model_mean_short),
-                    format!("{:.3}", s.simulated_mean_short),
-                    pct(s.relative_difference, 1),
-                    format!("{:.3}", s.simulated_background_fraction),
-                    if s.mean_limit_m > 0.0 {
-                        format!("{:.2}", s.mean_limit_m)
-                    } else {
-                        "—".into()
-                    },
-                ]
-            })
-            .collect::<Vec<_>>(),
-    );
-    Ok(format!(
-        "# {NAME}: background policies compared (paper 004, Fig. 4)\n\n\
-k = {k}. Exact models: optimal `N_*` (Theorem 1), optimal implementable `M_*` (Theorem 3, \
-found numerically), wTCP `N_w` (eq. (16)) — which Theorem 7 says access control with the \
-critical `M` achieves — and vanilla `(k+1)ρ/((1−ρ)(1−f))` (product form, derived in \
-`models::bg::wtcp::vanilla_mean_short`).\n\n{svgs}![M_*/N_*](fig4_ratio.svg)\n\n\
-## Paper vs ours\n\n{ratios}\n\
-Paper: \"The delay of the optimal implementable policy can be up to 22% higher than the \
-optimal for ρ = 0.5. For ρ = 0.9 the delays of the two algorithms are practically \
-indistinguishable\"; \"the 'vanilla' policy doubles the delay at f = 1 compared to the other \
-two\". Ours: the table above. The vanilla/wTCP ratio is exactly (k+1)/(k+1−f), which tends to 2 \
-as f → 1 for k = 1; since wTCP (= access control) and the optimum coincide as f → 1 \
-(Theorem 5), vanilla doubles the delay of all of them there. The implementable policy's \
-excess over the optimum is a sawtooth in f whose teeth sit where the optimal threshold \
-`n_*` changes, so we also seek its peak on a {fine_n}-point grid: {fine_text}. The paper \
-states \"up to 22%\" in its text without saying how it computed it. Our `M_*` is the exact \
-stationary mean of policy (15) with the level ν solved by bisection; an independent solver \
-(`results/bg-fig4/independent_check.py`: plain Python, bisection on ν and a dense linear \
-solve of the truncated generator's global balance, no code shared with ours) gives the same \
-peak at ρ = 0.5 (its output is committed beside it), and random non-increasing policies \
-are never better (`models` tests). We therefore keep our value and cannot say where the \
-paper's differs.\n\n\
-## Simulation check (exact flow-level simulation)\n\n{sim_table}\n\
-Access control uses an adaptive `M` (`flowsim::bg::MLimit::Adaptive`): every \
-{period} time units `M` is set from smoothed estimates of the background load and of the rate \
-of one active micro-flow, nudged to keep about {backlog} micro-flows waiting; an integer `M` \
-realises the fractional critical value of eq. (27) on average by alternating between the \
-neighbouring integers (\"mean M\" column). Its delay is close to `N_w` but not equal: `N_w` \
-assumes a constant critical `M` and an infinitely long queue. When the critical `M` is below 1 \
-(f < 1/(k+1)) the limit alternates between 0 and 1 — an on–off background, which paper 004 \
-(end of Section II-D) shows to be worse than a constant share — hence the larger excess at \
-small f. Its background throughput equals the offered load. Simulations at total load close \
-to 1 (vanilla at ρ = 0.9, large f) mix slowly; their differences shrink with longer horizons.\n",
-        k = p.k,
-        fine_n = p.fine_points,
-        fine_text = fine_worst
-            .iter()
-            .map(|(rho, x, f)| format!("{} at ρ = {rho} (f = {f:.3})", pct(*x, 2)))
-            .collect::<Vec<_>>()
-            .join(", "),
-        period = p.adapt_period,
-        backlog = p.adapt_target_backlog,
-        ratios = md_table(
-            &[
-                "ρ",
-                "max (M_*/N_* − 1), plotted grid",
-                "at f",
-                "max, fine grid",
-                "at f",
-                "vanilla / optimal at f_max",
-                "vanilla / wTCP at f_max"
-            ],
-            &ratio_rows
-        ),
-    ))
+    Ok((ratio_rows, fine_worst))
 }

@@ -91,8 +91,8 @@ fn summary(p: &Params, rows: &[Row]) -> String {
         p.warmup_s,
         p.tail_s,
         p.fixed_ms,
-        p.adaptive_window_s,
-        p.adaptive_period_s,
+        p.adaptive.window.as_secs_f64(),
+        p.adaptive.period.as_secs_f64(),
     );
     s.push_str(
         "**Paper (Fig. 5):** with k = 0 access control is comparable to the LBE protocols, \
@@ -156,6 +156,21 @@ fn summary(p: &Params, rows: &[Row]) -> String {
             ));
         }
     }
+    s.push_str(&ledbat_comparison(rows));
+    s.push_str(
+        "\nThe plots: `bg-fig5a.svg`/`bg-fig5b.svg` (normalised delay, k = 0/1), \
+         `bg-fig5c.svg`/`bg-fig5d.svg` (normalised active micro-flows). Differences from the \
+         paper: ns-2's Reno, TCP-LP and the LEDBAT module of [24] are replaced by this \
+         simulator's NewReno and its own RFC 6817 LEDBAT / TCP-LP; runs are much shorter than \
+         the paper's (not stated there), so the intervals are wide at high load.\n",
+    );
+    s
+}
+
+/// At k = 0, ρ = 0.5: access control beside LEDBAT (the paper's 20%), and why LEDBAT can be
+/// ahead there (empty when a row is missing).
+fn ledbat_comparison(rows: &[Row]) -> String {
+    let mut s = String::new();
     if let (Some(a), Some(l), Some(v)) = (
         find(rows, "k=0", 0.5, "access-adaptive"),
         find(rows, "k=0", 0.5, "ledbat"),
@@ -211,12 +226,5 @@ fn summary(p: &Params, rows: &[Row]) -> String {
             l.bg_throughput_vs_arrived,
         ));
     }
-    s.push_str(
-        "\nThe plots: `bg-fig5a.svg`/`bg-fig5b.svg` (normalised delay, k = 0/1), \
-         `bg-fig5c.svg`/`bg-fig5d.svg` (normalised active micro-flows). Differences from the \
-         paper: ns-2's Reno, TCP-LP and the LEDBAT module of [24] are replaced by this \
-         simulator's NewReno and its own RFC 6817 LEDBAT / TCP-LP; runs are much shorter than \
-         the paper's (not stated there), so the intervals are wide at high load.\n",
-    );
     s
 }

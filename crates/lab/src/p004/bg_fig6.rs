@@ -93,8 +93,8 @@ fn summary(p: &Params, rows: &[crate::engine::background::Row], bins: &[BinRow])
         p.duration_s,
         p.warmup_s,
         p.fixed_ms,
-        p.adaptive_window_s,
-        p.adaptive_period_s,
+        p.adaptive.window.as_secs_f64(),
+        p.adaptive.period.as_secs_f64(),
     );
     s.push_str(
         "**Paper (Fig. 6):** at ρ = 0.2 access control is similar to LEDBAT except for very \

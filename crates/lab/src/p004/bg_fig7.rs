@@ -125,6 +125,53 @@ fn summary(p: &Params, rows: &[Row]) -> String {
         ));
     }
     s.push('\n');
+    s.push_str(&cut_at_top_load(p, rows));
+    s.push_str(&carried_goal_lines(rows));
+    if let Some(a) = p
+        .loads
+        .iter()
+        .copied()
+        .reduce(f64::max)
+        .and_then(|r| find(rows, "two links", r, "access-adaptive"))
+        // The overload check's explanation: given only when the check engaged.
+        .filter(|a| a.engaged > 0.0)
+    {
+        s.push_str(&format!(
+            "- ρ = {:.2}, access-adaptive: mean M {:.1}, {:.1} saturations per run after the \
+             warm-up, the overload check engaged {:.0}% of the time. Engaged, the loop holds \
+             each raise until a sequential test on adjacent pairs of busy periods, one of M \
+             and one of M − 1, decides that it lifts the rate by at least 2% (kept) or not \
+             (taken back), and takes it back undecided after 2 h (`gtcp::admission`). A packet network's per-period rates vary here by about their mean (the short \
+             flows present change on a scale of minutes; adjacent periods share most of them, \
+             which the pairs cancel), so a raise can still take many minutes to prove. In \
+             this run: background goodput / arrived {:.3} against vanilla's {:.3}, short-flow \
+             delay {:.3} of vanilla's. A loop that takes a raise back only when the records show it *surely* \
+             bought less than 2% keeps useless raises under this noise, and M creeps up \
+             (mean M 11.3 at ρ = 0.65 over 16 runs of 6000 s; `creep-diagnosis/`).\n",
+            a.rho,
+            a.mean_m,
+            a.saturations,
+            100.0 * a.engaged,
+            a.bg_throughput_vs_arrived,
+            find(rows, "two links", a.rho, "vanilla").map_or(f64::NAN, |v| v.bg_throughput_vs_arrived),
+            a.norm_delay,
+        ));
+    }
+    s.push_str(
+        "\nPlots: `bg-fig7a.svg` (normalised delay), `bg-fig7b.svg` (normalised active \
+         micro-flows). Differences from the paper: this simulator's NewReno, RFC 6817 LEDBAT and \
+         TCP-LP instead of ns-2's modules. At an overloaded load nothing is stationary: \
+         backlogs, short-flow delays and the adaptive M grow with the run's length, so every \
+         number there depends on it (`long-runs-40000s-bounded-loop/` and `creep-diagnosis/` \
+         are of an adaptive loop without the sequential test).\n",
+    );
+    s
+}
+
+/// At the top load: each access-control policy's cut of the short-flow delay against the
+/// paper's 28% and LEDBAT's 10%.
+fn cut_at_top_load(p: &Params, rows: &[Row]) -> String {
+    let mut s = String::new();
     let top = p.loads.iter().copied().fold(f64::NAN, f64::max);
     let total = top + p.background_bps / p.rate_bps;
     let l = find(rows, "two links", top, "ledbat");
@@ -174,44 +221,5 @@ fn summary(p: &Params, rows: &[Row]) -> String {
         s.push_str(&line);
         s.push('\n');
     }
-    s.push_str(&carried_goal_lines(rows));
-    if let Some(a) = p
-        .loads
-        .iter()
-        .copied()
-        .reduce(f64::max)
-        .and_then(|r| find(rows, "two links", r, "access-adaptive"))
-        // The overload check's explanation: given only when the check engaged.
-        .filter(|a| a.engaged > 0.0)
-    {
-        s.push_str(&format!(
-            "- ρ = {:.2}, access-adaptive: mean M {:.1}, {:.1} saturations per run after the \
-             warm-up, the overload check engaged {:.0}% of the time. Engaged, the loop holds \
-             each raise until a sequential test on adjacent pairs of busy periods, one of M \
-             and one of M − 1, decides that it lifts the rate by at least 2% (kept) or not \
-             (taken back), and takes it back undecided after 2 h (`gtcp::admission`). A packet network's per-period rates vary here by about their mean (the short \
-             flows present change on a scale of minutes; adjacent periods share most of them, \
-             which the pairs cancel), so a raise can still take many minutes to prove. In \
-             this run: background goodput / arrived {:.3} against vanilla's {:.3}, short-flow \
-             delay {:.3} of vanilla's. A loop that takes a raise back only when the records show it *surely* \
-             bought less than 2% keeps useless raises under this noise, and M creeps up \
-             (mean M 11.3 at ρ = 0.65 over 16 runs of 6000 s; `creep-diagnosis/`).\n",
-            a.rho,
-            a.mean_m,
-            a.saturations,
-            100.0 * a.engaged,
-            a.bg_throughput_vs_arrived,
-            find(rows, "two links", a.rho, "vanilla").map_or(f64::NAN, |v| v.bg_throughput_vs_arrived),
-            a.norm_delay,
-        ));
-    }
-    s.push_str(
-        "\nPlots: `bg-fig7a.svg` (normalised delay), `bg-fig7b.svg` (normalised active \
-         micro-flows). Differences from the paper: this simulator's NewReno, RFC 6817 LEDBAT and \
-         TCP-LP instead of ns-2's modules. At an overloaded load nothing is stationary: \
-         backlogs, short-flow delays and the adaptive M grow with the run's length, so every \
-         number there depends on it (`long-runs-40000s-bounded-loop/` and `creep-diagnosis/` \
-         are of an adaptive loop without the sequential test).\n",
-    );
     s
 }

@@ -15,6 +15,7 @@ use crate::engine::background::{critical_m, mean, ratio_cells, Ratio};
 use crate::engine::{md_table, mean_ci};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
+use gtcp::admission::{AdmissionConfig, Limit};
 use serde::{Deserialize, Serialize};
 use sim::workload::{FlowSource, Poisson, SizeDist, SourcePick};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -49,18 +50,10 @@ struct Params {
     variants: Vec<String>,
     /// M of `access-fixed`; 0: equation (27)'s critical M for k, ρ, ρ_b.
     fixed_m: u32,
-    adaptive_window_s: f64,
-    adaptive_period_s: f64,
-    /// The adaptive loop's overload check (`[admission] probe_secs`, `memory_secs`); absent:
-    /// the core's defaults (30 s, 600 s).
-    #[serde(default)]
-    adaptive_probe_s: Option<f64>,
-    #[serde(default)]
-    adaptive_memory_s: Option<f64>,
-    /// The overload check's engagement bar (`[admission] shortfall`); absent: the core's
-    /// default (0.1).
-    #[serde(default)]
-    adaptive_shortfall: Option<f64>,
+    /// `[adaptive]`: the adaptive loop of `access-adaptive` (the core's parameters and keys,
+    /// written to the client's `[admission]`); absent keys take the core's defaults.
+    #[serde(default, deserialize_with = "crate::scenario::deserialize_adaptive")]
+    adaptive: gtcp::admission::Adaptive,
     /// The background class's steady-state rate is measured over [steady_from_s, duration_s):
     /// after the adaptive loop's start (its first window and steps).
     #[serde(default = "default_steady_from")]
@@ -415,32 +408,16 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 let v = &p.variants[(j + r) % p.variants.len()];
                 pb.set_message(format!("repeat {} {v}", r + 1));
                 let metrics = format!("127.0.0.1:{}", p.metrics_port);
-                let admission = match v.as_str() {
-                    "access-fixed" => format!("[admission]\nfixed = {m_fixed}\n"),
-                    "access-adaptive" => {
-                        let mut a = format!(
-                            "[admission]\nwindow_secs = {}\nperiod_secs = {}\n",
-                            p.adaptive_window_s, p.adaptive_period_s
-                        );
-                        if let Some(s) = p.adaptive_probe_s {
-                            a += &format!("probe_secs = {s}\n");
-                        }
-                        if let Some(s) = p.adaptive_memory_s {
-                            a += &format!("memory_secs = {s}\n");
-                        }
-                        if let Some(s) = p.adaptive_shortfall {
-                            a += &format!("shortfall = {s}\n");
-                        }
-                        a
-                    }
-                    _ => String::new(),
-                };
-                session.client_extra = format!("metrics = \"{metrics}\"\n{admission}");
-                session.route_extra = if admission.is_empty() {
-                    String::new()
-                } else {
-                    "background = true\n".into()
-                };
+                session.tunnel.client_metrics = Some(metrics.parse()?);
+                session.tunnel.admission = match v.as_str() {
+                    "access-fixed" => Some(Limit::Fixed(m_fixed)),
+                    "access-adaptive" => Some(Limit::Adaptive(p.adaptive)),
+                    _ => None,
+                }
+                .map(|limit| AdmissionConfig {
+                    limit,
+                    ..AdmissionConfig::default()
+                });
                 let log = session.dir().join(format!("m-{r}-{v}.log"));
                 let script = format!(
                     "while :; do echo \"$(date +%s.%N) $(curl -s http://{metrics}/metrics | \
@@ -500,19 +477,17 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     summarise(ctx, &p, m_fixed, &plans, &outs)
 }
 
-fn summarise(
-    ctx: &Context,
-    p: &Params,
-    m_fixed: u32,
-    plans: &[Vec<PlannedFlow>],
-    outs: &[Out],
-) -> anyhow::Result<String> {
-    let of = |v: &str| -> Vec<&Out> {
-        let mut o: Vec<&Out> = outs.iter().filter(|o| o.variant == v).collect();
-        o.sort_by_key(|o| o.repeat);
-        o
-    };
-    let vanilla = of("vanilla");
+/// The runs of variant `v`, by repeat.
+fn runs_of<'a>(outs: &'a [Out], v: &str) -> Vec<&'a Out> {
+    let mut o: Vec<&Out> = outs.iter().filter(|o| o.variant == v).collect();
+    o.sort_by_key(|o| o.repeat);
+    o
+}
+
+/// Analysis: short-flow completion by size bin (and over all, last) per variant, paired with
+/// vanilla's on the same flows.
+fn short_rows(p: &Params, plans: &[Vec<PlannedFlow>], outs: &[Out]) -> Vec<Row> {
+    let vanilla = runs_of(outs, "vanilla");
     let counts: Vec<usize> = (0..=EDGES.len() + 1)
         .map(|b| {
             plans
@@ -525,7 +500,7 @@ fn summarise(
         .collect();
     let mut rows = Vec::new();
     for v in &p.variants {
-        let runs = of(v);
+        let runs = runs_of(outs, v);
         for (b, &count) in counts.iter().enumerate() {
             let r = Ratio::of(
                 runs.iter()
@@ -547,9 +522,12 @@ fn summarise(
             });
         }
     }
-    ctx.write_csv("bg-testbed.csv", &rows)?;
-    let mrows: Vec<MRow> = outs
-        .iter()
+    rows
+}
+
+/// The M samples of every run, one row each.
+fn m_rows(outs: &[Out]) -> Vec<MRow> {
+    outs.iter()
         .flat_map(|o| {
             o.m_samples.iter().map(|s| MRow {
                 variant: o.variant.clone(),
@@ -566,8 +544,11 @@ fn summarise(
                 engaged: s.engaged,
             })
         })
-        .collect();
-    ctx.write_csv("bg-testbed-m.csv", &mrows)?;
+        .collect()
+}
+
+/// Plots: M and the waiting flows over time (repeat 1), completion time by size bin.
+fn plots(ctx: &Context, p: &Params, rows: &[Row], outs: &[Out]) -> anyhow::Result<()> {
     let series: Vec<Series> = outs
         .iter()
         .filter(|o| o.variant != "vanilla" && o.repeat == 0)
@@ -622,8 +603,12 @@ fn summarise(
         },
         &ctx.path("bg-testbed-size.svg"),
     )?;
+    Ok(())
+}
 
-    let table = md_table(
+/// The short-flow completion table.
+fn short_table(rows: &[Row]) -> String {
+    md_table(
         &[
             "variant",
             "short sizes",
@@ -652,9 +637,12 @@ fn summarise(
                 ]
             })
             .collect::<Vec<_>>(),
-    );
-    let bg_rows: Vec<BgRow> = outs
-        .iter()
+    )
+}
+
+/// The background class's account of every run, one row each.
+fn bg_rows(outs: &[Out]) -> Vec<BgRow> {
+    outs.iter()
         .map(|o| BgRow {
             variant: o.variant.clone(),
             repeat: o.repeat,
@@ -671,8 +659,14 @@ fn summarise(
             steady_ratio: o.bg.steady_ratio(),
             whole_ratio: o.bg.whole_ratio(),
         })
-        .collect();
-    ctx.write_csv("bg-testbed-bg.csv", &bg_rows)?;
+        .collect()
+}
+
+/// Analysis and render of the background class per variant: its table (steady-state rate,
+/// window and whole ratios, backlog, drain, M, failures, with the verdicts against 95% of the
+/// arrival load and of vanilla's) and the per-repeat lines below it.
+fn bg_section(p: &Params, outs: &[Out]) -> (String, String) {
+    let vanilla = runs_of(outs, "vanilla");
     let per_repeat = |v: &[f64]| {
         v.iter()
             .map(|c| format!("{c:.3}"))
@@ -689,7 +683,7 @@ fn summarise(
     let mut bg_table = Vec::new();
     let mut bg = String::new();
     for v in &p.variants {
-        let runs = of(v);
+        let runs = runs_of(outs, v);
         let steady: Vec<f64> = runs.iter().map(|o| o.bg.steady_ratio()).collect();
         let window: Vec<f64> = runs.iter().map(|o| o.bg.window_ratio()).collect();
         let whole: Vec<f64> = runs.iter().map(|o| o.bg.whole_ratio()).collect();
@@ -773,8 +767,30 @@ fn summarise(
         ],
         &bg_table,
     );
-    let core_default = gtcp::admission::Adaptive::default();
-    Ok(format!(
+    (bg_table, bg)
+}
+
+fn summarise(
+    ctx: &Context,
+    p: &Params,
+    m_fixed: u32,
+    plans: &[Vec<PlannedFlow>],
+    outs: &[Out],
+) -> anyhow::Result<String> {
+    let rows = short_rows(p, plans, outs);
+    ctx.write_csv("bg-testbed.csv", &rows)?;
+    ctx.write_csv("bg-testbed-m.csv", &m_rows(outs))?;
+    plots(ctx, p, &rows, outs)?;
+    ctx.write_csv("bg-testbed-bg.csv", &bg_rows(outs))?;
+    let (bg_table, bg) = bg_section(p, outs);
+    Ok(render(p, m_fixed, &short_table(&rows), &bg_table, &bg))
+}
+
+/// The summary: the setup, the paper's claim, the tables.
+fn render(p: &Params, m_fixed: u32, table: &str, bg_table: &str, bg: &str) -> String {
+    let (a, d) = (p.adaptive, gtcp::admission::Adaptive::default());
+    let marked = |v: String, default: bool| if default { format!("{v} (default)") } else { v };
+    format!(
         "# bg-testbed — paper 004's access control on real kernel TCP\n\n\
          The testbed (`crates/testbed`, namespaces `{}-*`): a tbf bottleneck of {:.2} MB/s with a \
          {} kB bfifo; kernel TCP ({}). Short flows (load ρ = {}) and k = {} long flow(s) go \
@@ -782,7 +798,7 @@ fn summarise(
          through `schedtcp client`/`server` on one route: a plain route for `vanilla`, a \
          `background = true` route under `[admission]` otherwise (fixed M = {m_fixed}, equation \
          (27)'s critical M for k = {}, ρ = {}, ρ_b = {}; adaptive: window {} s, period {} s, \
-         overload check's probe {}, memory {}, engagement bar {} and floor {} (default)). \
+         overload check's probe {}, memory {}, engagement bar {} and floor {}). \
          Poisson arrivals for {} s, exponential sizes of mean {:.0} kB (the paper's 3 MB on \
          10 Mbit/s scaled down so a run takes minutes). {} repeats (new sample paths), the same \
          flows under every variant of a repeat, variants rotated; ± is the 95% interval of the \
@@ -822,28 +838,19 @@ fn summarise(
         p.long_flows,
         p.rho,
         p.rho_b,
-        p.adaptive_window_s,
-        p.adaptive_period_s,
-        p.adaptive_probe_s.map_or_else(
-            || format!("{} s (default)", core_default.probe.as_secs_f64()),
-            |s| format!("{s} s")
-        ),
-        p.adaptive_memory_s.map_or_else(
-            || format!("{} s (default)", core_default.memory.as_secs_f64()),
-            |s| format!("{s} s")
-        ),
-        p.adaptive_shortfall.map_or_else(
-            || format!("{} (default)", core_default.shortfall),
-            |s| format!("{s}")
-        ),
-        core_default.check_floor,
+        a.window.as_secs_f64(),
+        a.period.as_secs_f64(),
+        marked(format!("{} s", a.probe.as_secs_f64()), a.probe == d.probe),
+        marked(format!("{} s", a.memory.as_secs_f64()), a.memory == d.memory),
+        marked(a.shortfall.to_string(), a.shortfall == d.shortfall),
+        marked(a.check_floor.to_string(), a.check_floor == d.check_floor),
         p.duration_s,
         p.mean_size / 1e3,
         p.repeats,
-        gtcp::admission::Adaptive::default().target_waiting,
+        a.target_waiting,
         p.steady_from_s,
         p.duration_s,
-    ))
+    )
 }
 
 #[cfg(test)]
@@ -873,6 +880,19 @@ mod tests {
             bins,
             stopped: false,
         }
+    }
+
+    /// The scenario's `[adaptive]` table (the core's keys, scaled by the sizes' factor of ten)
+    /// is what the client's `[admission]` gets.
+    #[test]
+    fn the_scenario_scales_the_cores_adaptive_loop() {
+        let p: Params = crate::scenario::parse(SCENARIO, NAME, false).unwrap();
+        let d = gtcp::admission::Adaptive::default();
+        assert_eq!(p.adaptive.window * 10, d.window);
+        assert_eq!(p.adaptive.period * 10, d.period);
+        assert_eq!(p.adaptive.probe * 10, d.probe);
+        assert_eq!(p.adaptive.memory * 10, d.memory);
+        assert_eq!(p.adaptive.shortfall, d.shortfall);
     }
 
     #[test]

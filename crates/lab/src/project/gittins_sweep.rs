@@ -391,7 +391,39 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         }
     }
     ctx.write_csv("ratios.csv", &rows)?;
+    let findings = Findings {
+        rows,
+        table,
+        within,
+        cells,
+        slower,
+        slower_p99,
+    };
+    Ok(render(&p, &workloads, &findings))
+}
 
+/// What the cells show: one row per workload, load and policy, the table of mean ratios, and
+/// the goals' tallies (cells within 5% of the best size-blind policy, cells slower than tcp on
+/// the mean and at the 99th percentile).
+struct Findings {
+    rows: Vec<Row>,
+    table: Vec<Vec<String>>,
+    within: usize,
+    cells: usize,
+    slower: Vec<String>,
+    slower_p99: Vec<String>,
+}
+
+/// The summary.
+fn render(p: &Params, workloads: &[Workload], findings: &Findings) -> String {
+    let Findings {
+        rows,
+        table,
+        within,
+        cells,
+        slower,
+        slower_p99,
+    } = findings;
     let mut headers: Vec<&str> = vec!["workload", "load"];
     headers.extend(POLICIES);
     headers.push(MU);
@@ -434,7 +466,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         .iter()
         .map(|w| format!("- `{}`: {}", w.name, w.what))
         .collect();
-    Ok(format!(
+    format!(
         "# {NAME}\n\n\
          One link of {:.1} MB/s, Poisson arrivals, {} flows per run (the first {} discarded; \
          `change`: the first half), {} seeds per cell; every policy on the same paths. Mean \
@@ -456,7 +488,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         p.replications,
         p.psps_threshold,
         what.join("\n"),
-        md_table(&headers, &table),
+        md_table(&headers, table),
         md_table(&["workload", "load", "policy", "p99 / PS"], &p99_table),
-    ))
+    )
 }

@@ -144,6 +144,9 @@ struct SeriesRow {
     pair_mean_bytes_per_s: f64,
 }
 
+/// One run: the competitor's outcome and the bytes delivered over time.
+type Out = (CompetitorOutcome, DeliveredSeries);
+
 pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let mut p: Params = ctx.params()?;
     p.seed = ctx.seed(p.seed);
@@ -174,7 +177,6 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     }
     let n = p.runs * cfgs.len();
     let pb = ctx.progress(n as u64, "runs x configurations");
-    type Out = (CompetitorOutcome, DeliveredSeries);
     let outs: Vec<Out> = parallel_map(
         n,
         p.threads,
@@ -263,7 +265,33 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         .collect();
     ctx.write_json("verdicts.json", &verdicts)?;
 
-    // ----- throughput over time (mean over runs) ------------------------------------------
+    over_time(ctx, &p, &cfgs, &outs)?;
+    let labels: Vec<String> = cfgs.iter().map(|c| c.label.clone()).collect();
+    let per_run: Vec<(usize, f64)> = rows
+        .iter()
+        .filter_map(|x| {
+            let k = labels.iter().position(|l| *l == x.config)?;
+            Some((k, x.competitor_ratio_to_tcp_policy))
+        })
+        .collect();
+    let means: Vec<f64> = summary.iter().map(|s| s.competitor_ratio_mean).collect();
+    ratio_plot(ctx, &labels, &per_run, &means, p.goal, "ratio.svg")?;
+    ctx.write_json(
+        "nonintrusive.json",
+        &serde_json::json!({
+            "configs": cfgs,
+            "summary": summary,
+            "core_config": p.gtcp,
+            "mean_size_bytes": s62.mean_size(),
+            "lambda_per_s": s62.lambda(),
+        }),
+    )?;
+    Ok(summary_md(&p, &s62, &summary, &rows))
+}
+
+/// The competitor's and the pair's throughput over time, mean over runs, per configuration.
+fn over_time(ctx: &Context, p: &Params, cfgs: &[Cfg], outs: &[Out]) -> anyhow::Result<()> {
+    let at = |r: usize, k: usize| &outs[r * cfgs.len() + k];
     let mut series_rows = Vec::new();
     let mut curves = Vec::new();
     for (k, c) in cfgs.iter().enumerate() {
@@ -308,27 +336,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         },
         &ctx.path("competitor_over_time.svg"),
     )?;
-    let labels: Vec<String> = cfgs.iter().map(|c| c.label.clone()).collect();
-    let per_run: Vec<(usize, f64)> = rows
-        .iter()
-        .filter_map(|x| {
-            let k = labels.iter().position(|l| *l == x.config)?;
-            Some((k, x.competitor_ratio_to_tcp_policy))
-        })
-        .collect();
-    let means: Vec<f64> = summary.iter().map(|s| s.competitor_ratio_mean).collect();
-    ratio_plot(ctx, &labels, &per_run, &means, p.goal, "ratio.svg")?;
-    ctx.write_json(
-        "nonintrusive.json",
-        &serde_json::json!({
-            "configs": cfgs,
-            "summary": summary,
-            "core_config": p.gtcp,
-            "mean_size_bytes": s62.mean_size(),
-            "lambda_per_s": s62.lambda(),
-        }),
-    )?;
-    Ok(summary_md(&p, &s62, &summary, &rows))
+    Ok(())
 }
 
 fn summary_md(p: &Params, s62: &packet::Params, summary: &[SummaryRow], rows: &[RunRow]) -> String {

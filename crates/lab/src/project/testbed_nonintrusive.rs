@@ -120,8 +120,26 @@ fn window(bins: &[u64], bin_s: f64, from_s: f64, to_s: f64) -> u64 {
     bins.iter().take(b).skip(a).sum()
 }
 
+/// The plan: the workload's numbers, the variants in order, each run's flows (the
+/// workload's, then the competitors') and the bed.
+struct Plan {
+    seed: u64,
+    mean_size: f64,
+    lambda: f64,
+    variants: Vec<String>,
+    plans: Vec<Vec<PlannedFlow>>,
+    bed: BedConfig,
+}
+
 pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let p: Params = ctx.params()?;
+    let plan = plan(ctx, &p)?;
+    let (runs, cc) = run_all(ctx, &p, &plan)?;
+    report(ctx, &p, &plan, &cc, &runs)
+}
+
+/// Checks the scenario and plans the runs.
+fn plan(ctx: &Context, p: &Params) -> anyhow::Result<Plan> {
     check_param!(p.runs >= 1 && p.runs <= 1000, "runs must be 1..=1000");
     check_param!(
         p.policies.first().map(String::as_str) == Some("tcp"),
@@ -183,19 +201,37 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         })
         .collect::<anyhow::Result<_>>()?;
 
+    let mut bed = BedConfig::new(p.rate_bytes_per_s, Queue::Bfifo(p.queue_bytes));
+    bed.burst_bytes = p.burst_bytes;
+    bed.origin_rmem_max = p.origin_rmem_max;
+    bed.prefix = p.prefix.clone();
+    bed.delay_ms = p.delay_ms;
+    bed.congestion_control = p.congestion_control.clone();
+    Ok(Plan {
+        seed,
+        mean_size,
+        lambda,
+        variants,
+        plans,
+        bed,
+    })
+}
+
+/// One run: (run index, order within it, what the testbed measured).
+type Run = (usize, usize, VariantRun);
+
+/// Runs every variant on every sample path on the testbed; returns the runs and the bed's
+/// congestion control.
+fn run_all(ctx: &Context, p: &Params, plan: &Plan) -> anyhow::Result<(Vec<Run>, String)> {
+    let Plan {
+        variants, plans, ..
+    } = plan;
     let bin = testbed::find_binary()?;
-    let mut cfg = BedConfig::new(p.rate_bytes_per_s, Queue::Bfifo(p.queue_bytes));
-    cfg.burst_bytes = p.burst_bytes;
-    cfg.origin_rmem_max = p.origin_rmem_max;
-    cfg.prefix = p.prefix.clone();
-    cfg.delay_ms = p.delay_ms;
-    cfg.congestion_control = p.congestion_control.clone();
-    let bed = cfg.clone();
     let pb = ctx.progress((p.runs * variants.len()) as u64, "runs x variants");
-    let mut session = Session::start(cfg, &bin)?;
+    let mut session = Session::start(plan.bed.clone(), &bin)?;
     let cc = session.bed().congestion_control();
-    session.warm_pool = p.warm_pool;
-    let mut runs: Vec<(usize, usize, VariantRun)> = Vec::new();
+    session.tunnel.warm_pool = p.warm_pool;
+    let mut runs: Vec<Run> = Vec::new();
     let outcome = (|| -> anyhow::Result<()> {
         for (k, plan) in plans.iter().enumerate() {
             for j in 0..variants.len() {
@@ -224,7 +260,47 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     pb.finish_and_clear();
     session.conclude(outcome)?;
 
-    // ----- per run ------------------------------------------------------------------------
+    Ok((runs, cc))
+}
+
+/// Analyses the runs and renders the outputs and the summary.
+fn report(
+    ctx: &Context,
+    p: &Params,
+    plan: &Plan,
+    cc: &str,
+    runs: &[Run],
+) -> anyhow::Result<String> {
+    let (rows, completion_ratio) = run_rows(p, runs);
+    ctx.write_csv("runs.csv", &rows)?;
+    let summary = variant_rows(p, &plan.variants, &rows, &completion_ratio);
+    ctx.write_csv("testbed_nonintrusive.csv", &summary)?;
+    plots(ctx, p, &plan.variants, &rows, &summary, runs)?;
+    let (mean_size, lambda) = (plan.mean_size, plan.lambda);
+    let mut inv = Invariant::default();
+    for (_, _, r) in runs {
+        if let Some(i) = r.server {
+            inv.merge(i);
+        }
+    }
+    ctx.write_json(
+        "testbed_nonintrusive.json",
+        &serde_json::json!({
+            "summary": summary,
+            "lambda_per_s": lambda,
+            "mean_size_bytes": mean_size,
+            "congestion_control": cc,
+            "invariant_server": inv,
+        }),
+    )?;
+
+    Ok(render(p, plan, cc, &summary_table(&summary), &rows, &inv))
+}
+
+/// Per run: the competitor's and the workload's bytes over the window, their ratios to the
+/// same run under `tcp`, and (beside, by row) the workload's mean completion time over
+/// `tcp`'s.
+fn run_rows(p: &Params, runs: &[Run]) -> (Vec<RunRow>, Vec<f64>) {
     let span = p.stop_s - p.warmup_s;
     let mut rows: Vec<RunRow> = runs
         .iter()
@@ -276,11 +352,18 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             *cr = row.mean_completion_s / t;
         }
     }
-    ctx.write_csv("runs.csv", &rows)?;
+    (rows, completion_ratio)
+}
 
-    // ----- per variant ---------------------------------------------------------------------
+/// Per variant: the means of the ratios with their 95% intervals, and the verdict on the goal.
+fn variant_rows(
+    p: &Params,
+    variants: &[String],
+    rows: &[RunRow],
+    completion_ratio: &[f64],
+) -> Vec<SummaryRow> {
     let mut summary = Vec::new();
-    for v in &variants {
+    for v in variants {
         let idx: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].variant == *v).collect();
         let col = |f: &dyn Fn(usize) -> f64| idx.iter().map(|&i| f(i)).collect::<Vec<f64>>();
         let (cm, _) = mean_ci(&col(&|i| rows[i].competitor_rate_bytes_per_s));
@@ -310,8 +393,19 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             },
         });
     }
-    ctx.write_csv("testbed_nonintrusive.csv", &summary)?;
-    let labels: Vec<String> = variants.clone();
+    summary
+}
+
+/// The competitor's ratio per run and variant, and its throughput over time (mean over runs).
+fn plots(
+    ctx: &Context,
+    p: &Params,
+    variants: &[String],
+    rows: &[RunRow],
+    summary: &[SummaryRow],
+    runs: &[Run],
+) -> anyhow::Result<()> {
+    let labels: Vec<String> = variants.to_vec();
     let per_run: Vec<(usize, f64)> = rows
         .iter()
         .filter_map(|r| {
@@ -368,25 +462,12 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         },
         &ctx.path("competitor_over_time.svg"),
     )?;
-    let mut inv = Invariant::default();
-    for (_, _, r) in &runs {
-        if let Some(i) = r.server {
-            inv.merge(i);
-        }
-    }
-    let failed: usize = rows.iter().map(|r| r.failed).sum();
-    ctx.write_json(
-        "testbed_nonintrusive.json",
-        &serde_json::json!({
-            "summary": summary,
-            "lambda_per_s": lambda,
-            "mean_size_bytes": mean_size,
-            "congestion_control": cc,
-            "invariant_server": inv,
-        }),
-    )?;
+    Ok(())
+}
 
-    let table = md_table(
+/// The table of the variants.
+fn summary_table(summary: &[SummaryRow]) -> String {
+    md_table(
         &[
             "tunnel policy",
             "competitor (MB/s)",
@@ -421,9 +502,29 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 ]
             })
             .collect::<Vec<_>>(),
-    );
+    )
+}
+
+/// The summary.
+fn render(
+    p: &Params,
+    plan: &Plan,
+    cc: &str,
+    table: &str,
+    rows: &[RunRow],
+    inv: &Invariant,
+) -> String {
+    let Plan {
+        seed,
+        mean_size,
+        lambda,
+        bed,
+        ..
+    } = plan;
+    let (seed, mean_size, lambda) = (*seed, *mean_size, *lambda);
+    let failed: usize = rows.iter().map(|r| r.failed).sum();
     let flows: usize = rows.iter().map(|r| r.flows).sum();
-    Ok(format!(
+    format!(
         "# {NAME}: a long plain-TCP download beside the tunnel's workload, real TCP\n\n\
 On the testbed. {path} Real `schedtcp server` \
 and `schedtcp client` processes with their default configuration (policy set per variant), \
@@ -449,7 +550,7 @@ connections, {vio} violated the invariant.\n\n\
 ![competitor over time](competitor_over_time.svg)\n\n![ratios](ratio.svg)\n\n\
 Files: `runs.csv`, `testbed_nonintrusive.csv`, `testbed_nonintrusive.json`. Reproduce (root): \
 `schedtcp experiment run {NAME}`.\n",
-        path = bed.describe(&cc),
+        path = bed.describe(cc),
         competing = if p.competitors == 1 {
             "one plain-TCP download runs".to_string()
         } else {
@@ -473,7 +574,7 @@ Files: `runs.csv`, `testbed_nonintrusive.csv`, `testbed_nonintrusive.json`. Repr
         goal = pct(p.goal, 0),
         chk = inv.checked,
         vio = inv.violated,
-    ))
+    )
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use crate::engine::mean_ci;
 use crate::Context;
 use anyhow::anyhow;
 use serde::{Deserialize, Serialize};
+use sim::driver::background::BgStreamStats;
 use sim::driver::{BackgroundDriver, BgPolicy, LongFlow, Stream, StreamKind};
 use sim::queue::QueueConfig;
 use sim::tcp::{CongestionControl, TcpConfig};
@@ -24,7 +25,6 @@ use sim::time::{as_secs, millis, secs};
 use sim::topology::NetworkBuilder;
 use sim::workload::{Poisson, SizeDist, SourcePick};
 use sim::{Sim, World};
-use std::time::Duration;
 
 /// The policies, in plot order.
 pub(crate) const POLICIES: [&str; 6] = [
@@ -70,27 +70,10 @@ pub(crate) struct Params {
     /// The Ms `access-fixed` runs with, one variant each; 0 stands for equation (27)'s
     /// critical M for the run's k and loads ([`critical_m`]).
     pub fixed_ms: Vec<u32>,
-    /// The adaptive loop's memory and step period, seconds (the core's defaults are 60 and
-    /// 15).
-    pub adaptive_window_s: f64,
-    pub adaptive_period_s: f64,
-    /// The adaptive loop's overload check: minimum gain of a raise (0 turns the check off);
-    /// absent, the core's default.
-    #[serde(default)]
-    pub adaptive_min_gain: Option<f64>,
-    /// The overload check's engagement bar: it engages while the class sends less than
-    /// `1 − shortfall` of its arrivals over three memories; absent, the core's default (0.1).
-    #[serde(default)]
-    pub adaptive_shortfall: Option<f64>,
-    /// The overload check's floor: raises up to this M need no proof; absent, the core's
-    /// default (2).
-    #[serde(default)]
-    pub adaptive_check_floor: Option<u32>,
-    /// The overload check's probe and memory, seconds; absent, the core's defaults.
-    #[serde(default)]
-    pub adaptive_probe_s: Option<f64>,
-    #[serde(default)]
-    pub adaptive_memory_s: Option<f64>,
+    /// `[adaptive]`: the adaptive loop of `access-adaptive`, the core's own parameters and
+    /// keys ([`crate::scenario::adaptive_table`]); absent keys take the core's defaults.
+    #[serde(default, deserialize_with = "crate::scenario::deserialize_adaptive")]
+    pub adaptive: gtcp::admission::Adaptive,
     /// The simulated TCP.
     pub tcp: TcpConfig,
 }
@@ -126,10 +109,6 @@ impl Params {
         check_param!(
             !p.fixed_ms.is_empty() && p.fixed_ms.iter().all(|&m| m <= 1024),
             "fixed_ms must list Ms in 0..=1024 (0: equation (27)'s critical M)"
-        );
-        check_param!(
-            p.adaptive_window_s > 0.0 && p.adaptive_period_s > 0.0,
-            "the adaptive window and period must be positive"
         );
         p.tcp
             .params()
@@ -238,7 +217,7 @@ pub(crate) fn critical_m(k: usize, rho: f64, rho_b: f64) -> u32 {
 }
 
 fn policy(p: &Params, name: &str, fixed_m: u32) -> anyhow::Result<BgPolicy> {
-    use gtcp::admission::{Adaptive, AdmissionConfig, Limit};
+    use gtcp::admission::{AdmissionConfig, Limit};
     let access = |limit| {
         BgPolicy::Access(AdmissionConfig {
             limit,
@@ -248,25 +227,7 @@ fn policy(p: &Params, name: &str, fixed_m: u32) -> anyhow::Result<BgPolicy> {
     Ok(match name {
         "vanilla" => BgPolicy::Vanilla,
         "access-fixed" => access(Limit::Fixed(fixed_m)),
-        "access-adaptive" => {
-            let core = Adaptive::default();
-            let secs = |v: f64, what: &str| {
-                Duration::try_from_secs_f64(v).map_err(|_| {
-                    anyhow::anyhow!("{what} must be a non-negative number of seconds, not {v}")
-                })
-            };
-            let or = |v: Option<f64>, d: Duration, what: &str| v.map_or(Ok(d), |v| secs(v, what));
-            access(Limit::Adaptive(Adaptive {
-                window: secs(p.adaptive_window_s, "adaptive_window_s")?,
-                period: secs(p.adaptive_period_s, "adaptive_period_s")?,
-                min_gain: p.adaptive_min_gain.unwrap_or(core.min_gain),
-                shortfall: p.adaptive_shortfall.unwrap_or(core.shortfall),
-                check_floor: p.adaptive_check_floor.unwrap_or(core.check_floor),
-                probe: or(p.adaptive_probe_s, core.probe, "adaptive_probe_s")?,
-                memory: or(p.adaptive_memory_s, core.memory, "adaptive_memory_s")?,
-                ..core
-            }))
-        }
+        "access-adaptive" => access(Limit::Adaptive(p.adaptive)),
         "ledbat" | "ledbat-60" => BgPolicy::Lbe {
             cc: CongestionControl::Ledbat,
             ledbat_target: millis(if name == "ledbat" { 25.0 } else { 60.0 }),
@@ -287,6 +248,74 @@ pub(crate) fn run_one(
     fixed_m: u32,
     seed: u64,
 ) -> anyhow::Result<RunOut> {
+    let stop = secs(p.duration_s);
+    let mut s = build(p, setup, policy_name, fixed_m, seed)?;
+    let warm = secs(p.warmup_s);
+    s.run_until(warm);
+    s.driver.settle(warm);
+    let at_warm = s.driver.bg_stats.clone();
+    // Bytes arrived per background stream by the warm-up (their acknowledged part is in
+    // `at_warm`).
+    let arrived_by_warm: Vec<u64> = (0..setup.streams.len())
+        .map(|i| {
+            s.driver
+                .background
+                .iter()
+                .filter(|r| r.stream as usize == i && !r.refused)
+                .map(|r| r.size)
+                .sum()
+        })
+        .collect();
+    let tx_warm: Vec<(u64, u64, u64)> = s
+        .world
+        .net
+        .links
+        .iter()
+        .map(|l| {
+            (
+                l.stats.tx_bytes,
+                l.stats.tx_data_packets,
+                l.stats.data_drops,
+            )
+        })
+        .collect();
+    s.run_until(stop);
+    s.driver.settle(stop);
+    let span = p.duration_s - p.warmup_s;
+    let measure_end = secs(p.duration_s - p.tail_s);
+    let mut out = RunOut::default();
+    let most_loaded = most_loaded_link(&s, setup, &tx_warm, &at_warm, warm, span);
+    if let Some((busy, loss, offered, carried)) = most_loaded {
+        out.link_busy = busy;
+        out.link_loss = loss;
+        out.link_offered = offered;
+        out.link_carried = carried;
+    }
+    for f in &s.driver.short {
+        if f.arrival < warm || f.arrival >= measure_end {
+            continue;
+        }
+        let end = f.finished.unwrap_or_else(|| {
+            out.censored += 1;
+            stop
+        });
+        out.short
+            .push((f.source as usize, f.size, as_secs(end - f.arrival)));
+    }
+    background_streams(&mut out, &s, setup, &at_warm, &arrived_by_warm, warm, span);
+    out.refused = s.driver.background.iter().filter(|r| r.refused).count() as u64;
+    Ok(out)
+}
+
+/// The simulation of one run: the chain of links, the streams' Poisson sources (seeded from
+/// `seed`), the long flows and the background policy.
+fn build(
+    p: &Params,
+    setup: &Setup,
+    policy_name: &str,
+    fixed_m: u32,
+    seed: u64,
+) -> anyhow::Result<Sim<BackgroundDriver>> {
     let mut b = NetworkBuilder::new();
     let nodes: Vec<u32> = (0..=setup.links).map(|_| b.add_node()).collect();
     let buffer = (p.rate_bps * p.buffer_ms / 8e3).round() as u64;
@@ -345,44 +374,22 @@ pub(crate) fn run_one(
         .collect();
     let driver = BackgroundDriver::new(policy(p, policy_name, fixed_m)?, streams, long)
         .map_err(|e| anyhow!("access control: {e}"))?;
-    let mut s = Sim::new(World::new(net, tcp), driver);
-    let warm = secs(p.warmup_s);
-    s.run_until(warm);
-    s.driver.settle(warm);
-    let at_warm = s.driver.bg_stats.clone();
-    // Bytes arrived per background stream by the warm-up (their acknowledged part is in
-    // `at_warm`).
-    let arrived_by_warm: Vec<u64> = (0..setup.streams.len())
-        .map(|i| {
-            s.driver
-                .background
-                .iter()
-                .filter(|r| r.stream as usize == i && !r.refused)
-                .map(|r| r.size)
-                .sum()
-        })
-        .collect();
-    let tx_warm: Vec<(u64, u64, u64)> = s
-        .world
-        .net
-        .links
-        .iter()
-        .map(|l| {
-            (
-                l.stats.tx_bytes,
-                l.stats.tx_data_packets,
-                l.stats.data_drops,
-            )
-        })
-        .collect();
-    s.run_until(stop);
-    s.driver.settle(stop);
-    let span = p.duration_s - p.warmup_s;
-    let measure_end = secs(p.duration_s - p.tail_s);
-    let mut out = RunOut::default();
-    // Forward links are the even ones (each is followed by its ACK-only reverse); link
-    // `j` (from 0) joins nodes j and j + 1.
-    let most_loaded = (0..setup.links as usize)
+    Ok(Sim::new(World::new(net, tcp), driver))
+}
+
+/// After the warm-up, on the forward link that most payload arrived for: its wire
+/// utilisation, data loss, and the payload offered and carried, over its rate.
+/// Forward links are the even ones (each is followed by its ACK-only reverse); link `j`
+/// (from 0) joins nodes j and j + 1.
+fn most_loaded_link(
+    s: &Sim<BackgroundDriver>,
+    setup: &Setup,
+    tx_warm: &[(u64, u64, u64)],
+    at_warm: &[BgStreamStats],
+    warm: u64,
+    span: f64,
+) -> Option<(f64, f64, f64, f64)> {
+    (0..setup.links as usize)
         .map(|j| {
             let l = &s.world.net.links[2 * j];
             let (tx, data, drops) = tx_warm[2 * j];
@@ -419,24 +426,20 @@ pub(crate) fn run_one(
             let norm = 8.0 / (l.rate_bps as f64 * span);
             (busy, loss, offered * norm, carried * norm)
         })
-        .max_by(|a, b| a.2.total_cmp(&b.2));
-    if let Some((busy, loss, offered, carried)) = most_loaded {
-        out.link_busy = busy;
-        out.link_loss = loss;
-        out.link_offered = offered;
-        out.link_carried = carried;
-    }
-    for f in &s.driver.short {
-        if f.arrival < warm || f.arrival >= measure_end {
-            continue;
-        }
-        let end = f.finished.unwrap_or_else(|| {
-            out.censored += 1;
-            stop
-        });
-        out.short
-            .push((f.source as usize, f.size, as_secs(end - f.arrival)));
-    }
+        .max_by(|a, b| a.2.total_cmp(&b.2))
+}
+
+/// Per background stream after the warm-up: active and present micro-flows, goodput and
+/// arrivals, backlogs, the controller's load estimate, mean M, saturations, engagement.
+fn background_streams(
+    out: &mut RunOut,
+    s: &Sim<BackgroundDriver>,
+    setup: &Setup,
+    at_warm: &[BgStreamStats],
+    arrived_by_warm: &[u64],
+    warm: u64,
+    span: f64,
+) {
     for (i, sd) in setup.streams.iter().enumerate() {
         if sd.kind != StreamKind::Background {
             continue;
@@ -489,8 +492,6 @@ pub(crate) fn run_one(
             samples.iter().filter(|x| x.engaged).count() as f64 / samples.len() as f64
         });
     }
-    out.refused = s.driver.background.iter().filter(|r| r.refused).count() as u64;
-    Ok(out)
 }
 
 /// A job of the grid: a setup, a policy, a repeat.
@@ -653,31 +654,7 @@ pub(crate) fn normalised_grid(
     let mut variants_of: Vec<Vec<Variant>> = Vec::new();
     for (_, k, setups) in groups {
         for (rho, setup) in setups {
-            let rho_b: f64 = setup
-                .streams
-                .iter()
-                .filter(|s| s.kind == StreamKind::Background)
-                .map(|s| s.bps)
-                .fold(0.0, f64::max)
-                / p.rate_bps;
-            let critical = critical_m(*k, *rho, rho_b);
-            let mut variants: Vec<Variant> = Vec::new();
-            for policy in &p.policies {
-                if policy != "access-fixed" {
-                    variants.push((policy.clone(), 0, policy.clone()));
-                    continue;
-                }
-                for &m in &p.fixed_ms {
-                    let (m, mark) = if m == 0 || m == critical {
-                        (critical, " (27)")
-                    } else {
-                        (m, "")
-                    };
-                    if !variants.iter().any(|v| v.0 == *policy && v.1 == m) {
-                        variants.push((policy.clone(), m, format!("{policy} M={m}{mark}")));
-                    }
-                }
-            }
+            let variants = variants(p, *k, *rho, setup);
             for (policy, fixed_m, _) in &variants {
                 for repeat in 0..p.repeats {
                     jobs.push(Job {
@@ -712,94 +689,14 @@ pub(crate) fn normalised_grid(
             let vanilla = per_variant[0];
             for (k, (policy, fixed_m, variant)) in variants.iter().enumerate() {
                 let runs = per_variant[k];
-                let delay = |r: &RunOut| r.mean_delay(stream);
-                let active = |r: &RunOut| r.bg_active.iter().sum::<f64>();
-                let nd = Ratio::of(runs.iter().zip(vanilla).map(|(r, v)| (delay(r), delay(v))));
-                let na = Ratio::of(
-                    runs.iter()
-                        .zip(vanilla)
-                        .map(|(r, v)| (active(r), active(v))),
-                );
-                let rate: Vec<f64> = runs.iter().map(|r| r.bg_rate_bps.iter().sum()).collect();
-                let arrived: Vec<f64> =
-                    runs.iter().map(|r| r.bg_arrived_bps.iter().sum()).collect();
-                let vs_arrived = mean(&rate) / mean(&arrived);
-                let per_repeat: Vec<f64> = rate
-                    .iter()
-                    .zip(&arrived)
-                    .filter(|(_, a)| **a > 0.0)
-                    .map(|(r, a)| r / a)
-                    .collect();
-                let (_, vs_arrived_ci95) = mean_ci(&per_repeat);
-                rows.push(Row {
-                    group: label.clone(),
-                    rho: *rho,
-                    policy: policy.clone(),
-                    label: variant.clone(),
-                    fixed_m: *fixed_m,
-                    repeats: runs.len(),
-                    delay_s: mean(&runs.iter().map(delay).collect::<Vec<_>>()),
-                    norm_delay: nd.mean,
-                    norm_delay_ci95: nd.ci95,
-                    active: mean(&runs.iter().map(active).collect::<Vec<_>>()),
-                    norm_active: na.mean,
-                    norm_active_ci95: na.ci95,
-                    present: mean(
-                        &runs
-                            .iter()
-                            .map(|r| r.bg_present.iter().sum::<f64>())
-                            .collect::<Vec<_>>(),
-                    ),
-                    bg_throughput_ratio: mean(&rate) / nominal,
-                    bg_throughput_vs_arrived: vs_arrived,
-                    bg_vs_arrived_ci95: vs_arrived_ci95,
-                    bg_vs_arrived_worst: per_repeat.iter().copied().fold(f64::NAN, f64::min),
-                    bg_within_5pct: (0.95..=1.05).contains(&vs_arrived),
-                    mean_m: mean(
-                        &runs
-                            .iter()
-                            .map(|r| r.mean_m.iter().sum::<f64>())
-                            .filter(|m| m.is_finite())
-                            .collect::<Vec<_>>(),
-                    ),
-                    saturations: mean(
-                        &runs
-                            .iter()
-                            .map(|r| r.saturations.iter().sum::<u64>() as f64)
-                            .collect::<Vec<_>>(),
-                    ),
-                    engaged: mean(
-                        &runs
-                            .iter()
-                            .flat_map(|r| r.engaged.iter().copied())
-                            .filter(|e| e.is_finite())
-                            .collect::<Vec<_>>(),
-                    ),
-                    censored: runs.iter().map(|r| r.censored).sum(),
-                    refused: runs.iter().map(|r| r.refused).sum(),
-                    backlog_warm_mb: mean(
-                        &runs
-                            .iter()
-                            .map(|r| r.bg_backlog_warm.iter().sum::<f64>() / 1e6)
-                            .collect::<Vec<_>>(),
-                    ),
-                    backlog_end_mb: mean(
-                        &runs
-                            .iter()
-                            .map(|r| r.bg_backlog_end.iter().sum::<f64>() / 1e6)
-                            .collect::<Vec<_>>(),
-                    ),
-                    load_estimate_vs_arrived: mean(
-                        &runs
-                            .iter()
-                            .map(|r| r.load_estimate_bps.iter().sum::<f64>())
-                            .collect::<Vec<_>>(),
-                    ) / mean(&arrived),
-                    link_busy: mean(&runs.iter().map(|r| r.link_busy).collect::<Vec<_>>()),
-                    link_offered: mean(&runs.iter().map(|r| r.link_offered).collect::<Vec<_>>()),
-                    link_carried: mean(&runs.iter().map(|r| r.link_carried).collect::<Vec<_>>()),
-                    link_loss: mean(&runs.iter().map(|r| r.link_loss).collect::<Vec<_>>()),
-                });
+                rows.push(row(
+                    (label, *rho),
+                    (policy, *fixed_m, variant),
+                    runs,
+                    vanilla,
+                    nominal,
+                    stream,
+                ));
             }
             i += variants.len() * p.repeats;
         }
@@ -810,6 +707,136 @@ pub(crate) fn normalised_grid(
         outs,
         repeats: p.repeats,
     })
+}
+
+/// The variants of a setup of `k` long flows at short-flow load `rho`, in order: each
+/// policy once, `access-fixed` once per fixed M (0 and the critical M of equation (27) both
+/// standing for the critical M, marked).
+fn variants(p: &Params, k: usize, rho: f64, setup: &Setup) -> Vec<Variant> {
+    let rho_b: f64 = setup
+        .streams
+        .iter()
+        .filter(|s| s.kind == StreamKind::Background)
+        .map(|s| s.bps)
+        .fold(0.0, f64::max)
+        / p.rate_bps;
+    let critical = critical_m(k, rho, rho_b);
+    let mut variants: Vec<Variant> = Vec::new();
+    for policy in &p.policies {
+        if policy != "access-fixed" {
+            variants.push((policy.clone(), 0, policy.clone()));
+            continue;
+        }
+        for &m in &p.fixed_ms {
+            let (m, mark) = if m == 0 || m == critical {
+                (critical, " (27)")
+            } else {
+                (m, "")
+            };
+            if !variants.iter().any(|v| v.0 == *policy && v.1 == m) {
+                variants.push((policy.clone(), m, format!("{policy} M={m}{mark}")));
+            }
+        }
+    }
+    variants
+}
+
+/// One row of the grid: a variant's runs, normalised by vanilla's of the same seeds.
+fn row(
+    (group, rho): (&String, f64),
+    (policy, fixed_m, variant): (&String, u32, &String),
+    runs: &[RunOut],
+    vanilla: &[RunOut],
+    nominal: f64,
+    stream: Option<usize>,
+) -> Row {
+    let delay = |r: &RunOut| r.mean_delay(stream);
+    let active = |r: &RunOut| r.bg_active.iter().sum::<f64>();
+    let nd = Ratio::of(runs.iter().zip(vanilla).map(|(r, v)| (delay(r), delay(v))));
+    let na = Ratio::of(
+        runs.iter()
+            .zip(vanilla)
+            .map(|(r, v)| (active(r), active(v))),
+    );
+    let rate: Vec<f64> = runs.iter().map(|r| r.bg_rate_bps.iter().sum()).collect();
+    let arrived: Vec<f64> = runs.iter().map(|r| r.bg_arrived_bps.iter().sum()).collect();
+    let vs_arrived = mean(&rate) / mean(&arrived);
+    let per_repeat: Vec<f64> = rate
+        .iter()
+        .zip(&arrived)
+        .filter(|(_, a)| **a > 0.0)
+        .map(|(r, a)| r / a)
+        .collect();
+    let (_, vs_arrived_ci95) = mean_ci(&per_repeat);
+    Row {
+        group: group.clone(),
+        rho,
+        policy: policy.clone(),
+        label: variant.clone(),
+        fixed_m,
+        repeats: runs.len(),
+        delay_s: mean(&runs.iter().map(delay).collect::<Vec<_>>()),
+        norm_delay: nd.mean,
+        norm_delay_ci95: nd.ci95,
+        active: mean(&runs.iter().map(active).collect::<Vec<_>>()),
+        norm_active: na.mean,
+        norm_active_ci95: na.ci95,
+        present: mean(
+            &runs
+                .iter()
+                .map(|r| r.bg_present.iter().sum::<f64>())
+                .collect::<Vec<_>>(),
+        ),
+        bg_throughput_ratio: mean(&rate) / nominal,
+        bg_throughput_vs_arrived: vs_arrived,
+        bg_vs_arrived_ci95: vs_arrived_ci95,
+        bg_vs_arrived_worst: per_repeat.iter().copied().fold(f64::NAN, f64::min),
+        bg_within_5pct: (0.95..=1.05).contains(&vs_arrived),
+        mean_m: mean(
+            &runs
+                .iter()
+                .map(|r| r.mean_m.iter().sum::<f64>())
+                .filter(|m| m.is_finite())
+                .collect::<Vec<_>>(),
+        ),
+        saturations: mean(
+            &runs
+                .iter()
+                .map(|r| r.saturations.iter().sum::<u64>() as f64)
+                .collect::<Vec<_>>(),
+        ),
+        engaged: mean(
+            &runs
+                .iter()
+                .flat_map(|r| r.engaged.iter().copied())
+                .filter(|e| e.is_finite())
+                .collect::<Vec<_>>(),
+        ),
+        censored: runs.iter().map(|r| r.censored).sum(),
+        refused: runs.iter().map(|r| r.refused).sum(),
+        backlog_warm_mb: mean(
+            &runs
+                .iter()
+                .map(|r| r.bg_backlog_warm.iter().sum::<f64>() / 1e6)
+                .collect::<Vec<_>>(),
+        ),
+        backlog_end_mb: mean(
+            &runs
+                .iter()
+                .map(|r| r.bg_backlog_end.iter().sum::<f64>() / 1e6)
+                .collect::<Vec<_>>(),
+        ),
+        load_estimate_vs_arrived: mean(
+            &runs
+                .iter()
+                .map(|r| r.load_estimate_bps.iter().sum::<f64>())
+                .collect::<Vec<_>>(),
+        ) / mean(&arrived),
+        link_busy: mean(&runs.iter().map(|r| r.link_busy).collect::<Vec<_>>()),
+        link_offered: mean(&runs.iter().map(|r| r.link_offered).collect::<Vec<_>>()),
+        link_carried: mean(&runs.iter().map(|r| r.link_carried).collect::<Vec<_>>()),
+        link_loss: mean(&runs.iter().map(|r| r.link_loss).collect::<Vec<_>>()),
+    }
 }
 
 /// One plot per group of `rows`: `y(row)` against ρ, a line per policy.
@@ -1302,6 +1329,9 @@ pub(crate) fn bins_table(rows: &[BinRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gtcp::admission::{Adaptive, Limit};
+    use std::time::Duration;
+
     /// Fig. 7's scenario (two links), whose quick runs these tests drive.
     const BG_FIG7: &str = include_str!("../../../scenarios/bg-fig7.toml");
 
@@ -1380,30 +1410,47 @@ mod tests {
         assert_eq!(carried_check(&over, &adaptive).met(), None);
     }
 
-    /// A scenario's adaptive timescales are checked before they reach the core: a negative
-    /// or non-finite number of seconds is a clear error naming the field, not a panic.
+    /// A scenario's `[adaptive]` table is the core's `Adaptive`: its keys and values reach
+    /// the controller; a misspelled key is refused naming the closest one, and a negative, a
+    /// non-finite or an inconsistent number of seconds is a clear error naming the key, not a
+    /// panic.
     #[test]
-    fn bad_adaptive_timescales_are_refused_by_name() {
-        let p: Params = crate::scenario::parse(BG_FIG7, "bg-fig7", true).unwrap();
-        assert!(policy(&p, "access-adaptive", 0).is_ok());
-        for field in [
-            "adaptive_window_s",
-            "adaptive_period_s",
-            "adaptive_memory_s",
-        ] {
-            let mut bad = p.clone();
-            match field {
-                "adaptive_window_s" => bad.adaptive_window_s = -1.0,
-                "adaptive_period_s" => bad.adaptive_period_s = f64::NAN,
-                _ => bad.adaptive_memory_s = Some(f64::INFINITY),
-            }
-            let err = policy(&bad, "access-adaptive", 0)
-                .err()
-                .map(|e| e.to_string());
-            assert!(
-                err.as_deref().is_some_and(|e| e.contains(field)),
-                "{field}: {err:?}"
+    fn the_adaptive_table_is_the_cores_and_bad_keys_are_refused_by_name() {
+        let with = |table: &str| {
+            let text = BG_FIG7.replace(
+                "[adaptive]\nwindow_secs = 60.0\nperiod_secs = 15.0\n",
+                &format!("[adaptive]\n{table}\n"),
             );
+            assert_ne!(text, BG_FIG7, "bg-fig7's scenario has no [adaptive] table");
+            crate::scenario::parse::<Params>(&text, "bg-fig7", true).map_err(|e| format!("{e:#}"))
+        };
+        let p = with("window_secs = 90\nperiod_secs = 0.5\ncheck_floor = 3\nmemory_secs = 120")
+            .unwrap();
+        let BgPolicy::Access(c) = policy(&p, "access-adaptive", 0).unwrap() else {
+            panic!("access-adaptive is access control")
+        };
+        let Limit::Adaptive(a) = c.limit else {
+            panic!("access-adaptive has an adaptive limit")
+        };
+        assert_eq!(a.window, Duration::from_secs(90));
+        assert_eq!(a.period, Duration::from_millis(500));
+        assert_eq!(a.check_floor, 3);
+        assert_eq!(a.memory, Duration::from_secs(120));
+        assert_eq!(a.shortfall, Adaptive::default().shortfall);
+        let e = with("window_sec = 60").unwrap_err();
+        assert!(
+            e.contains("unknown key `window_sec` in [adaptive]; did you mean `window_secs`?"),
+            "{e}"
+        );
+        for (table, key) in [
+            ("window_secs = -1", "window_secs"),
+            ("period_secs = nan", "period_secs"),
+            ("memory_secs = inf", "memory_secs"),
+            ("window_secs = 10\nperiod_secs = 20", "period_secs"),
+            ("shortfall = 1.5", "shortfall"),
+        ] {
+            let e = with(table).unwrap_err();
+            assert!(e.contains(key), "{table}: {e}");
         }
     }
 
