@@ -12,20 +12,20 @@
 //!   served (churn test below: client 37.0 → 45.7 MB, server 27.6 → 36.0 MB).
 //! * Threshold fixed at 128 KiB: every read buffer is a fresh mapping, and
 //!   every page of it faults on first touch. In the one-flow download profile
-//!   (`perf record -g`, docs/THROUGHPUT.md) page faults were 28% of the relays'
-//!   CPU.
+//!   (`perf record -g`, results/throughput-history/README.md) page faults were 28% of the
+//!   relays' CPU.
 //! * Threshold fixed at 512 KiB and the heap top trimmed only beyond [`TRIM_THRESHOLD`]
 //!   (8 MiB free): read buffers come from the heap and are reused. CPU per GB
 //!   relayed × 0.64–0.73 (one flow down 2.79 → 2.05 s; `schedtcp throughput --baseline-exe`,
-//!   one run on a quiet machine, docs/THROUGHPUT.md). Page faults were still 3–5% of the
-//!   relays' CPU: a flow's reassembly buffer (`gtcp::flow::recv`, up to its credit, 1 MiB by
-//!   default) grew past 512 KiB and was then mapped afresh on every refill.
+//!   one run on a quiet machine, results/throughput-history/README.md). Page faults were still
+//!   3–5% of the relays' CPU: a flow's reassembly buffer (`gtcp::flow::recv`, up to its credit,
+//!   1 MiB by default) grew past 512 KiB and was then mapped afresh on every refill.
 //! * Threshold fixed at [`MMAP_THRESHOLD`] (4 MiB): the reassembly buffers came
 //!   from the heap too; page faults 3.1% → 0.03% of the relays' CPU in the same profile. Then
 //!   the reassembly buffer became a list of blocks of at most 64 KiB
 //!   (`gtcp::flow::recv::READY_BLOCK`), so no buffer of the data path is above 512 KiB any
 //!   more with the default chunk; the threshold stayed at 4 MiB, the setting the blocks were
-//!   measured with (docs/THROUGHPUT.md). Resident size in the churn test
+//!   measured with (results/throughput-history/README.md). Resident size in the churn test
 //!   (`CHURN_FLOWS=30000 cargo test --release -p schedtcp --test liveness churn -- --ignored
 //!   --nocapture`): flat, client 27.1 → 24.5 MB, server 23.1 → 24.2 MB, wandering by up to
 //!   ±3 MB from round to round. The cost of the trim threshold: up to 8 MiB kept free per
