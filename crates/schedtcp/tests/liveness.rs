@@ -1228,6 +1228,32 @@ async fn a_fleet_behind_haproxy_survives_the_death_of_an_instance() {
     assert_released_but_warm("client", client.metrics, 1.0, 1, HEAL).await;
 }
 
+/// Idle flows opened (and ended) at once by the idle-flow tests.
+const OPENING_AT_ONCE: usize = 64;
+
+/// Opens `flows` idle flows through `route`, at most `OPENING_AT_ONCE` at a time; returns them
+/// and the semaphore that paced them (for ending them at the same pace).
+async fn open_idle_flows(
+    route: SocketAddr,
+    flows: usize,
+) -> (Vec<TcpStream>, Arc<tokio::sync::Semaphore>) {
+    let sem = Arc::new(tokio::sync::Semaphore::new(OPENING_AT_ONCE));
+    let opening: Vec<_> = (0..flows)
+        .map(|_| {
+            let sem = sem.clone();
+            tokio::spawn(async move {
+                let _permit = sem.acquire_owned().await.unwrap();
+                open_idle_flow(route).await
+            })
+        })
+        .collect();
+    let mut idle = Vec::with_capacity(flows);
+    for o in opening {
+        idle.push(o.await.unwrap());
+    }
+    (idle, sem)
+}
+
 /// Opens one idle flow through `route`: asks the target for `IDLE_DOWNLOAD` bytes and one byte
 /// of upload, reads the download and returns the connection, on which the target now waits for
 /// the upload (both directions of the flow have carried bytes; nothing moves any more).
@@ -1277,7 +1303,6 @@ async fn end_idle_flow(mut s: TcpStream) -> Result<(), String> {
 async fn idle_flows_hold_little_memory_and_give_it_back() {
     /// Resident bytes per idle flow, each side (yamux reserves 256 KiB per stream).
     const IDLE_FLOW_BOUND: u64 = 8 * 1024;
-    const OPENING_AT_ONCE: usize = 64;
     let flows: usize = std::env::var("IDLE_FLOWS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -1302,20 +1327,7 @@ async fn idle_flows_hold_little_memory_and_give_it_back() {
     let base = pids.map(|(_, pid)| rss_kib(pid));
     let began = Instant::now();
     let route = client.t;
-    let sem = Arc::new(tokio::sync::Semaphore::new(OPENING_AT_ONCE));
-    let opening: Vec<_> = (0..flows)
-        .map(|_| {
-            let sem = sem.clone();
-            tokio::spawn(async move {
-                let _permit = sem.acquire_owned().await.unwrap();
-                open_idle_flow(route).await
-            })
-        })
-        .collect();
-    let mut idle = Vec::with_capacity(flows);
-    for o in opening {
-        idle.push(o.await.unwrap());
-    }
+    let (idle, sem) = open_idle_flows(route, flows).await;
     let opened = began.elapsed();
     let server_flows = total(&scrape(env.server_metrics).await.unwrap(), "active_flows");
     assert_eq!(server_flows, flows as f64, "server flows while idle");
@@ -1414,7 +1426,6 @@ async fn idle_flows_hold_little_memory_and_give_it_back() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore]
 async fn scrape_cost_with_many_live_flows() {
-    const OPENING_AT_ONCE: usize = 64;
     let env_count = |k: &str, d: usize| {
         std::env::var(k)
             .ok()
@@ -1432,20 +1443,7 @@ async fn scrape_cost_with_many_live_flows() {
         .client_tuned("client", env.server, "", IDLE_TUNING)
         .await;
     let route = client.t;
-    let sem = Arc::new(tokio::sync::Semaphore::new(OPENING_AT_ONCE));
-    let opening: Vec<_> = (0..flows)
-        .map(|_| {
-            let sem = sem.clone();
-            tokio::spawn(async move {
-                let _permit = sem.acquire_owned().await.unwrap();
-                open_idle_flow(route).await
-            })
-        })
-        .collect();
-    let mut idle = Vec::with_capacity(flows);
-    for o in opening {
-        idle.push(o.await.unwrap());
-    }
+    let (idle, _) = open_idle_flows(route, flows).await;
     for (who, addr) in [("server", env.server_metrics), ("client", client.metrics)] {
         let page = scrape(addr).await.unwrap();
         assert_eq!(
