@@ -128,7 +128,7 @@ struct BgAccount {
 }
 
 impl BgAccount {
-    /// Received over arrived in the arrival window (the measure of session 9): one minus the
+    /// Received over arrived in the arrival window: one minus the
     /// backlog left at T over what arrived, so a standing queue of the same size costs the
     /// same whatever the rate.
     fn window_ratio(&self) -> f64 {
