@@ -65,6 +65,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(project::table2_buffers),
     entry!(project::ns3_crosscheck),
     entry!(project::gittins_sweep),
+    entry!(project::mu_rule, sharded),
 ];
 
 pub(crate) fn find(name: &str) -> Option<&'static Entry> {

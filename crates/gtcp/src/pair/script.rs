@@ -42,7 +42,9 @@ pub const SETTLE_ROUNDS: usize = 32;
 /// Chunk sizes (tiny ones make many frames, so they are few; 64 KiB is the cap).
 const CHUNKS: [u32; 5] = [37, 1000, 4096, 16 * 1024, 64 * 1024];
 
-const POLICIES: [&str; 9] = [
+/// Every order, with and without classes (the learning ones, `gittins`, `auto` and `mu`,
+/// learn from the flows the script completes).
+const POLICIES: [&str; 14] = [
     "tcp",
     "srpt",
     "las",
@@ -52,6 +54,11 @@ const POLICIES: [&str; 9] = [
     "priority:srpt",
     "priority:fair",
     "priority:psps:100",
+    "gittins",
+    "auto",
+    "auto:fair",
+    "mu:las",
+    "mu:gittins",
 ];
 
 /// One step of a script.

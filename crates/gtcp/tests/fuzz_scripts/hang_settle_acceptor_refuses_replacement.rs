@@ -1,7 +1,7 @@
 // `cargo fuzz fmt session_input` of fuzz/corpus-seeds/session_input/hang_settle_acceptor_refuses_replacement
 Input {
     setup: 85,
-    policy: 85,
+    policy: 4,
     chunk: 145,
     window_extra: 37265,
     max_flows: 145,

@@ -1,7 +1,7 @@
 // `cargo fuzz fmt session_input` of fuzz/corpus-seeds/session_input/ledger_unowned_above_unsent_3
 Input {
     setup: 5,
-    policy: 103,
+    policy: 4,
     chunk: 103,
     window_extra: 26471,
     max_flows: 103,

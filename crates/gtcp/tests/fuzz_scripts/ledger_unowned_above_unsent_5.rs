@@ -1,7 +1,7 @@
 // `cargo fuzz fmt session_input` of fuzz/corpus-seeds/session_input/ledger_unowned_above_unsent_5
 Input {
     setup: 41,
-    policy: 49,
+    policy: 4,
     chunk: 0,
     window_extra: 16409,
     max_flows: 56,

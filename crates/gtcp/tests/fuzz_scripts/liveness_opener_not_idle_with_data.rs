@@ -1,7 +1,7 @@
 // `cargo fuzz fmt session_input` of fuzz/corpus-seeds/session_input/liveness_opener_not_idle_with_data
 Input {
     setup: 41,
-    policy: 48,
+    policy: 3,
     chunk: 0,
     window_extra: 16409,
     max_flows: 56,

@@ -1,7 +1,7 @@
 // `cargo fuzz fmt session_input` of fuzz/findings/session_input/not_settled_acceptor_not_idle
 Input {
     setup: 255,
-    policy: 255,
+    policy: 3,
     chunk: 255,
     window_extra: 65535,
     max_flows: 255,

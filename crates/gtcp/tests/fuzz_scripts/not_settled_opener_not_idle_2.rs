@@ -1,7 +1,7 @@
 // `cargo fuzz fmt session_input` of fuzz/findings/session_input/not_settled_opener_not_idle_2
 Input {
     setup: 239,
-    policy: 48,
+    policy: 3,
     chunk: 64,
     window_extra: 58744,
     max_flows: 229,

@@ -1,7 +1,7 @@
 // `cargo fuzz fmt session_input` of fuzz/findings/session_input/not_settled_opener_not_idle_3
 Input {
     setup: 17,
-    policy: 157,
+    policy: 4,
     chunk: 25,
     window_extra: 65305,
     max_flows: 255,

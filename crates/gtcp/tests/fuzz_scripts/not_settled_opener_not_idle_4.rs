@@ -1,7 +1,7 @@
 // `cargo fuzz fmt session_input` of fuzz/findings/session_input/not_settled_opener_not_idle_4
 Input {
     setup: 41,
-    policy: 49,
+    policy: 4,
     chunk: 0,
     window_extra: 16409,
     max_flows: 56,

@@ -1,7 +1,7 @@
 // `cargo fuzz fmt session_input` of fuzz/corpus-seeds/session_input/settle_opener_never_transmits
 Input {
     setup: 254,
-    policy: 66,
+    policy: 3,
     chunk: 1,
     window_extra: 15106,
     max_flows: 8,

@@ -1,7 +1,7 @@
 // `cargo fuzz fmt session_input` of fuzz/findings/session_input/still_talking_flow_ids_beyond_horizon
 Input {
     setup: 109,
-    policy: 117,
+    policy: 0,
     chunk: 0,
     window_extra: 21845,
     max_flows: 85,

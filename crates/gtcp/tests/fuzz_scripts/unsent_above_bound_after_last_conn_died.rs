@@ -1,7 +1,7 @@
 // `cargo fuzz fmt session_input` of fuzz/findings/session_input/unsent_above_bound_after_last_conn_died
 Input {
     setup: 17,
-    policy: 157,
+    policy: 4,
     chunk: 25,
     window_extra: 16409,
     max_flows: 56,

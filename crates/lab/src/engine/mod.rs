@@ -1,11 +1,12 @@
 //! The shared engines every experiment runs on: packet-level runs of paper 000's Section 6.2
 //! setup ([`packet`]), repeats of one sample path under small perturbations and the
 //! comparisons beyond their noise ([`repeats`]), paper 004's background-transfer scenarios
-//! ([`background`]), paper 003's flow-size bins ([`run2c`]), testbed constants ([`testbed`]),
+//! ([`background`]), flow-level workloads on one link ([`flowlevel`]), paper 003's flow-size bins ([`run2c`]), testbed constants ([`testbed`]),
 //! and the statistics, tables and verdicts below. Experiments (`p000/`, `p003/`, `p004/`,
 //! `project/`) import only from here and from each other never.
 
 pub(crate) mod background;
+pub(crate) mod flowlevel;
 pub(crate) mod intrusion;
 pub(crate) mod packet;
 pub(crate) mod repeats;

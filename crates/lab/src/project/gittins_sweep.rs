@@ -6,14 +6,11 @@
 //! times are compared as ratios to PS on the same path, with 95% intervals over seeds.
 
 use crate::check_param;
+use crate::engine::flowlevel::{response_stats, Mix};
 use crate::engine::{md_table, mean_ci, parallel_map, verdict};
 use crate::Context;
 use flowsim::mg1::{simulate, simulate_keyed, Keyed, Knowledge, Policy};
-use flowsim::path::{Job, SamplePath};
-use gtcp::policy::learned::SizeHistogram;
 use models::SizeDist;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 pub const NAME: &str = "gittins-sweep";
@@ -37,13 +34,11 @@ struct Params {
     threads: usize,
 }
 
-/// A workload: the size distribution of each type of flow (one type but for the mixture),
-/// their shares, and, for `change`, the distribution after the change half-way.
+/// A workload: its name, what it is, and its flow types.
 struct Workload {
     name: &'static str,
     what: &'static str,
-    types: Vec<(f64, SizeDist)>,
-    after: Option<SizeDist>,
+    mix: Mix,
 }
 
 const MB: f64 = 1e6;
@@ -64,109 +59,54 @@ fn bp003() -> anyhow::Result<SizeDist> {
 }
 
 fn workload(name: &str) -> anyhow::Result<Workload> {
-    let one = |d| vec![(1.0, d)];
+    let w = |name, what, mix| Workload { name, what, mix };
     Ok(match name {
-        "exp" => Workload {
-            name: "exp",
-            what: "exponential, mean 1 MB",
-            types: one(SizeDist::exponential(MB)?),
-            after: None,
-        },
-        "lomax1.1" => Workload {
-            name: "lomax1.1",
-            what: "Lomax alpha = 1.1, mean 1 MB",
-            types: one(lomax(1.1, MB)?),
-            after: None,
-        },
-        "lomax1.5" => Workload {
-            name: "lomax1.5",
-            what: "Lomax alpha = 1.5, mean 1 MB",
-            types: one(lomax(1.5, MB)?),
-            after: None,
-        },
-        "lomax3" => Workload {
-            name: "lomax3",
-            what: "Lomax alpha = 3, mean 1 MB (paper 000's shape)",
-            types: one(lomax(3.0, MB)?),
-            after: None,
-        },
-        "bp" => Workload {
-            name: "bp",
-            what: "bounded Pareto BP(13, 5000, 1.1) packets of 1500 B (paper 003)",
-            types: one(bp003()?),
-            after: None,
-        },
-        "d1" => Workload {
-            name: "d1",
-            what: "paper 003's D1: 80% exponential mean 6 kB, 20% BP(13, 5000, 1.1) packets",
-            types: vec![(0.8, SizeDist::exponential(4.0 * PACKET)?), (0.2, bp003()?)],
-            after: None,
-        },
-        "change" => Workload {
-            name: "change",
-            what: "exponential mean 1 MB, then Lomax alpha = 1.1 mean 1 MB from half-way \
-                   (statistics over the second half)",
-            types: one(SizeDist::exponential(MB)?),
-            after: Some(lomax(1.1, MB)?),
-        },
+        "exp" => w(
+            "exp",
+            "exponential, mean 1 MB",
+            Mix::one(SizeDist::exponential(MB)?),
+        ),
+        "lomax1.1" => w(
+            "lomax1.1",
+            "Lomax alpha = 1.1, mean 1 MB",
+            Mix::one(lomax(1.1, MB)?),
+        ),
+        "lomax1.5" => w(
+            "lomax1.5",
+            "Lomax alpha = 1.5, mean 1 MB",
+            Mix::one(lomax(1.5, MB)?),
+        ),
+        "lomax3" => w(
+            "lomax3",
+            "Lomax alpha = 3, mean 1 MB (paper 000's shape)",
+            Mix::one(lomax(3.0, MB)?),
+        ),
+        "bp" => w(
+            "bp",
+            "bounded Pareto BP(13, 5000, 1.1) packets of 1500 B (paper 003)",
+            Mix::one(bp003()?),
+        ),
+        "d1" => w(
+            "d1",
+            "paper 003's D1: 80% exponential mean 6 kB, 20% BP(13, 5000, 1.1) packets",
+            Mix {
+                types: vec![(0.8, SizeDist::exponential(4.0 * PACKET)?), (0.2, bp003()?)],
+                after: None,
+            },
+        ),
+        "change" => w(
+            "change",
+            "exponential mean 1 MB, then Lomax alpha = 1.1 mean 1 MB from half-way \
+             (statistics over the second half)",
+            Mix {
+                types: vec![(1.0, SizeDist::exponential(MB)?)],
+                after: Some(lomax(1.1, MB)?),
+            },
+        ),
         other => anyhow::bail!(
             "unknown workload `{other}`: expected exp, lomax1.1, lomax1.5, lomax3, bp, d1 or change"
         ),
     })
-}
-
-impl Workload {
-    fn mean(&self) -> anyhow::Result<f64> {
-        let mut m = 0.0;
-        for (w, d) in &self.types {
-            m += w * d.mean()?;
-        }
-        Ok(m / self.types.iter().map(|(w, _)| w).sum::<f64>())
-    }
-
-    /// `n` flows at load `load` on a link of `capacity`: the path and each flow's type.
-    fn path(
-        &self,
-        n: usize,
-        load: f64,
-        capacity: f64,
-        seed: u64,
-    ) -> anyhow::Result<(SamplePath, Vec<u8>)> {
-        let lambda = load * capacity / self.mean()?;
-        let total: f64 = self.types.iter().map(|(w, _)| w).sum();
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let (mut t, mut jobs, mut types) = (0.0, Vec::with_capacity(n), Vec::with_capacity(n));
-        for i in 0..n {
-            let u: f64 = rng.random();
-            t += -(1.0 - u).ln() / lambda;
-            let mut pick = rng.random::<f64>() * total;
-            let mut ty = 0;
-            for (k, (w, _)) in self.types.iter().enumerate() {
-                ty = k;
-                if pick < *w {
-                    break;
-                }
-                pick -= w;
-            }
-            let q = 1.0 - rng.random::<f64>();
-            let dist = match &self.after {
-                Some(after) if i >= n / 2 => after,
-                _ => &self.types[ty].1,
-            };
-            let size = dist.sample(0.0, q).max(1.0);
-            jobs.push(Job { arrival: t, size });
-            types.push(ty as u8);
-        }
-        Ok((SamplePath::from_jobs(jobs)?, types))
-    }
-
-    /// The known distribution of all flows (the mixture), for a policy that sees one route.
-    fn known_pooled(&self) -> SizeHistogram {
-        let total: f64 = self.types.iter().map(|(w, _)| w).sum();
-        SizeHistogram::from_cdf(|x| {
-            self.types.iter().map(|(w, d)| w * d.cdf(x)).sum::<f64>() / total
-        })
-    }
 }
 
 /// The policies compared; the size-blind baselines first.
@@ -188,21 +128,9 @@ struct RunStats {
     p99: Vec<f64>,
 }
 
-fn stats(path: &SamplePath, done: &[f64], from: usize) -> (f64, f64) {
-    let mut r: Vec<f64> = path.jobs()[from..]
-        .iter()
-        .zip(&done[from..])
-        .map(|(j, d)| d - j.arrival)
-        .collect();
-    let mean = r.iter().sum::<f64>() / r.len() as f64;
-    r.sort_by(f64::total_cmp);
-    let p99 = r[((r.len() as f64 * 0.99) as usize).min(r.len() - 1)];
-    (mean, p99)
-}
-
 fn run_one(w: &Workload, load: f64, seed: u64, p: &Params) -> anyhow::Result<RunStats> {
-    let (path, types) = w.path(p.flows, load, p.capacity, seed)?;
-    let from = if w.after.is_some() {
+    let (path, types) = w.mix.path(p.flows, load, p.capacity, seed)?;
+    let from = if w.mix.after.is_some() {
         p.flows / 2
     } else {
         p.warmup_flows
@@ -231,12 +159,12 @@ fn run_one(w: &Workload, load: f64, seed: u64, p: &Params) -> anyhow::Result<Run
             _ => simulate_keyed(
                 &path,
                 cap,
-                &gittins(Knowledge::Known(vec![w.known_pooled()])),
+                &gittins(Knowledge::Known(vec![w.mix.known_pooled()])),
             )?,
         };
         done.push(d.completion);
     }
-    if w.types.len() > 1 {
+    if w.mix.types.len() > 1 {
         let k = Keyed {
             policy: "mu:gittins".parse()?,
             types: Some(&types),
@@ -244,7 +172,7 @@ fn run_one(w: &Workload, load: f64, seed: u64, p: &Params) -> anyhow::Result<Run
         };
         done.push(simulate_keyed(&path, cap, &k)?.completion);
     }
-    let (mean, p99) = done.iter().map(|d| stats(&path, d, from)).unzip();
+    let (mean, p99) = done.iter().map(|d| response_stats(&path, d, from)).unzip();
     Ok(RunStats { mean, p99 })
 }
 
@@ -313,7 +241,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 .map(|(_, r)| r)
                 .collect();
             let mut names: Vec<&str> = POLICIES.to_vec();
-            if w.types.len() > 1 {
+            if w.mix.types.len() > 1 {
                 names.push(MU);
             }
             let ratio = |k: usize, pick: fn(&RunStats) -> &Vec<f64>| -> Vec<f64> {
