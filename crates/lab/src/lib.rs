@@ -43,6 +43,7 @@ pub mod shard;
 
 pub use context::Context;
 pub use engine::{mean_ci, t95, verdict};
+pub use project::{demo, throughput};
 pub use shard::Shard;
 
 use anyhow::Context as _;

@@ -265,7 +265,7 @@ fn run(cli: Cli) -> Result<()> {
             })
         }
         Command::Check(args) => check_cmd::run(args),
-        Command::Demo(args) => demo::main(args),
+        Command::Demo(args) => demo::run(args),
         Command::Keygen { out: Some(path) } => {
             tunnel::psk::write_new(&path)?;
             eprintln!(
@@ -283,7 +283,7 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Experiment { action } => experiment(action),
-        Command::Throughput(args) => runtime(0)?.block_on(throughput::run(args)),
+        Command::Throughput(args) => throughput::run(args),
         Command::Testbed { cmd } => testbed_cmd::run(cmd),
         Command::Trace { cmd } => trace_cmd::run(cmd),
         Command::Router { cmd } => router_cmd::run(cmd),

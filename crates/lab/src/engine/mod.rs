@@ -8,6 +8,7 @@
 pub(crate) mod background;
 pub(crate) mod intrusion;
 pub(crate) mod packet;
+pub(crate) mod ratio;
 pub(crate) mod repeats;
 pub(crate) mod run2c;
 pub(crate) mod testbed;
