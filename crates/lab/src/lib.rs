@@ -204,6 +204,25 @@ pub fn merge(dirs: &[PathBuf], out_dir: &Path, progress: bool) -> anyhow::Result
     finish(entry, &ctx)
 }
 
+/// Re-analyse and re-render, in place, the experiment run whose raw results `dir` holds (a
+/// run with [`RunOptions::shard`] `1/1`: every run's raw results, `shard.json` and
+/// `scenario.toml`), without re-running anything: `summary.md`, the CSV/JSON files and the
+/// plots are written beside the raw results, byte for byte what one unsharded run of the same
+/// scenario writes. So a committed summary can be regenerated from the raw results committed
+/// with it, after a change to the analysis or the render.
+pub fn render(dir: &Path, progress: bool) -> anyhow::Result<Report> {
+    let m = shard::Manifest::read(dir)?;
+    anyhow::ensure!(
+        m.shard.count == 1,
+        "{} holds shard {} of {}: merge all of them (`schedtcp experiment merge`), or keep \
+         every run's raw results in one folder with `--shard 1/1`",
+        dir.display(),
+        m.shard.index,
+        m.shard.count
+    );
+    merge(&[dir.to_path_buf()], dir, progress)
+}
+
 fn find(name: &str) -> anyhow::Result<&'static registry::Entry> {
     registry::find(name).with_context(|| {
         let known: Vec<&str> = registry::ENTRIES.iter().map(|e| e.name).collect();

@@ -200,6 +200,13 @@ enum ExperimentCmd {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Re-analyse and re-render in place the run whose raw results DIR holds (written by
+    /// `experiment run NAME --shard 1/1 --out DIR`): summary, CSV/JSON and plots regenerated
+    /// from them without re-running, byte-identical to an unsharded run's.
+    Render {
+        /// The folder of the run (its shard.json, scenario.toml and raw/).
+        dir: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -366,6 +373,12 @@ fn experiment(action: ExperimentCmd) -> Result<()> {
         }
         ExperimentCmd::Merge { dirs, out } => {
             let report = lab::merge(&dirs, &out, true)?;
+            println!("{}", report.summary_markdown);
+            eprintln!("results in {}", report.out_dir.display());
+            Ok(())
+        }
+        ExperimentCmd::Render { dir } => {
+            let report = lab::render(&dir, true)?;
             println!("{}", report.summary_markdown);
             eprintln!("results in {}", report.out_dir.display());
             Ok(())
