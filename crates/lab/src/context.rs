@@ -81,7 +81,7 @@ impl Context {
         self.out_dir.join(file)
     }
 
-    /// A progress bar of `len` runs ([`crate::engine::progress_bar`]: runs done / total,
+    /// A progress bar of `len` runs (the engine's one progress bar: runs done / total,
     /// elapsed, time left), hidden unless requested and stderr is a terminal.
     pub fn progress(&self, len: u64, what: &str) -> ProgressBar {
         crate::engine::progress_bar(&self.name, len, what, self.progress)

@@ -9,9 +9,11 @@
 //! unless [`RunOptions::out_dir`] says otherwise.
 //!
 //! Layout: one wing per paper (`p000/`, `p003/`, `p004/`) and one for the project's own
-//! experiments (`project/`), over the shared engines of `engine/` (packet runs, repeats,
-//! background scenarios, statistics and verdicts). An experiment imports from `engine/`,
-//! never from another experiment.
+//! experiments (`project/`, which also holds the programs behind `schedtcp demo`, [`demo`],
+//! and `schedtcp throughput`, [`throughput`]), over the shared engines of `engine/` (packet
+//! runs, repeats, background scenarios, statistics, verdicts, and the one progress bar of
+//! every long run). An experiment imports from `engine/`, never from another experiment.
+//! [`render`] regenerates a run's outputs from the raw results it kept.
 //!
 //! Adding an experiment: a module under its wing exposing `NAME`, `DESCRIPTION`,
 //! `SCENARIO` (`include_str!` of a file under `scenarios/`) and `run(&Context) ->
