@@ -6,10 +6,9 @@ use crate::scenario;
 use crate::shard::{self, Mode};
 use crate::RunOptions;
 use anyhow::Context as _;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// The run context handed to an experiment.
@@ -82,22 +81,10 @@ impl Context {
         self.out_dir.join(file)
     }
 
-    /// A progress bar of `len` steps (hidden unless requested and stderr is a terminal).
+    /// A progress bar of `len` runs (the engine's one progress bar: runs done / total,
+    /// elapsed, time left), hidden unless requested and stderr is a terminal.
     pub fn progress(&self, len: u64, what: &str) -> ProgressBar {
-        let pb = ProgressBar::new(len);
-        if self.progress && std::io::stderr().is_terminal() {
-            pb.set_draw_target(ProgressDrawTarget::stderr());
-            if let Ok(style) = ProgressStyle::with_template(
-                "{prefix} {msg:24} [{bar:30}] {pos}/{len} ({elapsed}, eta {eta})",
-            ) {
-                pb.set_style(style.progress_chars("=> "));
-            }
-        } else {
-            pb.set_draw_target(ProgressDrawTarget::hidden());
-        }
-        pb.set_prefix(self.name.clone());
-        pb.set_message(what.to_string());
-        pb
+        crate::engine::progress_bar(&self.name, len, what, self.progress)
     }
 
     /// Runs `f(0) .. f(n − 1)` (independent runs, deterministic per index) on `threads`

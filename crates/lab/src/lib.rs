@@ -9,9 +9,11 @@
 //! unless [`RunOptions::out_dir`] says otherwise.
 //!
 //! Layout: one wing per paper (`p000/`, `p003/`, `p004/`) and one for the project's own
-//! experiments (`project/`), over the shared engines of `engine/` (packet runs, repeats,
-//! background scenarios, statistics and verdicts). An experiment imports from `engine/`,
-//! never from another experiment.
+//! experiments (`project/`, which also holds the programs behind `schedtcp demo`, [`demo`],
+//! and `schedtcp throughput`, [`throughput`]), over the shared engines of `engine/` (packet
+//! runs, repeats, background scenarios, statistics, verdicts, and the one progress bar of
+//! every long run). An experiment imports from `engine/`, never from another experiment.
+//! [`render`] regenerates a run's outputs from the raw results it kept.
 //!
 //! Adding an experiment: a module under its wing exposing `NAME`, `DESCRIPTION`,
 //! `SCENARIO` (`include_str!` of a file under `scenarios/`) and `run(&Context) ->
@@ -43,6 +45,7 @@ pub mod shard;
 
 pub use context::Context;
 pub use engine::{mean_ci, t95, verdict};
+pub use project::{demo, throughput};
 pub use shard::Shard;
 
 use anyhow::Context as _;
@@ -201,6 +204,25 @@ pub fn merge(dirs: &[PathBuf], out_dir: &Path, progress: bool) -> anyhow::Result
         Mode::Merge(dirs.to_vec()),
     )?;
     finish(entry, &ctx)
+}
+
+/// Re-analyse and re-render, in place, the experiment run whose raw results `dir` holds (a
+/// run with [`RunOptions::shard`] `1/1`: every run's raw results, `shard.json` and
+/// `scenario.toml`), without re-running anything: `summary.md`, the CSV/JSON files and the
+/// plots are written beside the raw results, byte for byte what one unsharded run of the same
+/// scenario writes. So a committed summary can be regenerated from the raw results committed
+/// with it, after a change to the analysis or the render.
+pub fn render(dir: &Path, progress: bool) -> anyhow::Result<Report> {
+    let m = shard::Manifest::read(dir)?;
+    anyhow::ensure!(
+        m.shard.count == 1,
+        "{} holds shard {} of {}: merge all of them (`schedtcp experiment merge`), or keep \
+         every run's raw results in one folder with `--shard 1/1`",
+        dir.display(),
+        m.shard.index,
+        m.shard.count
+    );
+    merge(&[dir.to_path_buf()], dir, progress)
 }
 
 fn find(name: &str) -> anyhow::Result<&'static registry::Entry> {

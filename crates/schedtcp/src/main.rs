@@ -200,6 +200,13 @@ enum ExperimentCmd {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Re-analyse and re-render in place the run whose raw results DIR holds (written by
+    /// `experiment run NAME --shard 1/1 --out DIR`): summary, CSV/JSON and plots regenerated
+    /// from them without re-running, byte-identical to an unsharded run's.
+    Render {
+        /// The folder of the run (its shard.json, scenario.toml and raw/).
+        dir: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -265,7 +272,7 @@ fn run(cli: Cli) -> Result<()> {
             })
         }
         Command::Check(args) => check_cmd::run(args),
-        Command::Demo(args) => demo::main(args),
+        Command::Demo(args) => demo::run(args),
         Command::Keygen { out: Some(path) } => {
             tunnel::psk::write_new(&path)?;
             eprintln!(
@@ -283,7 +290,7 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Experiment { action } => experiment(action),
-        Command::Throughput(args) => runtime(0)?.block_on(throughput::run(args)),
+        Command::Throughput(args) => throughput::run(args),
         Command::Testbed { cmd } => testbed_cmd::run(cmd),
         Command::Trace { cmd } => trace_cmd::run(cmd),
         Command::Router { cmd } => router_cmd::run(cmd),
@@ -366,6 +373,12 @@ fn experiment(action: ExperimentCmd) -> Result<()> {
         }
         ExperimentCmd::Merge { dirs, out } => {
             let report = lab::merge(&dirs, &out, true)?;
+            println!("{}", report.summary_markdown);
+            eprintln!("results in {}", report.out_dir.display());
+            Ok(())
+        }
+        ExperimentCmd::Render { dir } => {
+            let report = lab::render(&dir, true)?;
             println!("{}", report.summary_markdown);
             eprintln!("results in {}", report.out_dir.display());
             Ok(())

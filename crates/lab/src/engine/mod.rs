@@ -1,18 +1,46 @@
 //! The shared engines every experiment runs on: packet-level runs of paper 000's Section 6.2
 //! setup ([`packet`]), repeats of one sample path under small perturbations and the
 //! comparisons beyond their noise ([`repeats`]), paper 004's background-transfer scenarios
-//! ([`background`]), flow-level workloads on one link ([`flowlevel`]), paper 003's flow-size bins ([`run2c`]), testbed constants ([`testbed`]),
-//! and the statistics, tables and verdicts below. Experiments (`p000/`, `p003/`, `p004/`,
+//! ([`background`]), flow-level workloads on one link ([`flowlevel`]), paper 003's flow-size
+//! bins ([`run2c`]), testbed constants ([`testbed`]), ratios over repeats ([`ratio`]), the one
+//! progress bar of every long run ([`progress_bar`]), and the statistics, tables and verdicts
+//! below. Experiments (`p000/`, `p003/`, `p004/`,
 //! `project/`) import only from here and from each other never.
 
 pub(crate) mod background;
 pub(crate) mod flowlevel;
 pub(crate) mod intrusion;
 pub(crate) mod packet;
+pub(crate) mod ratio;
 pub(crate) mod repeats;
 pub(crate) mod run2c;
 pub(crate) mod testbed;
 pub mod verdict;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+
+/// What every long run shows on stderr: who, which step, a bar, runs done / total, time
+/// elapsed and the estimated time left.
+const PROGRESS_TEMPLATE: &str = "{prefix} {msg:24} [{bar:30}] {pos}/{len} ({elapsed}, eta {eta})";
+
+/// The progress bar of every long run (an experiment's runs, the demo's parts): `len` runs,
+/// labelled `prefix` and `what` (change `what` with `set_message` as the runs go), drawn on
+/// stderr only when `shown` and stderr is a terminal, otherwise hidden (no output at all).
+pub(crate) fn progress_bar(prefix: &str, len: u64, what: &str, shown: bool) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    if shown && std::io::stderr().is_terminal() {
+        pb.set_draw_target(ProgressDrawTarget::stderr());
+        if let Ok(style) = ProgressStyle::with_template(PROGRESS_TEMPLATE) {
+            pb.set_style(style.progress_chars("=> "));
+        }
+    } else {
+        pb.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    pb.set_prefix(prefix.to_string());
+    pb.set_message(what.to_string());
+    pb
+}
 
 /// A markdown table.
 pub(crate) fn md_table(headers: &[&str], rows: &[Vec<String>]) -> String {
@@ -166,5 +194,26 @@ pub(crate) fn within_goal(m: f64, ci: f64, goal: f64) -> String {
         verdict::Word::NotMet => format!("outside ±{}", pct(goal, 0)),
         _ if !x.decided() => "undecided (too few runs)".into(),
         _ => format!("undecided at ±{} (interval straddles it)", pct(goal, 0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_progress_bar_has_a_valid_style_and_stays_hidden_unless_asked() {
+        // The style is applied only when drawn: a broken template would silently leave the
+        // default bar, without elapsed time or estimate.
+        assert!(ProgressStyle::with_template(PROGRESS_TEMPLATE).is_ok());
+        let pb = progress_bar("table2", 12, "runs", false);
+        assert!(pb.is_hidden());
+        assert_eq!(pb.length(), Some(12));
+        pb.inc(5);
+        assert_eq!(pb.position(), 5);
+        // Under the test harness stderr is captured, not a terminal: hidden even when asked.
+        if !std::io::stderr().is_terminal() {
+            assert!(progress_bar("table2", 12, "runs", true).is_hidden());
+        }
     }
 }

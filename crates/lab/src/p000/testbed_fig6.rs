@@ -70,8 +70,57 @@ struct SeriesRow {
     mean_throughput_bytes_per_s: f64,
 }
 
+/// What every run does: the bed and the three flows.
+struct Plan {
+    bed: BedConfig,
+    flows: Vec<PlannedFlow>,
+}
+
+/// The runs, in the order they ran (run index, result), and the congestion control the bed
+/// used.
+struct Measured {
+    runs: Vec<(usize, VariantRun)>,
+    cc: String,
+}
+
+/// One policy's sample flow against the first policy's, and the three flows' mean completion
+/// times.
+struct PolicyStats {
+    policy: String,
+    /// The sample's mean throughput (bytes/s) and its 95% half-width.
+    mean: f64,
+    ci: f64,
+    /// Mean over mean under the first policy.
+    ratio: f64,
+    /// Paired relative difference per run (mean, 95% half-width).
+    paired_mean: f64,
+    paired_ci: f64,
+    long_s: f64,
+    short_s: f64,
+    sample_s: f64,
+}
+
+/// What the runs show.
+struct Analysis {
+    run_rows: Vec<RunRow>,
+    series_rows: Vec<SeriesRow>,
+    curves: Vec<Curve>,
+    stats: Vec<PolicyStats>,
+    /// The server's invariant over the tunnel runs, their number and the payload expected.
+    invariant: Invariant,
+    tunnel_runs: usize,
+    expected_payload: u64,
+}
+
 pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let p: Params = ctx.params()?;
+    let plan = plan(ctx, &p)?;
+    let measured = run_all(ctx, &p, &plan)?;
+    report(ctx, &p, &plan, &measured)
+}
+
+/// Checks the scenario and plans the bed and the flows.
+fn plan(ctx: &Context, p: &Params) -> anyhow::Result<Plan> {
     check_param!(p.runs >= 1 && p.runs <= 1000, "runs must be 1..=1000");
     check_param!(!p.policies.is_empty(), "policies must not be empty");
     check_param!(
@@ -94,14 +143,12 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         }
     }
     let _ = ctx.seed(p.seed);
-    let bin = testbed::find_binary()?;
-    let mut cfg = BedConfig::new(p.rate_bytes_per_s, Queue::Bfifo(p.queue_bytes));
-    cfg.burst_bytes = p.burst_bytes;
-    cfg.origin_rmem_max = p.origin_rmem_max;
-    cfg.prefix = p.prefix.clone();
-    cfg.delay_ms = p.delay_ms;
-    cfg.congestion_control = p.congestion_control.clone();
-    let bed = cfg.clone();
+    let mut bed = BedConfig::new(p.rate_bytes_per_s, Queue::Bfifo(p.queue_bytes));
+    bed.burst_bytes = p.burst_bytes;
+    bed.origin_rmem_max = p.origin_rmem_max;
+    bed.prefix = p.prefix.clone();
+    bed.delay_ms = p.delay_ms;
+    bed.congestion_control = p.congestion_control.clone();
     let flow = |id: usize, label: &str, at_s: f64, download: u64, path: FlowPath| PlannedFlow {
         id,
         at_s,
@@ -111,15 +158,20 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         label: label.into(),
         stop_at_s: None,
     };
-    let plan = vec![
+    let flows = vec![
         flow(0, "long", p.long_at_s, p.long_bytes, FlowPath::Tunnel),
         flow(1, "short", p.short_at_s, p.short_bytes, FlowPath::Tunnel),
         flow(2, "sample", p.sample_at_s, p.sample_bytes, FlowPath::Direct),
     ];
+    Ok(Plan { bed, flows })
+}
 
+/// Runs the plan `runs` times under every policy (rotating the order), on one bed.
+fn run_all(ctx: &Context, p: &Params, plan: &Plan) -> anyhow::Result<Measured> {
+    let bin = testbed::find_binary()?;
     let n_pol = p.policies.len();
     let pb = ctx.progress((p.runs * n_pol) as u64, "runs x policies");
-    let mut session = Session::start(cfg, &bin)?;
+    let mut session = Session::start(plan.bed.clone(), &bin)?;
     let cc = session.bed().congestion_control();
     session.tunnel.warm_pool = p.warm_pool;
     let mut runs: Vec<(usize, VariantRun)> = Vec::new();
@@ -129,7 +181,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 let v = &p.policies[(j + k) % n_pol];
                 pb.set_message(format!("run {} {v}", k + 1));
                 let policy = (v != "plain").then_some(v.as_str());
-                let mut r = session.run(policy, &plan, p.bin_s, p.flow_timeout_s)?;
+                let mut r = session.run(policy, &plan.flows, p.bin_s, p.flow_timeout_s)?;
                 r.variant = v.clone();
                 if r.failed() > 0 {
                     let why: Vec<String> =
@@ -144,11 +196,20 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     })();
     pb.finish_and_clear();
     session.conclude(outcome)?;
+    Ok(Measured { runs, cc })
+}
 
-    // ----- per run --------------------------------------------------------------------------
+/// Analyses the runs, writes the files and returns the summary.
+fn report(ctx: &Context, p: &Params, plan: &Plan, m: &Measured) -> anyhow::Result<String> {
+    let a = analyse(p, plan, &m.runs);
+    write_files(ctx, p, &a)?;
+    Ok(render(p, &plan.bed, &m.cc, &a))
+}
+
+fn analyse(p: &Params, plan: &Plan, runs: &[(usize, VariantRun)]) -> Analysis {
     let mut run_rows = Vec::new();
-    for (k, r) in &runs {
-        for (res, f) in r.results.iter().zip(&plan) {
+    for (k, r) in runs {
+        for (res, f) in r.results.iter().zip(&plan.flows) {
             run_rows.push(RunRow {
                 run: *k,
                 policy: r.variant.clone(),
@@ -159,15 +220,30 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             });
         }
     }
-    ctx.write_csv("runs.csv", &run_rows)?;
-    let of = |pol: &str, fl: &str| -> Vec<&RunRow> {
-        run_rows
-            .iter()
-            .filter(|r| r.policy == pol && r.flow == fl)
-            .collect()
-    };
+    let (series_rows, curves) = mean_series(p, runs);
+    let stats = policy_stats(p, &run_rows);
+    let mut invariant = Invariant::default();
+    let mut tunnel_runs = 0;
+    for (_, r) in runs {
+        if let Some(i) = r.server {
+            invariant.merge(i);
+            tunnel_runs += 1;
+        }
+    }
+    let expected_payload = tunnel_runs as u64 * (p.long_bytes + p.short_bytes + 64);
+    Analysis {
+        run_rows,
+        series_rows,
+        curves,
+        stats,
+        invariant,
+        tunnel_runs,
+        expected_payload,
+    }
+}
 
-    // ----- throughput over time, mean over runs ---------------------------------------------
+/// Throughput over time, mean over the runs of each policy, per flow.
+fn mean_series(p: &Params, runs: &[(usize, VariantRun)]) -> (Vec<SeriesRow>, Vec<Curve>) {
     let nbins = (p.horizon_s / p.bin_s).ceil() as usize;
     let mut series_rows = Vec::new();
     let mut curves: Vec<Curve> = Vec::new();
@@ -197,7 +273,94 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             curves.push((pol.clone(), fl.to_string(), pts));
         }
     }
-    ctx.write_csv("throughput_over_time.csv", &series_rows)?;
+    (series_rows, curves)
+}
+
+/// The sample flow under each policy against the first policy, paired by run.
+fn policy_stats(p: &Params, run_rows: &[RunRow]) -> Vec<PolicyStats> {
+    let of = |pol: &str, fl: &str| -> Vec<&RunRow> {
+        run_rows
+            .iter()
+            .filter(|r| r.policy == pol && r.flow == fl)
+            .collect()
+    };
+    let thr = |pol: &str, fl: &str| -> Vec<f64> {
+        of(pol, fl)
+            .iter()
+            .filter_map(|r| r.throughput_bytes_per_s)
+            .collect()
+    };
+    let ct = |pol: &str, fl: &str| -> Vec<f64> {
+        of(pol, fl).iter().filter_map(|r| r.completion_s).collect()
+    };
+    let base_sample = thr(&p.policies[0], "sample");
+    p.policies
+        .iter()
+        .map(|pol| {
+            let s = thr(pol, "sample");
+            let (mean, ci) = mean_ci(&s);
+            // Paired by run: run k under `pol` against run k under the first policy.
+            let rel: Vec<f64> = s
+                .iter()
+                .zip(&base_sample)
+                .map(|(a, b)| a / b - 1.0)
+                .collect();
+            let (paired_mean, paired_ci) = mean_ci(&rel);
+            PolicyStats {
+                policy: pol.clone(),
+                mean,
+                ci,
+                ratio: mean / mean_ci(&base_sample).0,
+                paired_mean,
+                paired_ci,
+                long_s: mean_ci(&ct(pol, "long")).0,
+                short_s: mean_ci(&ct(pol, "short")).0,
+                sample_s: mean_ci(&ct(pol, "sample")).0,
+            }
+        })
+        .collect()
+}
+
+/// The file name of a policy's throughput plot.
+fn plot_file(pol: &str) -> String {
+    format!("throughput_{}.svg", pol.replace([':', '/'], "_"))
+}
+
+/// `runs.csv`, `throughput_over_time.csv`, `fig6.json` and the plots.
+fn write_files(ctx: &Context, p: &Params, a: &Analysis) -> anyhow::Result<()> {
+    ctx.write_csv("runs.csv", &a.run_rows)?;
+    ctx.write_csv("throughput_over_time.csv", &a.series_rows)?;
+    plots(ctx, p, &a.curves)?;
+    let json_rows: Vec<serde_json::Value> = a
+        .stats
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "policy": s.policy,
+                "sample_mean_throughput_bytes_per_s": s.mean,
+                "sample_ci95_bytes_per_s": s.ci,
+                "ratio_to_first_policy": s.ratio,
+                "paired_relative_difference_mean": s.paired_mean,
+                "paired_relative_difference_ci95": s.paired_ci,
+                "long_mean_completion_s": s.long_s,
+                "short_mean_completion_s": s.short_s,
+                "sample_mean_completion_s": s.sample_s,
+            })
+        })
+        .collect();
+    ctx.write_json(
+        "fig6.json",
+        &serde_json::json!({
+            "policies": json_rows,
+            "invariant_server": a.invariant,
+            "expected_server_payload": a.expected_payload,
+            "runs": p.runs,
+        }),
+    )
+}
+
+/// One plot per policy (the three flows) and the sample flow under every policy.
+fn plots(ctx: &Context, p: &Params, curves: &[Curve]) -> anyhow::Result<()> {
     let y_max = curves
         .iter()
         .flat_map(|c| c.2.iter().map(|x| x.1))
@@ -221,7 +384,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 y_range: Some((0.0, y_max.max(1e-3))),
                 ..Default::default()
             },
-            &ctx.path(&format!("throughput_{}.svg", pol.replace([':', '/'], "_"))),
+            &ctx.path(&plot_file(pol)),
         )?;
     }
     let overlay = curves
@@ -247,80 +410,35 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             ..Default::default()
         },
         &ctx.path("sample.svg"),
-    )?;
+    )
+}
 
-    // ----- the sample flow: mean throughput per policy, paired ratio --------------------------
-    let base = &p.policies[0];
-    let thr = |pol: &str, fl: &str| -> Vec<f64> {
-        of(pol, fl)
-            .iter()
-            .filter_map(|r| r.throughput_bytes_per_s)
-            .collect()
-    };
-    let ct = |pol: &str, fl: &str| -> Vec<f64> {
-        of(pol, fl).iter().filter_map(|r| r.completion_s).collect()
-    };
-    let base_sample = thr(base, "sample");
-    let mut rows = Vec::new();
-    let mut json_rows = Vec::new();
-    for pol in &p.policies {
-        let s = thr(pol, "sample");
-        let (m, ci) = mean_ci(&s);
-        // Paired by run: run k under `pol` against run k under the first policy.
-        let rel: Vec<f64> = s
-            .iter()
-            .zip(&base_sample)
-            .map(|(a, b)| a / b - 1.0)
-            .collect();
-        let (rm, rci) = mean_ci(&rel);
-        let ratio = m / mean_ci(&base_sample).0;
-        let (lm, _) = mean_ci(&ct(pol, "long"));
-        let (sm, _) = mean_ci(&ct(pol, "short"));
-        let (sam, _) = mean_ci(&ct(pol, "sample"));
-        rows.push(vec![
-            pol.clone(),
-            format!("{:.4} ± {:.4} MB/s", m / 1e6, ci / 1e6),
-            format!("{ratio:.4}"),
-            if pol == base {
-                "—".into()
-            } else {
-                format!("{:+.2}% ± {:.2}%", rm * 100.0, rci * 100.0)
-            },
-            format!("{lm:.2} s"),
-            format!("{sm:.2} s"),
-            format!("{sam:.2} s"),
-        ]);
-        json_rows.push(serde_json::json!({
-            "policy": pol,
-            "sample_mean_throughput_bytes_per_s": m,
-            "sample_ci95_bytes_per_s": ci,
-            "ratio_to_first_policy": ratio,
-            "paired_relative_difference_mean": rm,
-            "paired_relative_difference_ci95": rci,
-            "long_mean_completion_s": lm,
-            "short_mean_completion_s": sm,
-            "sample_mean_completion_s": sam,
-        }));
-    }
-    let mut inv = Invariant::default();
-    let mut tunnel_runs = 0;
-    for (_, r) in &runs {
-        if let Some(i) = r.server {
-            inv.merge(i);
-            tunnel_runs += 1;
-        }
-    }
-    let expected_payload = tunnel_runs as u64 * (p.long_bytes + p.short_bytes + 64);
-    ctx.write_json(
-        "fig6.json",
-        &serde_json::json!({
-            "policies": json_rows,
-            "invariant_server": inv,
-            "expected_server_payload": expected_payload,
-            "runs": p.runs,
-        }),
-    )?;
-    let table = md_table(
+/// The sample flow's table: one row per policy.
+fn sample_table(stats: &[PolicyStats]) -> String {
+    let base = &stats[0].policy;
+    let rows: Vec<Vec<String>> = stats
+        .iter()
+        .map(|s| {
+            vec![
+                s.policy.clone(),
+                format!("{:.4} ± {:.4} MB/s", s.mean / 1e6, s.ci / 1e6),
+                format!("{:.4}", s.ratio),
+                if &s.policy == base {
+                    "—".into()
+                } else {
+                    format!(
+                        "{:+.2}% ± {:.2}%",
+                        s.paired_mean * 100.0,
+                        s.paired_ci * 100.0
+                    )
+                },
+                format!("{:.2} s", s.long_s),
+                format!("{:.2} s", s.short_s),
+                format!("{:.2} s", s.sample_s),
+            ]
+        })
+        .collect();
+    md_table(
         &[
             "tunnel policy",
             "sample: mean throughput (95% CI)",
@@ -331,31 +449,37 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             "sample: E[T]",
         ],
         &rows,
-    );
-    let goal = if p.policies.len() >= 2 {
-        let s = thr(&p.policies[1], "sample");
-        let ratio = mean_ci(&s).0 / mean_ci(&base_sample).0;
-        format!(
-            "Goal: the sample flow's mean throughput under `{}` within ±3% of under `{base}`: ratio **{ratio:.4}** \
-             ({:+.2}%): {}.",
-            p.policies[1],
-            (ratio - 1.0) * 100.0,
-            if (ratio - 1.0).abs() <= 0.03 { "met" } else { "not met" }
-        )
-    } else {
-        String::new()
+    )
+}
+
+/// The goal's line: the second policy's sample throughput within ±3% of the first's.
+fn goal(stats: &[PolicyStats]) -> String {
+    let [base, second, ..] = stats else {
+        return String::new();
     };
+    let ratio = second.ratio;
+    format!(
+        "Goal: the sample flow's mean throughput under `{}` within ±3% of under `{}`: ratio **{ratio:.4}** \
+         ({:+.2}%): {}.",
+        second.policy,
+        base.policy,
+        (ratio - 1.0) * 100.0,
+        if (ratio - 1.0).abs() <= 0.03 { "met" } else { "not met" }
+    )
+}
+
+/// The summary.
+fn render(p: &Params, bed: &BedConfig, cc: &str, a: &Analysis) -> String {
+    let base = &p.policies[0];
+    let table = sample_table(&a.stats);
+    let goal = goal(&a.stats);
     let plots: String = p
         .policies
         .iter()
-        .map(|pol| {
-            format!(
-                "![{pol}](throughput_{}.svg)\n\n",
-                pol.replace([':', '/'], "_")
-            )
-        })
+        .map(|pol| format!("![{pol}]({})\n\n", plot_file(pol)))
         .collect();
-    Ok(format!(
+    let inv = &a.invariant;
+    format!(
         "# {NAME}: paper 000, Figure 6 (non-intrusiveness), on the real-TCP testbed\n\n\
 {path} `long` ({lb:.1} MB, starts at \
 {la} s) and `short` ({sb:.1} MB, at {sa} s) go through real `schedtcp client`/`server` processes; `sample` \
@@ -374,7 +498,7 @@ as under `tcp`.\n\n\
 Over the {tunnel_runs} tunnel runs the server checked {chk} pool connections, {vio} violated; payload \
 {pay} bytes (the flows' downloads plus 32-byte digests: {exp}), header bytes {hdr} ({ovh} overhead).\n\n\
 Files: `runs.csv` (every flow of every run), `throughput_over_time.csv`, `fig6.json`.\n",
-        path = bed.describe(&cc),
+        path = bed.describe(cc),
         lb = p.long_bytes as f64 / 1e6,
         la = p.long_at_s,
         sb = p.short_bytes as f64 / 1e6,
@@ -383,11 +507,12 @@ Files: `runs.csv` (every flow of every run), `throughput_over_time.csv`, `fig6.j
         sma = p.sample_at_s,
         runs = p.runs,
         bin = p.bin_s,
+        tunnel_runs = a.tunnel_runs,
         chk = inv.checked,
         vio = inv.violated,
         pay = inv.payload_bytes,
-        exp = expected_payload,
+        exp = a.expected_payload,
         hdr = inv.header_bytes,
         ovh = pct(inv.header_bytes as f64 / inv.payload_bytes.max(1) as f64, 2),
-    ))
+    )
 }

@@ -317,6 +317,51 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     report(ctx, &p, &labels, &outs, &cc)
 }
 
+/// Per-size delays of the short flows, per variant: the rows and the two plots' series (mean,
+/// maximum).
+struct ShortDelays {
+    rows: Vec<ShortRow>,
+    mean: Vec<Series>,
+    max: Vec<Series>,
+}
+
+/// One size bin of long flows, DropTail against RuN2C (kbit/s).
+struct LongBin {
+    lo: u64,
+    hi: u64,
+    flows_droptail: usize,
+    flows_run2c: usize,
+    droptail: f64,
+    run2c: f64,
+    two_se: f64,
+    word: &'static str,
+    /// DropTail A/A's mean, with at least two flows.
+    aa: Option<f64>,
+}
+
+/// The paper's three statements, measured.
+struct BesidePaper {
+    /// DropTail / RuN2C mean delay under the threshold, per run.
+    gain: Vec<f64>,
+    /// DropTail / DropTail A/A, per run.
+    aa: Vec<f64>,
+    /// The largest A/A ratio either way (1 without A/A runs).
+    aa_spread: f64,
+    /// Maximum delay of 7-packet flows, all runs pooled: DropTail, RuN2C.
+    max7: (Option<f64>, Option<f64>),
+    long: Vec<LongBin>,
+}
+
+/// What the runs show.
+struct Analysis {
+    flows: Vec<FlowCsv>,
+    runs: Vec<RunRow>,
+    short: ShortDelays,
+    throughput: Vec<ThroughputRow>,
+    throughput_series: Vec<Series>,
+    beside: BesidePaper,
+}
+
 fn report(
     ctx: &Context,
     p: &Params,
@@ -324,11 +369,28 @@ fn report(
     outs: &[RunOut],
     cc: &str,
 ) -> anyhow::Result<String> {
-    let th = p.threshold_packets;
-    let uniq: Vec<&'static str> = labels.to_vec();
-    let pooled = |v: &str| pooled_flows(outs, v);
+    let a = analyse(p, labels, outs);
+    write_files(ctx, &a)?;
+    let kernel = kernel_section(p, labels, outs, a.beside.aa_spread);
+    Ok(render(p, labels, outs, &a, &kernel, cc))
+}
 
-    // ----- files ----------------------------------------------------------------------------
+fn analyse(p: &Params, labels: &[&'static str], outs: &[RunOut]) -> Analysis {
+    let (flows, runs) = flow_and_run_rows(p, outs);
+    let (throughput, throughput_series) = throughput_by_size(p, labels, outs);
+    Analysis {
+        flows,
+        runs,
+        short: short_delays(p, labels, outs),
+        throughput,
+        throughput_series,
+        beside: beside_paper(p, outs),
+    }
+}
+
+/// Every flow, and per run and variant its delays and the router's counters.
+fn flow_and_run_rows(p: &Params, outs: &[RunOut]) -> (Vec<FlowCsv>, Vec<RunRow>) {
+    let th = p.threshold_packets;
     let mut flow_rows = Vec::new();
     let mut run_rows = Vec::new();
     for o in outs {
@@ -356,17 +418,19 @@ fn report(
                 / o.counters.offered.max(1) as f64,
         });
     }
-    ctx.write_csv("flows.csv", &flow_rows)?;
-    ctx.write_csv("runs.csv", &run_rows)?;
+    (flow_rows, run_rows)
+}
 
-    let mut short_rows = Vec::new();
-    let (mut mean_series, mut max_series) = (Vec::new(), Vec::new());
-    for &v in &uniq {
-        let fl = pooled(v);
+/// Mean and maximum delay per size of flows of 1..=`short_max_packets` packets, all runs.
+fn short_delays(p: &Params, labels: &[&'static str], outs: &[RunOut]) -> ShortDelays {
+    let mut rows = Vec::new();
+    let (mut mean, mut max) = (Vec::new(), Vec::new());
+    for &v in labels {
+        let fl = pooled_flows(outs, v);
         let (mut mp, mut xp) = (Vec::new(), Vec::new());
         for n in 1..=p.short_max_packets {
             if let Some((m, x, c)) = by_size(&fl, n) {
-                short_rows.push(ShortRow {
+                rows.push(ShortRow {
                     setting: "testbed",
                     discipline: v,
                     size_packets: n,
@@ -378,31 +442,22 @@ fn report(
                 xp.push((n as f64, x * 1e3));
             }
         }
-        mean_series.push(Series::line(v, mp));
-        max_series.push(Series::line(v, xp));
+        mean.push(Series::line(v, mp));
+        max.push(Series::line(v, xp));
     }
-    ctx.write_csv("short_delay.csv", &short_rows)?;
-    for (title, series, file) in [
-        ("Mean delay of short flows", mean_series, "mean_delay.svg"),
-        ("Maximum delay of short flows", max_series, "max_delay.svg"),
-    ] {
-        render_svg(
-            &LinePlot {
-                title: format!("{title} — testbed, S1/D1, TUN router"),
-                x_label: "flow size (packets)".into(),
-                y_label: "completion time (ms)".into(),
-                log_y: true,
-                series,
-                ..Default::default()
-            },
-            &ctx.path(file),
-        )?;
-    }
+    ShortDelays { rows, mean, max }
+}
 
+/// Mean throughput (and its standard deviation) per size bin, all runs.
+fn throughput_by_size(
+    p: &Params,
+    labels: &[&'static str],
+    outs: &[RunOut],
+) -> (Vec<ThroughputRow>, Vec<Series>) {
     let mut tput_rows = Vec::new();
     let mut tput_series = Vec::new();
-    for &v in &uniq {
-        let fl = pooled(v);
+    for &v in labels {
+        let fl = pooled_flows(outs, v);
         let mut pts = Vec::new();
         for w in BIN_EDGES.windows(2) {
             let t: Vec<f64> = fl
@@ -428,22 +483,103 @@ fn report(
         }
         tput_series.push(Series::line(v, pts));
     }
-    ctx.write_csv("throughput.csv", &tput_rows)?;
+    (tput_rows, tput_series)
+}
+
+/// The paper's statements (Figs. 5–7) measured on our runs.
+fn beside_paper(p: &Params, outs: &[RunOut]) -> BesidePaper {
+    let ratio = |a: &str, b: &str| delay_ratio(p, outs, a, b);
+    let gain = ratio("DropTail", "RuN2C");
+    let aa = ratio("DropTail", "DropTail A/A");
+    let aa_spread = aa.iter().map(|r| r.max(1.0 / r)).fold(1.0f64, f64::max);
+    let max7 = |v: &str| by_size(&pooled_flows(outs, v), 7).map(|x| x.1);
+    let mut long = Vec::new();
+    for w in BIN_EDGES.windows(2).filter(|w| w[0] >= 100) {
+        let t = |v: &str| -> Vec<f64> {
+            pooled_flows(outs, v)
+                .iter()
+                .filter(|f| (w[0]..w[1]).contains(&f.size_packets))
+                .filter_map(|f| f.kbps(p.segment_bytes))
+                .collect()
+        };
+        let (a, b) = (t("DropTail"), t("RuN2C"));
+        if a.len() < 2 || b.len() < 2 {
+            continue;
+        }
+        let ((ma, sa), (mb, sb)) = (mean_se(&a), mean_se(&b));
+        let two_se = 2.0 * (sa * sa + sb * sb).sqrt();
+        let word = if mb - ma > two_se {
+            "higher"
+        } else if ma - mb > two_se {
+            "lower"
+        } else {
+            "no difference beyond 2 SE"
+        };
+        let c = t("DropTail A/A");
+        long.push(LongBin {
+            lo: w[0],
+            hi: w[1] - 1,
+            flows_droptail: a.len(),
+            flows_run2c: b.len(),
+            droptail: ma,
+            run2c: mb,
+            two_se,
+            word,
+            aa: (c.len() >= 2).then(|| mean_se(&c).0),
+        });
+    }
+    BesidePaper {
+        gain,
+        aa,
+        aa_spread,
+        max7: (max7("DropTail"), max7("RuN2C")),
+        long,
+    }
+}
+
+/// `flows.csv`, `runs.csv`, `short_delay.csv`, `throughput.csv` and the three plots.
+fn write_files(ctx: &Context, a: &Analysis) -> anyhow::Result<()> {
+    ctx.write_csv("flows.csv", &a.flows)?;
+    ctx.write_csv("runs.csv", &a.runs)?;
+    ctx.write_csv("short_delay.csv", &a.short.rows)?;
+    for (title, series, file) in [
+        ("Mean delay of short flows", &a.short.mean, "mean_delay.svg"),
+        (
+            "Maximum delay of short flows",
+            &a.short.max,
+            "max_delay.svg",
+        ),
+    ] {
+        render_svg(
+            &LinePlot {
+                title: format!("{title} — testbed, S1/D1, TUN router"),
+                x_label: "flow size (packets)".into(),
+                y_label: "completion time (ms)".into(),
+                log_y: true,
+                series: series.clone(),
+                ..Default::default()
+            },
+            &ctx.path(file),
+        )?;
+    }
+    ctx.write_csv("throughput.csv", &a.throughput)?;
     render_svg(
         &LinePlot {
             title: "Mean throughput by flow size — testbed, S1/D1, TUN router".into(),
             x_label: "flow size (packets, bin geometric middle)".into(),
             y_label: "throughput (kbit/s)".into(),
             log_x: true,
-            series: tput_series,
+            series: a.throughput_series.clone(),
             ..Default::default()
         },
         &ctx.path("throughput.svg"),
-    )?;
+    )
+}
 
-    // ----- per variant, range over runs -------------------------------------------------------
+/// Per variant, the range over runs of its counts, delays and losses.
+fn per_variant_table(th: u64, labels: &[&'static str], run_rows: &[RunRow]) -> String {
     let mut rows = Vec::new();
-    for &v in &uniq {
+    for &v in labels {
         let rr: Vec<&RunRow> = run_rows.iter().filter(|r| r.variant == v).collect();
         let col = |f: &dyn Fn(&RunRow) -> Option<f64>| -> Vec<f64> {
             rr.iter().filter_map(|r| f(r)).collect()
@@ -468,7 +604,7 @@ fn report(
             ),
         ]);
     }
-    let per_variant = md_table(
+    md_table(
         &[
             "variant",
             "flows",
@@ -479,18 +615,17 @@ fn report(
             &format!("drops past {th} pkts of their flow"),
         ],
         &rows,
-    );
+    )
+}
 
-    // ----- the paper's statements beside ours ---------------------------------------------------
-    let ratio = |a: &str, b: &str| delay_ratio(p, outs, a, b);
-    let gain = ratio("DropTail", "RuN2C");
-    let aa = ratio("DropTail", "DropTail A/A");
-    let aa_spread = aa.iter().map(|r| r.max(1.0 / r)).fold(1.0f64, f64::max);
-    let gain_verdict = if gain.is_empty() {
+/// The paper's three statements beside ours, as a table.
+fn paper_table(th: u64, b: &BesidePaper) -> String {
+    let aa_spread = b.aa_spread;
+    let gain_verdict = if b.gain.is_empty() {
         "not measured (needs DropTail and RuN2C)".to_string()
     } else {
-        let lo = gain.iter().cloned().fold(f64::INFINITY, f64::min);
-        let beyond = if aa.is_empty() {
+        let lo = b.gain.iter().cloned().fold(f64::INFINITY, f64::min);
+        let beyond = if b.aa.is_empty() {
             "no A/A run to compare with".to_string()
         } else if lo > aa_spread {
             format!("beyond the A/A spread ({aa_spread:.2}×) in every run")
@@ -500,7 +635,7 @@ fn report(
         format!(
             "DropTail / RuN2C mean delay of flows of 1–{} packets: {}× per run; {}; {}",
             th - 1,
-            fmt_range(&gain, 1),
+            fmt_range(&b.gain, 1),
             beyond,
             if lo >= 10.0 {
                 "reaches the paper's 10× in every run"
@@ -509,57 +644,31 @@ fn report(
             }
         )
     };
-    let max7 = |v: &str| by_size(&pooled(v), 7).map(|x| x.1);
     let fmt_opt = |x: Option<f64>| x.map_or("—".into(), |x| format!("{x:.3} s"));
     let seven = format!(
         "maximum delay of 7-packet flows, all runs pooled: DropTail {}, RuN2C {}",
-        fmt_opt(max7("DropTail")),
-        fmt_opt(max7("RuN2C"))
+        fmt_opt(b.max7.0),
+        fmt_opt(b.max7.1)
     );
-    let mut long_parts = Vec::new();
-    for w in BIN_EDGES.windows(2).filter(|w| w[0] >= 100) {
-        let t = |v: &str| -> Vec<f64> {
-            pooled(v)
-                .iter()
-                .filter(|f| (w[0]..w[1]).contains(&f.size_packets))
-                .filter_map(|f| f.kbps(p.segment_bytes))
-                .collect()
-        };
-        let (a, b) = (t("DropTail"), t("RuN2C"));
-        if a.len() < 2 || b.len() < 2 {
-            continue;
-        }
-        let ((ma, sa), (mb, sb)) = (mean_se(&a), mean_se(&b));
-        let two_se = 2.0 * (sa * sa + sb * sb).sqrt();
-        let word = if mb - ma > two_se {
-            "higher"
-        } else if ma - mb > two_se {
-            "lower"
-        } else {
-            "no difference beyond 2 SE"
-        };
-        let aa_part = {
-            let c = t("DropTail A/A");
-            if c.len() >= 2 {
-                format!("; A/A DropTail {:.0}", mean_se(&c).0)
-            } else {
-                String::new()
-            }
-        };
-        long_parts.push(format!(
-            "[{}, {}] pkts ({} / {} flows): DropTail {ma:.0}, RuN2C {mb:.0} kbit/s ({word}, 2 SE {two_se:.0}){aa_part}",
-            w[0],
-            w[1] - 1,
-            a.len(),
-            b.len()
-        ));
-    }
+    let long_parts: Vec<String> = b
+        .long
+        .iter()
+        .map(|l| {
+            let aa_part = l
+                .aa
+                .map_or(String::new(), |m| format!("; A/A DropTail {m:.0}"));
+            format!(
+                "[{}, {}] pkts ({} / {} flows): DropTail {:.0}, RuN2C {:.0} kbit/s ({}, 2 SE {:.0}){aa_part}",
+                l.lo, l.hi, l.flows_droptail, l.flows_run2c, l.droptail, l.run2c, l.word, l.two_se
+            )
+        })
+        .collect();
     let long = if long_parts.is_empty() {
         "too few long flows to compare".to_string()
     } else {
         long_parts.join("; ")
     };
-    let paper = md_table(
+    md_table(
         &["paper 003 says (ns-2, S1/D1)", "ours (real TCP through the TUN router)"],
         &[
             vec![
@@ -575,11 +684,24 @@ fn report(
                 long,
             ],
         ],
-    );
-    let kernel = kernel_section(p, &uniq, outs, aa_spread);
+    )
+}
+
+/// The summary.
+fn render(
+    p: &Params,
+    labels: &[&'static str],
+    outs: &[RunOut],
+    a: &Analysis,
+    kernel: &str,
+    cc: &str,
+) -> String {
+    let th = p.threshold_packets;
+    let per_variant = per_variant_table(th, labels, &a.runs);
+    let paper = paper_table(th, &a.beside);
     let pps = p.rate_bytes_per_s as f64 / (p.segment_bytes + HEADER_BYTES) as f64;
     let flows_per_run = outs.first().map_or(0, |o| o.flows.len());
-    Ok(format!(
+    format!(
         "# {NAME}: DropTail against RuN2C on real kernel TCP (paper 003, Section IV-A, S1/D1)\n\n\
 Testbed: three network namespaces; the data direction (origin → destination) goes through the TUN \
 router `schedtcp router` in the router namespace: rate {rate:.3} MB/s of IP bytes ({mbit:.0} Mbit/s, \
@@ -617,7 +739,7 @@ Files: `flows.csv` (every flow), `runs.csv` (per run and variant, with the route
         dur = p.duration_s,
         load = p.load,
         runs = p.runs,
-    ))
+    )
 }
 
 /// Every flow of variant `v`, all runs.

@@ -7,7 +7,8 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
-use super::report::{competitor, CompetitorRun, Interval, Part, PolicyRow, Verdict};
+use super::report::{competitor, CompetitorRun, Part, PolicyRow};
+use crate::engine::ratio::{Interval, Verdict};
 
 /// Paper 000's Table 2 scaled to seconds (lab's `table2`).
 const TABLE2: &str = include_str!("sim-table2.toml");
@@ -18,9 +19,9 @@ const NONINTRUSIVE: &str = include_str!("sim-nonintrusive.toml");
 pub fn run_lab(dir: &Path, name: &str, text: &str, quick: bool, seed: Option<u64>) -> Result<()> {
     let scenario = dir.join(format!(".{name}.toml"));
     std::fs::write(&scenario, text).with_context(|| format!("writing {}", scenario.display()))?;
-    let r = lab::run(
+    let r = crate::run(
         name,
-        &lab::RunOptions {
+        &crate::RunOptions {
             scenario: Some(scenario.clone()),
             out_dir: Some(dir.join(name)),
             quick,

@@ -8,8 +8,9 @@ use std::path::Path;
 use anyhow::Result;
 use serde::Deserialize;
 
-use super::report::{competitor, CompetitorRun, Interval, Part, PolicyRow, Verdict};
+use super::report::{competitor, CompetitorRun, Part, PolicyRow};
 use super::sim::{ratios, read_csv, run_lab};
+use crate::engine::ratio::{Interval, Verdict};
 
 /// Paper 000's Table 2 on the testbed, cut to about a minute.
 const TABLE2: &str = include_str!("testbed-table2.toml");

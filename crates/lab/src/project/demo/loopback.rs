@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use tunnel::loadgen::{self, FlowSpec};
 use tunnel::{client, server, ClientConfig, ServerConfig};
 
@@ -125,10 +125,7 @@ pub async fn run(quick: bool, seed: u64) -> Result<Vec<LoopbackRow>> {
     let n = if quick { 12 } else { 40 };
     let flows = workload(n, 200e3, 100.0, seed)?;
     let (target, target_task) = loadgen::start_target("127.0.0.1:0".parse()?).await?;
-    let pb = ProgressBar::new((n * POLICIES.len()) as u64);
-    if let Ok(style) = ProgressStyle::with_template("loopback {msg:14} [{bar:30}] {pos}/{len}") {
-        pb.set_style(style.progress_chars("=> "));
-    }
+    let pb = crate::engine::progress_bar("loopback", (n * POLICIES.len()) as u64, "flows", true);
     let mut rows = Vec::new();
     for p in POLICIES {
         pb.set_message(p);

@@ -16,7 +16,6 @@
 
 mod loopback;
 mod report;
-pub(crate) use report::{Interval, Verdict};
 mod sim;
 mod testbed;
 
@@ -24,21 +23,18 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 
-#[derive(clap::Args, Debug)]
-pub struct Args {
+/// What `schedtcp demo` was asked for.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
     /// Folder for the full report (default: a new `schedtcp-demo-*` folder in the system's
     /// temporary directory).
-    #[arg(long)]
-    out: Option<PathBuf>,
+    pub out: Option<PathBuf>,
     /// The demo without root even as root: the packet simulator and the tunnel on loopback.
-    #[arg(long)]
-    loopback: bool,
+    pub loopback: bool,
     /// The smallest variant (seconds; what the CI test runs).
-    #[arg(long)]
-    quick: bool,
+    pub quick: bool,
     /// Seed of the workloads (each experiment's own by default).
-    #[arg(long)]
-    seed: Option<u64>,
+    pub seed: Option<u64>,
 }
 
 /// A step of the demo, on stderr beside the progress bars.
@@ -47,7 +43,7 @@ fn step(what: &str) {
 }
 
 /// Runs the demo; errors when a check failed (after printing the table).
-pub fn main(args: Args) -> Result<()> {
+pub fn run(args: &Options) -> Result<()> {
     let why_not_testbed = if args.loopback {
         Some("--loopback".to_string())
     } else if !::testbed::bed::is_root() {
@@ -92,7 +88,7 @@ pub fn main(args: Args) -> Result<()> {
             outcome.parts.push(sim::run(&dir, args.quick, args.seed)?);
             step("loopback: the tunnel under each policy, every flow's bytes checked");
             outcome.loopback =
-                crate::runtime(0)?.block_on(loopback::run(args.quick, args.seed.unwrap_or(1)))?;
+                runtime()?.block_on(loopback::run(args.quick, args.seed.unwrap_or(1)))?;
             "Without root: lab's `table2` and `nonintrusive` in the packet simulator on the \
              demo's scaled scenarios, then the tunnel on loopback as an invariant and bytes check."
         }
@@ -114,4 +110,12 @@ pub fn main(args: Args) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The multi-thread runtime the loopback part runs the tunnel on.
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")
 }
