@@ -41,7 +41,15 @@ fn the_demo_without_root_schedules_checks_and_keeps_the_competitor() {
     let policies: Vec<&str> = sim.iter().map(|r| r["policy"].as_str()).collect();
     assert_eq!(
         policies,
-        ["tcp (tunnel)", "srpt", "fair", "las", "psps"],
+        [
+            "tcp (tunnel)",
+            "srpt",
+            "fair",
+            "las",
+            "psps",
+            "gittins",
+            "auto"
+        ],
         "{stdout}"
     );
     for r in &sim {
@@ -70,9 +78,12 @@ fn the_demo_without_root_schedules_checks_and_keeps_the_competitor() {
     }
 
     let lo = rows(dir.join("loopback.csv"));
-    // tcp, srpt, fair, las, psps, priority:srpt and gittins (which learns sizes as flows end).
-    assert_eq!(lo.len(), 7);
-    assert!(lo.iter().any(|r| r["policy"] == "gittins"), "{lo:?}");
+    // tcp, srpt, fair, las, psps, priority:srpt, gittins (which learns sizes as flows end)
+    // and auto.
+    assert_eq!(lo.len(), 8);
+    for p in ["gittins", "auto"] {
+        assert!(lo.iter().any(|r| r["policy"] == p), "{lo:?}");
+    }
     for r in &lo {
         let flows = num(r, "flows");
         assert!(flows > 0.0);

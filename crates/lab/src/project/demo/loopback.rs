@@ -18,7 +18,7 @@ use super::report::LoopbackRow;
 const KEY: &str = "schedtcp-demo-key-not-a-secret";
 
 /// The policies checked, in order.
-pub const POLICIES: [&str; 7] = [
+pub const POLICIES: [&str; 8] = [
     "tcp",
     "srpt",
     "fair",
@@ -26,6 +26,7 @@ pub const POLICIES: [&str; 7] = [
     "psps",
     "priority:srpt",
     "gittins",
+    "auto",
 ];
 
 /// Upload of each flow (bytes): a request.
