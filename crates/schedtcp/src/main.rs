@@ -200,6 +200,18 @@ enum ExperimentCmd {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Analyse and render again the raw results a run left in its folder, without running
+    /// anything (experiments that keep them: testbed-table2, testbed-fig6).
+    Render {
+        /// Experiment name.
+        name: String,
+        /// The folder of the earlier run (its scenario.toml and raw CSV/JSON).
+        #[arg(long)]
+        from: PathBuf,
+        /// Output folder (default: the --from folder, rewritten in place).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -366,6 +378,12 @@ fn experiment(action: ExperimentCmd) -> Result<()> {
         }
         ExperimentCmd::Merge { dirs, out } => {
             let report = lab::merge(&dirs, &out, true)?;
+            println!("{}", report.summary_markdown);
+            eprintln!("results in {}", report.out_dir.display());
+            Ok(())
+        }
+        ExperimentCmd::Render { name, from, out } => {
+            let report = lab::render(&name, &from, out.as_deref())?;
             println!("{}", report.summary_markdown);
             eprintln!("results in {}", report.out_dir.display());
             Ok(())

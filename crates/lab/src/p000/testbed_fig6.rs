@@ -3,11 +3,13 @@
 //! flow's throughput should not depend on the tunnel's policy.
 
 use crate::check_param;
+use crate::engine::verdict::{Interval, Rule, Source, Verdict};
 use crate::engine::{md_table, mean_ci, pct};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
-use anyhow::bail;
+use anyhow::{bail, Context as _};
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 use testbed::run::Invariant;
 use testbed::workload::{Path as FlowPath, PlannedFlow};
 use testbed::{BedConfig, Queue, Session, VariantRun};
@@ -52,7 +54,7 @@ const FLOWS: [&str; 3] = ["long", "short", "sample"];
 /// (policy, flow, points (t s, MB/s)).
 type Curve = (String, String, Vec<(f64, f64)>);
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct RunRow {
     run: usize,
     policy: String,
@@ -62,7 +64,7 @@ struct RunRow {
     throughput_bytes_per_s: Option<f64>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct SeriesRow {
     policy: String,
     flow: String,
@@ -95,12 +97,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     }
     let _ = ctx.seed(p.seed);
     let bin = testbed::find_binary()?;
-    let mut cfg = BedConfig::new(p.rate_bytes_per_s, Queue::Bfifo(p.queue_bytes));
-    cfg.burst_bytes = p.burst_bytes;
-    cfg.origin_rmem_max = p.origin_rmem_max;
-    cfg.prefix = p.prefix.clone();
-    cfg.delay_ms = p.delay_ms;
-    cfg.congestion_control = p.congestion_control.clone();
+    let cfg = bed_config(&p);
     let bed = cfg.clone();
     let flow = |id: usize, label: &str, at_s: f64, download: u64, path: FlowPath| PlannedFlow {
         id,
@@ -146,6 +143,12 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     session.conclude(outcome)?;
 
     // ----- per run --------------------------------------------------------------------------
+    let mut inv = Invariant::default();
+    for (_, r) in &runs {
+        if let Some(i) = r.server {
+            inv.merge(i);
+        }
+    }
     let mut run_rows = Vec::new();
     for (k, r) in &runs {
         for (res, f) in r.results.iter().zip(&plan) {
@@ -160,6 +163,142 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         }
     }
     ctx.write_csv("runs.csv", &run_rows)?;
+    let series_rows = series(&p, &runs);
+    report(ctx, &p, &bed, &cc, &run_rows, &series_rows, inv)
+}
+
+/// Analyses and renders again the raw results an earlier run wrote to `dir` (`runs.csv`,
+/// `throughput_over_time.csv`, and `fig6.json`'s invariant and congestion control), without
+/// the testbed.
+pub(crate) fn render_from(ctx: &Context, dir: &Path) -> anyhow::Result<String> {
+    /// `Invariant` as `report` writes it.
+    #[derive(Deserialize)]
+    struct Inv {
+        checked: u64,
+        violated: u64,
+        payload_bytes: u64,
+        header_bytes: u64,
+        adopted_bytes: u64,
+        #[serde(default)]
+        starved_s: f64,
+        #[serde(default)]
+        starved_by_credit_s: f64,
+    }
+    #[derive(Deserialize)]
+    struct Raw {
+        invariant_server: Inv,
+        congestion_control: String,
+    }
+    let p: Params = ctx.params()?;
+    let bed = bed_config(&p);
+    let jp = dir.join("fig6.json");
+    let raw: Raw = serde_json::from_str(
+        &std::fs::read_to_string(&jp).with_context(|| format!("reading {}", jp.display()))?,
+    )
+    .with_context(|| format!("parsing {}", jp.display()))?;
+    let run_rows: Vec<RunRow> = read_csv(&dir.join("runs.csv"))?;
+    let series_rows: Vec<SeriesRow> = read_csv(&dir.join("throughput_over_time.csv"))?;
+    report(
+        ctx,
+        &p,
+        &bed,
+        &raw.congestion_control,
+        &run_rows,
+        &series_rows,
+        Invariant {
+            checked: raw.invariant_server.checked,
+            violated: raw.invariant_server.violated,
+            payload_bytes: raw.invariant_server.payload_bytes,
+            header_bytes: raw.invariant_server.header_bytes,
+            adopted_bytes: raw.invariant_server.adopted_bytes,
+            starved_s: raw.invariant_server.starved_s,
+            starved_by_credit_s: raw.invariant_server.starved_by_credit_s,
+        },
+    )
+}
+
+/// The testbed the scenario describes.
+fn bed_config(p: &Params) -> BedConfig {
+    let mut cfg = BedConfig::new(p.rate_bytes_per_s, Queue::Bfifo(p.queue_bytes));
+    cfg.burst_bytes = p.burst_bytes;
+    cfg.origin_rmem_max = p.origin_rmem_max;
+    cfg.prefix = p.prefix.clone();
+    cfg.delay_ms = p.delay_ms;
+    cfg.congestion_control = p.congestion_control.clone();
+    cfg
+}
+
+fn read_csv<R: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<Vec<R>> {
+    csv::Reader::from_path(path)
+        .with_context(|| format!("reading {}", path.display()))?
+        .deserialize()
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("parsing {}", path.display()))
+}
+
+/// Throughput over time of every policy and flow, the mean over the runs in `bin_s` bins.
+fn series(p: &Params, runs: &[(usize, VariantRun)]) -> Vec<SeriesRow> {
+    let nbins = (p.horizon_s / p.bin_s).ceil() as usize;
+    let mut series_rows = Vec::new();
+    for pol in &p.policies {
+        let rs: Vec<&VariantRun> = runs
+            .iter()
+            .filter(|(_, r)| &r.variant == pol)
+            .map(|(_, r)| r)
+            .collect();
+        for (i, fl) in FLOWS.iter().enumerate() {
+            for b in 0..nbins {
+                let sum: u64 = rs
+                    .iter()
+                    .map(|r| r.results[i].bins.get(b).copied().unwrap_or(0))
+                    .sum();
+                series_rows.push(SeriesRow {
+                    policy: pol.clone(),
+                    flow: fl.to_string(),
+                    t_s: (b as f64 + 0.5) * p.bin_s,
+                    mean_throughput_bytes_per_s: sum as f64 / rs.len().max(1) as f64 / p.bin_s,
+                });
+            }
+        }
+    }
+    series_rows
+}
+
+/// The sample flow's goal: its throughput under the second policy within ±3% of under the
+/// first, paired by run (the interval over the runs' relative differences).
+fn sample_verdict(pol: &str, base: &str, rel: Interval) -> Verdict {
+    Verdict::new(
+        format!("{pol}: the sample flow's throughput / under {base} − 1, paired by run"),
+        Some("\"similar in both cases\" (Fig. 6, no number); goal within ±3%"),
+        rel,
+        Rule::Goal {
+            lo: -SAMPLE_GOAL,
+            hi: SAMPLE_GOAL,
+        },
+    )
+    .from(
+        Source::new(
+            "fig6.json",
+            "paired_relative_difference_mean",
+            &[("policy", pol)],
+        )
+        .in_json_array("policies"),
+    )
+}
+
+/// The goal on the sample flow's throughput (relative difference).
+const SAMPLE_GOAL: f64 = 0.03;
+
+/// Analyses the runs' rows and renders the outputs and the summary.
+fn report(
+    ctx: &Context,
+    p: &Params,
+    bed: &BedConfig,
+    cc: &str,
+    run_rows: &[RunRow],
+    series_rows: &[SeriesRow],
+    inv: Invariant,
+) -> anyhow::Result<String> {
     let of = |pol: &str, fl: &str| -> Vec<&RunRow> {
         run_rows
             .iter()
@@ -168,36 +307,18 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     };
 
     // ----- throughput over time, mean over runs ---------------------------------------------
-    let nbins = (p.horizon_s / p.bin_s).ceil() as usize;
-    let mut series_rows = Vec::new();
     let mut curves: Vec<Curve> = Vec::new();
     for pol in &p.policies {
-        let rs: Vec<&VariantRun> = runs
-            .iter()
-            .filter(|(_, r)| &r.variant == pol)
-            .map(|(_, r)| r)
-            .collect();
-        for (i, fl) in FLOWS.iter().enumerate() {
-            let mut pts = Vec::with_capacity(nbins);
-            for b in 0..nbins {
-                let sum: u64 = rs
-                    .iter()
-                    .map(|r| r.results[i].bins.get(b).copied().unwrap_or(0))
-                    .sum();
-                let thr = sum as f64 / rs.len().max(1) as f64 / p.bin_s;
-                let t = (b as f64 + 0.5) * p.bin_s;
-                series_rows.push(SeriesRow {
-                    policy: pol.clone(),
-                    flow: fl.to_string(),
-                    t_s: t,
-                    mean_throughput_bytes_per_s: thr,
-                });
-                pts.push((t, thr / 1e6));
-            }
+        for fl in FLOWS {
+            let pts = series_rows
+                .iter()
+                .filter(|r| &r.policy == pol && r.flow == fl)
+                .map(|r| (r.t_s, r.mean_throughput_bytes_per_s / 1e6))
+                .collect();
             curves.push((pol.clone(), fl.to_string(), pts));
         }
     }
-    ctx.write_csv("throughput_over_time.csv", &series_rows)?;
+    ctx.write_csv("throughput_over_time.csv", series_rows)?;
     let y_max = curves
         .iter()
         .flat_map(|c| c.2.iter().map(|x| x.1))
@@ -302,14 +423,14 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             "sample_mean_completion_s": sam,
         }));
     }
-    let mut inv = Invariant::default();
-    let mut tunnel_runs = 0;
-    for (_, r) in &runs {
-        if let Some(i) = r.server {
-            inv.merge(i);
-            tunnel_runs += 1;
-        }
-    }
+    // A run through the tunnel has its server's invariant.
+    let mut tunnel_runs: Vec<(usize, &str)> = run_rows
+        .iter()
+        .filter(|r| r.policy != "plain")
+        .map(|r| (r.run, r.policy.as_str()))
+        .collect();
+    tunnel_runs.dedup();
+    let tunnel_runs = tunnel_runs.len();
     let expected_payload = tunnel_runs as u64 * (p.long_bytes + p.short_bytes + 64);
     ctx.write_json(
         "fig6.json",
@@ -317,6 +438,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             "policies": json_rows,
             "invariant_server": inv,
             "expected_server_payload": expected_payload,
+            "congestion_control": cc,
             "runs": p.runs,
         }),
     )?;
@@ -332,18 +454,42 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         ],
         &rows,
     );
-    let goal = if p.policies.len() >= 2 {
-        let s = thr(&p.policies[1], "sample");
-        let ratio = mean_ci(&s).0 / mean_ci(&base_sample).0;
-        format!(
-            "Goal: the sample flow's mean throughput under `{}` within ±3% of under `{base}`: ratio **{ratio:.4}** \
-             ({:+.2}%): {}.",
-            p.policies[1],
-            (ratio - 1.0) * 100.0,
-            if (ratio - 1.0).abs() <= 0.03 { "met" } else { "not met" }
-        )
-    } else {
-        String::new()
+    let verdicts: Vec<Verdict> = p
+        .policies
+        .iter()
+        .zip(&json_rows)
+        .skip(1)
+        .map(|(pol, j)| {
+            let at = |k: &str| j[k].as_f64().unwrap_or(f64::NAN);
+            sample_verdict(
+                pol,
+                base,
+                Interval::new(
+                    at("paired_relative_difference_mean"),
+                    at("paired_relative_difference_ci95"),
+                ),
+            )
+        })
+        .collect();
+    ctx.write_json("verdicts.json", &verdicts)?;
+    let goal = match (p.policies.get(1), verdicts.first()) {
+        (Some(pol), Some(v)) => {
+            let s = thr(pol, "sample");
+            let ratio = mean_ci(&s).0 / mean_ci(&base_sample).0;
+            format!(
+                "Goal: the sample flow's throughput under `{pol}` within ±{g} of under `{base}`, paired by run: \
+                 **{:+.2}% ± {:.2}%** (95% interval {:+.2}% to {:+.2}%; met when the whole interval lies within \
+                 ±{g}, not met when it lies outside): **{}**. The ratio of the means is {ratio:.4} ({:+.2}%).",
+                v.ours.mean * 100.0,
+                v.ours.half * 100.0,
+                v.ours.lo() * 100.0,
+                v.ours.hi() * 100.0,
+                v.word.says("", ""),
+                (ratio - 1.0) * 100.0,
+                g = pct(SAMPLE_GOAL, 0),
+            )
+        }
+        _ => String::new(),
     };
     let plots: String = p
         .policies
@@ -374,7 +520,7 @@ as under `tcp`.\n\n\
 Over the {tunnel_runs} tunnel runs the server checked {chk} pool connections, {vio} violated; payload \
 {pay} bytes (the flows' downloads plus 32-byte digests: {exp}), header bytes {hdr} ({ovh} overhead).\n\n\
 Files: `runs.csv` (every flow of every run), `throughput_over_time.csv`, `fig6.json`.\n",
-        path = bed.describe(&cc),
+        path = bed.describe(cc),
         lb = p.long_bytes as f64 / 1e6,
         la = p.long_at_s,
         sb = p.short_bytes as f64 / 1e6,
