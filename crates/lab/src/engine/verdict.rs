@@ -13,9 +13,16 @@ use std::path::Path;
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     /// The estimate.
+    #[serde(deserialize_with = "nan_if_null")]
     pub mean: f64,
     /// Half-width of its 95% interval.
+    #[serde(deserialize_with = "nan_if_null")]
     pub half: f64,
+}
+
+/// JSON has no NaN: `serde_json` writes it as `null`, read back here as NaN.
+fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 impl Interval {
@@ -58,6 +65,7 @@ pub enum Rule {
         /// The value "no change" gives.
         reference: f64,
         /// Noise margin around it.
+        #[serde(deserialize_with = "nan_if_null")]
         margin: f64,
     },
     /// A goal band `[lo, hi]`: [`Word::Met`] when the whole interval lies inside it,
@@ -76,7 +84,7 @@ pub enum Rule {
         /// The bound.
         max: f64,
         /// Noise margin above it.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "nan_if_null")]
         margin: f64,
     },
     /// A one-sided goal: met when the whole interval lies at or above `min`, not met when
@@ -85,7 +93,7 @@ pub enum Rule {
         /// The bound.
         min: f64,
         /// Noise margin below it.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "nan_if_null")]
         margin: f64,
     },
 }
@@ -446,6 +454,24 @@ mod tests {
         assert_eq!(judge(Interval::new(0.7, 0.04), at_least), Word::Met);
         assert_eq!(judge(Interval::new(0.7, 0.1), at_least), Word::Undecided);
         assert_eq!(judge(Interval::new(0.5, 0.1), at_least), Word::NotMet);
+    }
+
+    #[test]
+    fn a_verdict_without_interval_reads_back_undecided() {
+        let v = Verdict::new("one run", None, Interval::new(0.5, f64::NAN), DIFF);
+        let text = serde_json::to_string(&v).expect("serialise");
+        let back: Verdict = serde_json::from_str(&text).expect("parse");
+        assert!(back.ours.half.is_nan());
+        assert_eq!(judge(back.ours, back.rule), Word::Undecided);
+        assert_eq!(back.word, Word::Undecided);
+        let no_aa = Rule::AtMost {
+            max: 0.01,
+            margin: f64::NAN,
+        };
+        let v = Verdict::new("no A/A", None, Interval::new(0.5, 0.1), no_aa);
+        let back: Verdict =
+            serde_json::from_str(&serde_json::to_string(&v).expect("serialise")).expect("parse");
+        assert_eq!(judge(back.ours, back.rule), Word::Undecided);
     }
 
     #[test]
