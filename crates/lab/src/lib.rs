@@ -23,7 +23,10 @@
 //! `Context::runs_done`: then they split into shards ([`RunOptions::shard`], [`merge`];
 //! mark it `sharded` in the registry). Claims checked against the paper are
 //! [`verdict::Verdict`]s, judged by the one rule function [`verdict::judge`] and written as
-//! `verdicts.json` beside `summary.md` (`fig7`, `bg-fig5`, `bg-fig7`, `nonintrusive`).
+//! `verdicts.json` beside `summary.md`, each pointing where it can at the value in the
+//! experiment's own CSV/JSON ([`verdict::Source`]); [`verdict::check_folder`] checks a folder's
+//! verdicts against its data. Experiments whose summary follows from raw results kept in
+//! their folder render again without running ([`render`]).
 //!
 //! Without the `schedtcp` CLI: `cargo run --release -p lab --example run_experiment -- all`
 //! (or a list of names; `--quick`, `--seed N`, `--out DIR`, `--scenario FILE`).
@@ -223,6 +226,44 @@ pub fn render(dir: &Path, progress: bool) -> anyhow::Result<Report> {
         m.shard.count
     );
     merge(&[dir.to_path_buf()], dir, progress)
+}
+
+/// Analyses and renders again the raw results a run of experiment `name` wrote to `from`
+/// (its `scenario.toml` and raw CSV/JSON; for runs that wrote no `raw/`, see [`render`]), without running anything: the outputs go to
+/// `out_dir` (`from` itself when `None`). Only experiments that keep their raw results in
+/// their output folder can (the testbed's Table 2 and Figure 6).
+pub fn render_from(name: &str, from: &Path, out_dir: Option<&Path>) -> anyhow::Result<Report> {
+    let entry = find(name)?;
+    let render = entry.render.with_context(|| {
+        let can: Vec<&str> = registry::ENTRIES
+            .iter()
+            .filter(|e| e.render.is_some())
+            .map(|e| e.name)
+            .collect();
+        format!(
+            "experiment `{name}` keeps no raw results to render again; these do: {}",
+            can.join(", ")
+        )
+    })?;
+    let scenario = from.join("scenario.toml");
+    let text = std::fs::read_to_string(&scenario)
+        .with_context(|| format!("reading {}", scenario.display()))?;
+    let out = out_dir.unwrap_or(from).to_path_buf();
+    let ctx = Context::new(
+        name,
+        &text,
+        &scenario.display().to_string(),
+        out,
+        &RunOptions::default(),
+        Mode::Whole,
+    )?;
+    let summary = render(&ctx, from)
+        .with_context(|| format!("rendering `{name}` from {}", from.display()))?;
+    ctx.write_text("summary.md", &summary)?;
+    Ok(Report {
+        out_dir: ctx.out_dir().to_path_buf(),
+        summary_markdown: summary,
+    })
 }
 
 fn find(name: &str) -> anyhow::Result<&'static registry::Entry> {

@@ -12,6 +12,8 @@ pub(crate) struct Entry {
     /// Whether every run goes through `Context::jobs` before `Context::runs_done`, and no
     /// result is read before it: then the runs split into shards.
     pub shardable: bool,
+    /// Analyses and renders again the raw results an earlier run wrote to a folder.
+    pub render: Option<fn(&Context, &std::path::Path) -> anyhow::Result<String>>,
 }
 
 macro_rules! entry {
@@ -22,6 +24,27 @@ macro_rules! entry {
             scenario: $w::$m::SCENARIO,
             run: $w::$m::run,
             shardable: false,
+            render: None,
+        }
+    };
+    ($w:ident :: $m:ident, renders) => {
+        Entry {
+            name: $w::$m::NAME,
+            description: $w::$m::DESCRIPTION,
+            scenario: $w::$m::SCENARIO,
+            run: $w::$m::run,
+            shardable: false,
+            render: Some($w::$m::render_from),
+        }
+    };
+    ($w:ident :: $m:ident, sharded, renders) => {
+        Entry {
+            name: $w::$m::NAME,
+            description: $w::$m::DESCRIPTION,
+            scenario: $w::$m::SCENARIO,
+            run: $w::$m::run,
+            shardable: true,
+            render: Some($w::$m::render_from),
         }
     };
     ($w:ident :: $m:ident, sharded) => {
@@ -31,6 +54,7 @@ macro_rules! entry {
             scenario: $w::$m::SCENARIO,
             run: $w::$m::run,
             shardable: true,
+            render: None,
         }
     };
 }
@@ -40,7 +64,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(p003::run2c_fig1),
     entry!(p003::run2c_fig2),
     entry!(p003::run2c_pin),
-    entry!(p003::run2c_sim, sharded),
+    entry!(p003::run2c_sim, sharded, renders),
     entry!(p003::run2c_testbed),
     entry!(p004::bg_fig2),
     entry!(p004::bg_fig3),
@@ -58,8 +82,8 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(p000::fig7, sharded),
     entry!(p000::fig8, sharded),
     entry!(p000::fig9, sharded),
-    entry!(p000::testbed_table2),
-    entry!(p000::testbed_fig6),
+    entry!(p000::testbed_table2, renders),
+    entry!(p000::testbed_fig6, renders),
     entry!(project::nonintrusive),
     entry!(project::testbed_nonintrusive),
     entry!(project::table2_buffers),

@@ -14,10 +14,7 @@ use syn::visit::Visit;
 const MAX_LINES: usize = 150;
 
 /// The functions still over [`MAX_LINES`]: (file under the repository, function, its lines).
-const LONGER: &[(&str, &str, usize)] = &[
-    ("crates/lab/src/p003/run2c_sim.rs", "run", 321),
-    ("crates/lab/src/project/ns3_crosscheck.rs", "summary", 297),
-];
+const LONGER: &[(&str, &str, usize)] = &[("crates/lab/src/p000/testbed_fig6.rs", "report", 247)];
 
 /// A function: where, its name (`Type::name` in an `impl`), how many lines.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

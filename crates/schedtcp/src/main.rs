@@ -200,12 +200,19 @@ enum ExperimentCmd {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Re-analyse and re-render in place the run whose raw results DIR holds (written by
-    /// `experiment run NAME --shard 1/1 --out DIR`): summary, CSV/JSON and plots regenerated
-    /// from them without re-running, byte-identical to an unsharded run's.
+    /// Analyse and render again, without running anything, the results a run left in DIR:
+    /// a run with `--shard 1/1` (its shard.json, scenario.toml and raw/) is re-rendered in
+    /// place, byte-identical to an unsharded run's; with --name, an experiment that keeps its
+    /// raw CSV/JSON in its folder (testbed-table2, testbed-fig6, run2c-sim) is rendered from them.
     Render {
-        /// The folder of the run (its shard.json, scenario.toml and raw/).
+        /// The folder of the earlier run.
         dir: PathBuf,
+        /// Experiment name, for a folder without shard.json (rendered from its raw CSV/JSON).
+        #[arg(long)]
+        name: Option<String>,
+        /// Output folder with --name (default: DIR, rewritten in place).
+        #[arg(long, requires = "name")]
+        out: Option<PathBuf>,
     },
 }
 
@@ -377,8 +384,11 @@ fn experiment(action: ExperimentCmd) -> Result<()> {
             eprintln!("results in {}", report.out_dir.display());
             Ok(())
         }
-        ExperimentCmd::Render { dir } => {
-            let report = lab::render(&dir, true)?;
+        ExperimentCmd::Render { dir, name, out } => {
+            let report = match name {
+                Some(name) => lab::render_from(&name, &dir, out.as_deref())?,
+                None => lab::render(&dir, true)?,
+            };
             println!("{}", report.summary_markdown);
             eprintln!("results in {}", report.out_dir.display());
             Ok(())

@@ -2,7 +2,9 @@
 //! packets (Figs. 5/6, 12/13) and by size bin (Fig. 7's throughput), shared by the
 //! packet-level and the real-TCP runs.
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
+use std::collections::BTreeSet;
+use std::sync::{Mutex, OnceLock};
 
 /// One flow's outcome.
 #[derive(Debug, Clone)]
@@ -48,25 +50,59 @@ pub(crate) fn mean_delay(flows: &[&FlowRow], lo: u64, hi: u64) -> Option<f64> {
     (!d.is_empty()).then(|| d.iter().sum::<f64>() / d.len() as f64)
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub(crate) struct ShortRow {
-    pub(crate) setting: &'static str,
-    pub(crate) discipline: &'static str,
+    #[serde(deserialize_with = "static_name")]
+    pub(crate) setting: Name,
+    #[serde(deserialize_with = "static_name")]
+    pub(crate) discipline: Name,
     pub(crate) size_packets: u64,
     pub(crate) flows: usize,
     pub(crate) mean_delay_s: f64,
     pub(crate) max_delay_s: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 pub(crate) struct ThroughputRow {
-    pub(crate) setting: &'static str,
-    pub(crate) discipline: &'static str,
+    #[serde(deserialize_with = "static_name")]
+    pub(crate) setting: Name,
+    #[serde(deserialize_with = "static_name")]
+    pub(crate) discipline: Name,
     pub(crate) bin_lo_packets: u64,
     pub(crate) bin_hi_packets: u64,
     pub(crate) flows: usize,
     pub(crate) mean_kbps: f64,
     pub(crate) sd_kbps: f64,
+}
+
+/// A setting's or discipline's name (an alias, so that serde does not borrow it from the
+/// input: [`static_name`] reads it).
+pub(crate) type Name = &'static str;
+
+/// Most distinct names [`static_name`] keeps (settings and disciplines: a handful).
+const MAX_NAMES: usize = 256;
+
+/// Reads a setting's or discipline's name back from a CSV file as the `&'static str` the
+/// rows hold: each distinct name is allocated once for the process, at most [`MAX_NAMES`].
+pub(crate) fn static_name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    use serde::de::Error;
+    static NAMES: OnceLock<Mutex<BTreeSet<&'static str>>> = OnceLock::new();
+    let s = String::deserialize(d)?;
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .map_err(|_| D::Error::custom("the table of names is poisoned"))?;
+    if let Some(&x) = names.get(s.as_str()) {
+        return Ok(x);
+    }
+    if names.len() >= MAX_NAMES {
+        return Err(D::Error::custom(format!(
+            "more than {MAX_NAMES} distinct setting and discipline names"
+        )));
+    }
+    let x: &'static str = Box::leak(s.into_boxed_str());
+    names.insert(x);
+    Ok(x)
 }
 
 pub(crate) const BIN_EDGES: [u64; 9] = [1, 4, 13, 20, 40, 100, 300, 1000, 5001];

@@ -3,7 +3,7 @@
 use crate::engine::packet::{
     active_batch_means, active_distribution, describe, legend, run_all, Cfg, Params, AA_LABEL,
 };
-use crate::engine::verdict::{Interval, Verdict, DIFFERENCE};
+use crate::engine::verdict::{Interval, Source, Verdict, DIFFERENCE};
 use crate::engine::{md_table, mean_ci, says};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
@@ -171,6 +171,11 @@ fn verdicts(stats: &[Stat]) -> Vec<Verdict> {
                 Interval::new(s.diff_to_tcp, s.diff_ci95),
                 DIFFERENCE,
             )
+            .from(Source::new(
+                "fig7_summary.csv",
+                "diff_to_tcp",
+                &[("label", &s.label)],
+            ))
         })
         .collect()
 }

@@ -4,6 +4,7 @@ use crate::engine::packet::{
     describe, legend, quantile, run_all, transfers, Cfg, Params, AA_LABEL,
 };
 use crate::engine::repeats::{paired_diff, per_repeat};
+use crate::engine::verdict::{Interval, Source, Verdict, DIFFERENCE};
 use crate::engine::{logspace, md_table, verdict};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
@@ -90,6 +91,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         })
         .collect();
     ctx.write_csv("fig8_quantiles.csv", &qs)?;
+    ctx.write_json("verdicts.json", &verdicts(&qs))?;
     let lo = sorted
         .iter()
         .filter_map(|v| v.first())
@@ -154,6 +156,43 @@ fn crossing(a: &[f64], tcp: &[f64], xs: &[f64]) -> Option<f64> {
     }
     let la = last_above?;
     xs.iter().find(|&&x| x > la).copied()
+}
+
+/// Each configuration's median and 90th percentile of the transfer times minus tcp's, paired
+/// by repeat, against 0.
+fn verdicts(qs: &[Quantiles]) -> Vec<Verdict> {
+    qs.iter()
+        .filter(|q| q.label != "tcp")
+        .flat_map(|q| {
+            [
+                (
+                    "median",
+                    q.median_diff_s,
+                    q.median_diff_ci_s,
+                    "median_diff_s",
+                ),
+                (
+                    "90th percentile",
+                    q.p90_diff_s,
+                    q.p90_diff_ci_s,
+                    "p90_diff_s",
+                ),
+            ]
+            .map(|(what, mean, half, column)| {
+                Verdict::new(
+                    format!("{}: {what} of the transfer times − tcp's (s)", q.label),
+                    Some("SRPT and FAIR shorter than tcp at every duration (Fig. 8)"),
+                    Interval::new(mean, half),
+                    DIFFERENCE,
+                )
+                .from(Source::new(
+                    "fig8_quantiles.csv",
+                    column,
+                    &[("label", &q.label)],
+                ))
+            })
+        })
+        .collect()
 }
 
 fn summary(p: &Params, cfgs: &[Cfg], sorted: &[Vec<f64>], qs: &[Quantiles], xs: &[f64]) -> String {

@@ -2,6 +2,7 @@
 
 use crate::engine::packet::{describe, legend, quantile, run_all, Cfg, Params, RunOut, AA_LABEL};
 use crate::engine::repeats::{paired_diff, per_repeat};
+use crate::engine::verdict::{Interval, Source, Verdict, DIFFERENCE};
 use crate::engine::{logspace, md_table, verdict};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
@@ -157,6 +158,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         })
         .collect();
     ctx.write_csv("fig9_spread_vs_tcp.csv", &diffs)?;
+    ctx.write_json("verdicts.json", &verdicts(&diffs))?;
     for (i, (c, v)) in cfgs.iter().zip(&pts).enumerate() {
         let file = format!("fig9_{}.svg", file_name(c));
         let mut series = vec![Series::dots(
@@ -191,6 +193,33 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
 
 fn file_name(c: &Cfg) -> String {
     c.label.replace('/', "_").replace([' ', '(', ')'], "")
+}
+
+/// Each configuration's dispersion of transfer times (relative and absolute) minus tcp's,
+/// paired by repeat, against 0.
+fn verdicts(diffs: &[SpreadDiff]) -> Vec<Verdict> {
+    diffs
+        .iter()
+        .flat_map(|d| {
+            [
+                ("p90 / p10", d.rel_diff, d.rel_diff_ci, "rel_diff"),
+                ("p90 − p10 (s)", d.abs_diff_s, d.abs_diff_ci_s, "abs_diff_s"),
+            ]
+            .map(|(what, mean, half, column)| {
+                Verdict::new(
+                    format!("{}: dispersion {what} per size bin − tcp's", d.label),
+                    Some("smaller under SRPT and FAIR than under tcp and LAS (Fig. 9)"),
+                    Interval::new(mean, half),
+                    DIFFERENCE,
+                )
+                .from(Source::new(
+                    "fig9_spread_vs_tcp.csv",
+                    column,
+                    &[("label", &d.label)],
+                ))
+            })
+        })
+        .collect()
 }
 
 fn summary(p: &Params, cfgs: &[Cfg], bins: &[Bin], diffs: &[SpreadDiff]) -> String {

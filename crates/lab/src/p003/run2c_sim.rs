@@ -7,8 +7,10 @@
 use crate::check_param;
 use crate::engine::md_table;
 use crate::engine::run2c::{
-    by_size, mean_delay, model_sizes, FlowRow, ShortRow, ThroughputRow, BIN_EDGES,
+    by_size, mean_delay, model_sizes, static_name, FlowRow, Name, ShortRow, ThroughputRow,
+    BIN_EDGES,
 };
+use crate::engine::verdict::{Interval, Rule, Verdict, Word, DIFFERENCE};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
 use serde::{Deserialize, Serialize};
@@ -283,10 +285,12 @@ fn short_delay_by_size(
     )
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct RunRow {
-    setting: &'static str,
-    discipline: &'static str,
+    #[serde(deserialize_with = "static_name")]
+    setting: Name,
+    #[serde(deserialize_with = "static_name")]
+    discipline: Name,
     run: usize,
     flows: usize,
     unfinished: usize,
@@ -298,7 +302,75 @@ struct RunRow {
     max_delay_7_packets_s: Option<f64>,
 }
 
+/// What the scenario asks for: its parameters (seed resolved), the settings, the workloads
+/// and the three disciplines.
+struct Plan {
+    p: Params,
+    settings: Vec<Setting>,
+    workloads: Vec<Workload>,
+    ds: [DisciplineSpec; 3],
+}
+
+/// What the analysis leaves for the summary (`short_delay.csv`, `throughput.csv`,
+/// `runs.csv`, `d2_runs.csv`): the summary is rendered from these alone.
+#[derive(Default)]
+struct Tables {
+    short: Vec<ShortRow>,
+    tput: Vec<ThroughputRow>,
+    runs: Vec<RunRow>,
+    d2_runs: Vec<D2RunRow>,
+}
+
 pub fn run(ctx: &Context) -> anyhow::Result<String> {
+    let plan = plan(ctx)?;
+    let (d1, d2) = simulate(ctx, &plan)?;
+    let tables = analyse(ctx, &plan, &d1, &d2)?;
+    render(ctx, &plan, &tables)
+}
+
+/// Renders the summary and the verdicts again from the tables an earlier run wrote to `dir`
+/// (`runs.csv`, `throughput.csv`, `short_delay.csv`, `d2_runs.csv` and `scenario.toml`),
+/// without simulating; the plots, which need every flow, are left as they are.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let plan = plan(ctx)?;
+    let has = |w| plan.workloads.contains(&w);
+    let read = |f: &str| dir.join(f);
+    let tables = Tables {
+        short: if has(Workload::D1) {
+            read_csv(&read("short_delay.csv"))?
+        } else {
+            Vec::new()
+        },
+        tput: if has(Workload::D1) {
+            read_csv(&read("throughput.csv"))?
+        } else {
+            Vec::new()
+        },
+        runs: if has(Workload::D1) {
+            read_csv(&read("runs.csv"))?
+        } else {
+            Vec::new()
+        },
+        d2_runs: if has(Workload::D2) {
+            read_csv(&read("d2_runs.csv"))?
+        } else {
+            Vec::new()
+        },
+    };
+    render(ctx, &plan, &tables)
+}
+
+fn read_csv<R: serde::de::DeserializeOwned>(path: &std::path::Path) -> anyhow::Result<Vec<R>> {
+    use anyhow::Context as _;
+    csv::Reader::from_path(path)
+        .with_context(|| format!("reading {}", path.display()))?
+        .deserialize()
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("parsing {}", path.display()))
+}
+
+/// Checks the scenario.
+fn plan(ctx: &Context) -> anyhow::Result<Plan> {
     let p: Params = ctx.params()?;
     check_param!(p.runs >= 1, "runs must be >= 1");
     check_param!(
@@ -359,16 +431,40 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let seed = ctx.seed(p.seed);
     let p = Params { seed, ..p };
     let ds = disciplines(p.threshold_packets);
+    Ok(Plan {
+        p,
+        settings,
+        workloads,
+        ds,
+    })
+}
 
-    // Every (workload, setting, discipline, run) is an independent simulation.
+/// The settings D1 runs in (none when the scenario leaves D1 out).
+fn d1_settings(plan: &Plan) -> &[Setting] {
+    if plan.workloads.contains(&Workload::D1) {
+        &plan.settings
+    } else {
+        &[]
+    }
+}
+
+/// Runs every (workload, setting, discipline, run), each an independent simulation; returns
+/// D1's runs and D2's, in a deterministic order whatever the threads did.
+fn simulate(ctx: &Context, plan: &Plan) -> anyhow::Result<(Vec<RunOut>, Vec<RunOut>)> {
+    let Plan {
+        p,
+        settings,
+        workloads,
+        ds,
+    } = plan;
     let mut jobs = Vec::new();
-    for &w in &workloads {
+    for &w in workloads {
         let runs = match w {
             Workload::D1 => p.runs,
             Workload::D2 => p.d2_runs,
         };
-        for &s in &settings {
-            for &d in &ds {
+        for &s in settings {
+            for &d in ds {
                 for run in 0..runs {
                     let sc = p.scenario(s, d, run, w);
                     sc.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -389,7 +485,6 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         .zip(measured)
         .map(|((w, s, d, run, _), m)| collect((*w, s.name, label(*d), *run), m))
         .collect();
-    // Deterministic order whatever the threads did.
     let order = |o: &RunOut| {
         (
             workloads.iter().position(|&w| w == o.workload),
@@ -399,170 +494,201 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         )
     };
     outs.sort_by_key(order);
+    Ok(outs.into_iter().partition(|o| o.workload == Workload::D1))
+}
 
-    // Per-flow rows stay in memory (hundreds of MB as CSV at full size); the CSVs below are
-    // their aggregates.
-    let (outs, d2_outs): (Vec<RunOut>, Vec<RunOut>) =
-        outs.into_iter().partition(|o| o.workload == Workload::D1);
+/// D1's plots and tables (per-flow rows stay in memory, hundreds of MB as CSV at full size:
+/// the CSVs are their aggregates), then D2's.
+fn analyse(
+    ctx: &Context,
+    plan: &Plan,
+    outs: &[RunOut],
+    d2_outs: &[RunOut],
+) -> anyhow::Result<Tables> {
+    let Plan { p, ds, .. } = plan;
     let all_flows: Vec<FlowRow> = outs.iter().flat_map(|o| o.flows.clone()).collect();
-
-    let mut short_rows = Vec::new();
-    let mut tput_rows = Vec::new();
-    let mut run_rows = Vec::new();
-    let mut sections = String::new();
-    let d1_settings: &[Setting] = if workloads.contains(&Workload::D1) {
-        &settings
-    } else {
-        &[]
-    };
-    for s in d1_settings {
-        let pooled = |d: &str| -> Vec<&FlowRow> {
-            all_flows
-                .iter()
-                .filter(|f| f.setting == s.name && f.discipline == d)
-                .collect()
-        };
-        // Short flows: mean and max delay by size (Figs. 5/6, 9/10).
-        let mut mean_series = Vec::new();
-        let mut max_series = Vec::new();
-        for d in ds {
-            let flows = pooled(label(d));
-            let (means, maxes) = short_delay_by_size(
-                s.name,
-                label(d),
-                &flows,
-                p.short_max_packets,
-                &mut short_rows,
-            );
-            mean_series.push(means);
-            max_series.push(maxes);
-        }
-        let short_plot = |title: &str, series: Vec<Series>, file: &str| {
-            render_svg(
-                &LinePlot {
-                    title: format!("{title} — {} / D1", s.name),
-                    x_label: "flow size (packets)".into(),
-                    y_label: "delay (s)".into(),
-                    log_y: true,
-                    series,
-                    ..Default::default()
-                },
-                &ctx.path(file),
-            )
-        };
-        short_plot(
-            "Mean delay of short flows",
-            mean_series,
-            &format!("mean_delay_{}.svg", s.name),
-        )?;
-        short_plot(
-            "Maximum delay of short flows",
-            max_series,
-            &format!("max_delay_{}.svg", s.name),
-        )?;
-
-        // Throughput by size (Figs. 7/11): size / completion time, log bins.
-        let mut tput_series = Vec::new();
-        for d in ds {
-            let flows = pooled(label(d));
-            let mut pts = Vec::new();
-            for w in BIN_EDGES.windows(2) {
-                let t: Vec<f64> = flows
-                    .iter()
-                    .filter(|f| (w[0]..w[1]).contains(&f.size_packets))
-                    .filter_map(|f| f.kbps(1460))
-                    .collect();
-                if t.is_empty() {
-                    continue;
-                }
-                let m = t.iter().sum::<f64>() / t.len() as f64;
-                let var = t.iter().map(|x| (x - m).powi(2)).sum::<f64>() / t.len() as f64;
-                tput_rows.push(ThroughputRow {
-                    setting: s.name,
-                    discipline: label(d),
-                    bin_lo_packets: w[0],
-                    bin_hi_packets: w[1] - 1,
-                    flows: t.len(),
-                    mean_kbps: m,
-                    sd_kbps: var.sqrt(),
-                });
-                pts.push((((w[0] * (w[1] - 1)) as f64).sqrt(), m));
-            }
-            tput_series.push(Series::line(label(d), pts));
-        }
-        render_svg(
-            &LinePlot {
-                title: format!("Mean throughput by flow size — {} / D1", s.name),
-                x_label: "flow size (packets, bin geometric middle)".into(),
-                y_label: "throughput (kbit/s)".into(),
-                log_x: true,
-                series: tput_series,
-                ..Default::default()
-            },
-            &ctx.path(&format!("throughput_{}.svg", s.name)),
-        )?;
-
-        // Number of flows over time, first run of each discipline (Figs. 4/8).
-        let active: Vec<Series> = ds
-            .iter()
-            .filter_map(|&d| {
-                outs.iter()
-                    .find(|o| o.setting == s.name && o.discipline == label(d) && o.run == 0)
-                    .map(|o| {
-                        Series::line(
-                            label(d),
-                            o.samples.iter().map(|&(t, n)| (t, f64::from(n))).collect(),
-                        )
-                    })
-            })
-            .collect();
-        render_svg(
-            &LinePlot {
-                title: format!("Open connections over time (run 0) — {} / D1", s.name),
-                x_label: "time (s)".into(),
-                y_label: "flows in the network".into(),
-                series: active,
-                ..Default::default()
-            },
-            &ctx.path(&format!("flows_over_time_{}.svg", s.name)),
-        )?;
-
-        // Per-run numbers (the spread across seeds is our noise margin).
-        let th = u64::from(p.threshold_packets);
-        for o in outs.iter().filter(|o| o.setting == s.name) {
-            let f: Vec<&FlowRow> = o.flows.iter().collect();
-            run_rows.push(RunRow {
-                setting: s.name,
-                discipline: o.discipline,
-                run: o.run,
-                flows: f.len(),
-                unfinished: f.iter().filter(|x| x.delay_s.is_none()).count(),
-                mean_active: o.mean_active,
-                max_active: o.max_active,
-                bottleneck_tx_packets: o.tx_packets,
-                bottleneck_drops: o.bottleneck_drops,
-                mean_delay_under_threshold_s: mean_delay(&f, 1, th - 1),
-                max_delay_7_packets_s: by_size(&f, 7).map(|x| x.1),
-            });
-        }
-        sections.push_str(&section(s, &p, &run_rows, &tput_rows, &ds));
+    let mut t = Tables::default();
+    for s in d1_settings(plan) {
+        d1_setting(ctx, p, ds, s, outs, &all_flows, &mut t)?;
     }
-    let slow_start = if d1_settings.is_empty() {
+    if !d1_settings(plan).is_empty() {
+        ctx.write_csv("short_delay.csv", &t.short)?;
+        ctx.write_csv("throughput.csv", &t.tput)?;
+        ctx.write_csv("runs.csv", &t.runs)?;
+    }
+    if plan.workloads.contains(&Workload::D2) {
+        t.d2_runs = d2_analyse(ctx, p, &plan.settings, ds, d2_outs)?;
+    }
+    Ok(t)
+}
+
+/// D1 in setting `s`: the plots of Figs. 4–11 and the rows of `short_delay.csv`,
+/// `throughput.csv` and `runs.csv`.
+fn d1_setting(
+    ctx: &Context,
+    p: &Params,
+    ds: &[DisciplineSpec; 3],
+    s: &Setting,
+    outs: &[RunOut],
+    all_flows: &[FlowRow],
+    tables: &mut Tables,
+) -> anyhow::Result<()> {
+    let pooled = |d: &str| -> Vec<&FlowRow> {
+        all_flows
+            .iter()
+            .filter(|f| f.setting == s.name && f.discipline == d)
+            .collect()
+    };
+    // Short flows: mean and max delay by size (Figs. 5/6, 9/10).
+    let mut mean_series = Vec::new();
+    let mut max_series = Vec::new();
+    for &d in ds {
+        let flows = pooled(label(d));
+        let (means, maxes) = short_delay_by_size(
+            s.name,
+            label(d),
+            &flows,
+            p.short_max_packets,
+            &mut tables.short,
+        );
+        mean_series.push(means);
+        max_series.push(maxes);
+    }
+    let short_plot = |title: &str, series: Vec<Series>, file: &str| {
+        render_svg(
+            &LinePlot {
+                title: format!("{title} — {} / D1", s.name),
+                x_label: "flow size (packets)".into(),
+                y_label: "delay (s)".into(),
+                log_y: true,
+                series,
+                ..Default::default()
+            },
+            &ctx.path(file),
+        )
+    };
+    short_plot(
+        "Mean delay of short flows",
+        mean_series,
+        &format!("mean_delay_{}.svg", s.name),
+    )?;
+    short_plot(
+        "Maximum delay of short flows",
+        max_series,
+        &format!("max_delay_{}.svg", s.name),
+    )?;
+
+    // Throughput by size (Figs. 7/11): size / completion time, log bins.
+    let mut tput_series = Vec::new();
+    for &d in ds {
+        let flows = pooled(label(d));
+        let mut pts = Vec::new();
+        for w in BIN_EDGES.windows(2) {
+            let t: Vec<f64> = flows
+                .iter()
+                .filter(|f| (w[0]..w[1]).contains(&f.size_packets))
+                .filter_map(|f| f.kbps(1460))
+                .collect();
+            if t.is_empty() {
+                continue;
+            }
+            let m = t.iter().sum::<f64>() / t.len() as f64;
+            let var = t.iter().map(|x| (x - m).powi(2)).sum::<f64>() / t.len() as f64;
+            tables.tput.push(ThroughputRow {
+                setting: s.name,
+                discipline: label(d),
+                bin_lo_packets: w[0],
+                bin_hi_packets: w[1] - 1,
+                flows: t.len(),
+                mean_kbps: m,
+                sd_kbps: var.sqrt(),
+            });
+            pts.push((((w[0] * (w[1] - 1)) as f64).sqrt(), m));
+        }
+        tput_series.push(Series::line(label(d), pts));
+    }
+    render_svg(
+        &LinePlot {
+            title: format!("Mean throughput by flow size — {} / D1", s.name),
+            x_label: "flow size (packets, bin geometric middle)".into(),
+            y_label: "throughput (kbit/s)".into(),
+            log_x: true,
+            series: tput_series,
+            ..Default::default()
+        },
+        &ctx.path(&format!("throughput_{}.svg", s.name)),
+    )?;
+
+    // Number of flows over time, first run of each discipline (Figs. 4/8).
+    let active: Vec<Series> = ds
+        .iter()
+        .filter_map(|&d| {
+            outs.iter()
+                .find(|o| o.setting == s.name && o.discipline == label(d) && o.run == 0)
+                .map(|o| {
+                    Series::line(
+                        label(d),
+                        o.samples.iter().map(|&(t, n)| (t, f64::from(n))).collect(),
+                    )
+                })
+        })
+        .collect();
+    render_svg(
+        &LinePlot {
+            title: format!("Open connections over time (run 0) — {} / D1", s.name),
+            x_label: "time (s)".into(),
+            y_label: "flows in the network".into(),
+            series: active,
+            ..Default::default()
+        },
+        &ctx.path(&format!("flows_over_time_{}.svg", s.name)),
+    )?;
+
+    // Per-run numbers (the spread across seeds is our noise margin).
+    let th = u64::from(p.threshold_packets);
+    for o in outs.iter().filter(|o| o.setting == s.name) {
+        let f: Vec<&FlowRow> = o.flows.iter().collect();
+        tables.runs.push(RunRow {
+            setting: s.name,
+            discipline: o.discipline,
+            run: o.run,
+            flows: f.len(),
+            unfinished: f.iter().filter(|x| x.delay_s.is_none()).count(),
+            mean_active: o.mean_active,
+            max_active: o.max_active,
+            bottleneck_tx_packets: o.tx_packets,
+            bottleneck_drops: o.bottleneck_drops,
+            mean_delay_under_threshold_s: mean_delay(&f, 1, th - 1),
+            max_delay_7_packets_s: by_size(&f, 7).map(|x| x.1),
+        });
+    }
+    Ok(())
+}
+
+/// The summary and `verdicts.json` (and `slow_start_model.csv`, from the short flows'
+/// delays).
+fn render(ctx: &Context, plan: &Plan, t: &Tables) -> anyhow::Result<String> {
+    let Plan { p, ds, .. } = plan;
+    let mut verdicts = Vec::new();
+    let mut sections = String::new();
+    for s in d1_settings(plan) {
+        let (text, v) = section(s, p, &t.runs, &t.tput, ds);
+        sections.push_str(&text);
+        verdicts.extend(v);
+    }
+    let slow_start = if d1_settings(plan).is_empty() {
         String::new()
     } else {
-        slow_start_section(ctx, &p, d1_settings, &short_rows)?
+        slow_start_section(ctx, p, d1_settings(plan), &t.short)?
     };
-    if !d1_settings.is_empty() {
-        ctx.write_csv("short_delay.csv", &short_rows)?;
-        ctx.write_csv("throughput.csv", &tput_rows)?;
-        ctx.write_csv("runs.csv", &run_rows)?;
-    }
-    let d2 = if workloads.contains(&Workload::D2) {
-        d2_report(ctx, &p, &settings, &ds, &d2_outs)?
+    let d2 = if plan.workloads.contains(&Workload::D2) {
+        let (text, v) = d2_render(p, &plan.settings, ds, &t.d2_runs);
+        verdicts.extend(v);
+        text
     } else {
         "Workload D2 (Section IV-B) was not run (`workloads` in the scenario).\n".into()
     };
-
+    ctx.write_json("verdicts.json", &verdicts)?;
     Ok(format!(
         "# {NAME}: DropTail, RuN and RuN2C at packet level (paper 003, Section IV)\n\n\
 Simulator: `sim` (NewReno without SACK, initial window {iw}, maximum window 30, 1460-byte \
@@ -644,71 +770,72 @@ fn section(
     rows: &[RunRow],
     tput: &[ThroughputRow],
     ds: &[DisciplineSpec; 3],
-) -> String {
+) -> (String, Vec<Verdict>) {
     let of = |d: &str| runs_of(rows, s, d);
     let table = discipline_table(s, rows, ds);
-    // Ratio DropTail / X of the mean delay under the threshold, per seed (common random
-    // numbers: the same flows in both runs).
-    let ratio = |x: &str| {
-        let dt = of("DropTail");
-        let other = of(x);
-        range(dt.iter().filter_map(|a| {
-            let b = other.iter().find(|b| b.run == a.run)?;
-            Some(a.mean_delay_under_threshold_s? / b.mean_delay_under_threshold_s?)
-        }))
+    // Ratio a / b of a field, per seed (common random numbers: the same flows in both runs).
+    let ratio = |a: &str, b: &str, f: &dyn Fn(&RunRow) -> Option<f64>| -> Vec<f64> {
+        let bs = of(b);
+        of(a)
+            .iter()
+            .filter_map(|x| {
+                let y = bs.iter().find(|y| y.run == x.run)?;
+                Some(f(x)? / f(y)?)
+            })
+            .collect()
     };
+    let under_th = |r: &RunRow| r.mean_delay_under_threshold_s;
     let max7 = |x: &str| range(of(x).iter().filter_map(|r| r.max_delay_7_packets_s));
     // S1: the paper claims a tenfold gain; S2: only a reduction.
     let claim = if s.name == "S1" { 10.0 } else { 1.0 };
-    let verdict = |r: Option<(f64, f64)>| match r {
-        Some((lo, _)) if lo > claim => format!("above {claim}× in every seed: agrees"),
-        Some((_, hi)) if hi < claim => {
-            format!("below {claim}× in every seed: does not reach the paper's gain")
-        }
-        Some(_) => format!("above {claim}× in some seeds only"),
-        None => "no data".into(),
+    let thm = p.threshold_packets - 1;
+    let (rr, r2) = (
+        ratio("DropTail", "RuN", &under_th),
+        ratio("DropTail", "RuN2C", &under_th),
+    );
+    let gain = Verdict::new(
+        format!(
+            "{}/D1: DropTail / RuN2C mean delay of flows of 1–{thm} packets, per seed",
+            s.name
+        ),
+        Some(if s.name == "S1" {
+            "more than tenfold (Fig. 5)"
+        } else {
+            "a reduction (Fig. 9)"
+        }),
+        Interval::of(&r2),
+        Rule::AtLeast {
+            min: claim,
+            margin: 0.0,
+        },
+    );
+    let v2 = match gain.word {
+        Word::Met => format!("above {claim}×: agrees"),
+        Word::NotMet => format!("below {claim}×: does not reach the paper's gain"),
+        _ => format!("the interval reaches {claim}×: undecided"),
     };
     let active = |x: &str| range(of(x).iter().map(|r| r.mean_active));
-    let (rr, r2) = (ratio("RuN"), ratio("RuN2C"));
     let (adt, ar, a2) = (active("DropTail"), active("RuN"), active("RuN2C"));
-    let fewer = match (adt, a2) {
-        (Some((dlo, _)), Some((_, rhi))) if rhi < dlo => {
-            "fewer under RuN2C than under DropTail in every seed (ranges do not overlap)"
-        }
-        _ => "ranges overlap across seeds: no clear difference",
-    };
-    // Throughput of flows of 100+ packets, RuN2C against DropTail, bin by bin, with a
-    // two-standard-error margin on the difference of the means.
-    let tp = |d: &str| -> Vec<&ThroughputRow> {
-        tput.iter()
-            .filter(|r| r.setting == s.name && r.discipline == d && r.bin_lo_packets >= 100)
-            .collect()
-    };
-    let tput_cmp = tp("DropTail")
-        .iter()
-        .zip(tp("RuN2C"))
-        .map(|(a, b)| {
-            let se =
-                (a.sd_kbps.powi(2) / a.flows as f64 + b.sd_kbps.powi(2) / b.flows as f64).sqrt();
-            let diff = b.mean_kbps - a.mean_kbps;
-            let word = if diff > 2.0 * se {
-                "higher"
-            } else if diff < -2.0 * se {
-                "lower"
-            } else {
-                "no difference beyond 2 SE"
-            };
-            format!(
-                "[{}, {}] pkts: DropTail {:.0}, RuN2C {:.0} kbit/s ({word}, 2 SE {:.0})",
-                a.bin_lo_packets,
-                a.bin_hi_packets,
-                a.mean_kbps,
-                b.mean_kbps,
-                2.0 * se
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ");
+    let fewer_v = Verdict::new(
+        format!(
+            "{}/D1: RuN2C / DropTail mean open connections, per seed",
+            s.name
+        ),
+        Some("fewer (Figs. 4, 8)"),
+        Interval::of(&ratio("RuN2C", "DropTail", &|r| Some(r.mean_active))),
+        RATIO,
+    );
+    let fewer = format!(
+        "{} ({})",
+        fewer_v.word.says(
+            "fewer under RuN2C than under DropTail",
+            "more under RuN2C than under DropTail"
+        ),
+        interval_x(&fewer_v.ours, 3)
+    );
+    let (tput_cmp, tput_v) = tput_lines(s, tput);
+    let mut verdicts = vec![gain.clone(), fewer_v];
+    verdicts.extend(tput_v);
     let (fig_delay, fig_max, fig_flows, fig_tput, delay_claim, max_claim, tput_claim) =
         if s.name == "S1" {
             (
@@ -735,14 +862,14 @@ fn section(
                 "\"the RuN2C scheme is able to improve the throughput for all flows\"",
             )
         };
-    format!(
+    let text = format!(
         "## Setting {name} (access {acc} Mbit/s, one-way {ow} ms)\n\n\
 ![mean delay](mean_delay_{name}.svg)\n![max delay](max_delay_{name}.svg)\n\
 ![throughput](throughput_{name}.svg)\n![flows over time](flows_over_time_{name}.svg)\n\n\
 Per discipline, range over {runs} seed(s):\n\n{table}\n\
 | paper 003 says | ours |\n|---|---|\n\
 | {delay_claim} ({name}/D1, Fig. {fig_delay}) | DropTail / RuN mean delay of flows of \
-1–{thm} packets: {rr}; DropTail / RuN2C: {r2} — {v2} |\n\
+1–{thm} packets: {rr}; DropTail / RuN2C: {r2} (95% interval {r2i}) — {v2} |\n\
 | {max_claim} ({name}/D1, Fig. {fig_max}) | maximum delay of 7-packet flows: DropTail {m7d} s, \
 RuN {m7r} s, RuN2C {m7c} s |\n\
 | RuN and RuN2C reduce the number of flows in the network (Fig. {fig_flows}) | mean open \
@@ -753,17 +880,76 @@ connections DropTail {adt}, RuN {ar}, RuN2C {a2}: {fewer} |\n\
         acc = s.paper.topology().access_rate_bps / 1_000_000,
         ow = s.one_way_ms(),
         runs = p.runs,
-        thm = p.threshold_packets - 1,
-        rr = fmt_range(rr, "×", 1),
-        r2 = fmt_range(r2, "×", 1),
-        v2 = verdict(r2),
+        rr = fmt_range(range(rr.into_iter()), "×", 1),
+        r2 = fmt_range(range(r2.into_iter()), "×", 1),
+        r2i = interval_x(&gain.ours, 1),
         m7d = fmt_range(max7("DropTail"), "", 3),
         m7r = fmt_range(max7("RuN"), "", 3),
         m7c = fmt_range(max7("RuN2C"), "", 3),
         adt = fmt_range(adt, "", 1),
         ar = fmt_range(ar, "", 1),
         a2 = fmt_range(a2, "", 1),
-    )
+    );
+    (text, verdicts)
+}
+
+/// Throughput of flows of 100+ packets, RuN2C against DropTail, bin by bin: the difference
+/// of the means with its 95% interval (normal: hundreds of flows a bin), all seeds pooled.
+fn tput_lines(s: &Setting, tput: &[ThroughputRow]) -> (String, Vec<Verdict>) {
+    let mut verdicts = Vec::new();
+    let tp = |d: &str| -> Vec<&ThroughputRow> {
+        tput.iter()
+            .filter(|r| r.setting == s.name && r.discipline == d && r.bin_lo_packets >= 100)
+            .collect()
+    };
+    let tput_cmp = tp("DropTail")
+        .iter()
+        .zip(tp("RuN2C"))
+        .map(|(a, b)| {
+            let se =
+                (a.sd_kbps.powi(2) / a.flows as f64 + b.sd_kbps.powi(2) / b.flows as f64).sqrt();
+            let v = Verdict::new(
+                format!(
+                    "{}/D1: RuN2C − DropTail mean throughput of flows of {}–{} packets (kbit/s)",
+                    s.name, a.bin_lo_packets, a.bin_hi_packets
+                ),
+                Some("the same or better (Figs. 7, 11)"),
+                Interval::new(
+                    b.mean_kbps - a.mean_kbps,
+                    crate::engine::t95(usize::MAX) * se,
+                ),
+                DIFFERENCE,
+            );
+            let text = format!(
+                "[{}, {}] pkts: DropTail {:.0}, RuN2C {:.0} kbit/s ({}, 95% ±{:.0})",
+                a.bin_lo_packets,
+                a.bin_hi_packets,
+                a.mean_kbps,
+                b.mean_kbps,
+                v.word.says("lower", "higher"),
+                v.ours.half
+            );
+            verdicts.push(v);
+            text
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    (tput_cmp, verdicts)
+}
+
+/// A ratio against 1 over independent seeds.
+const RATIO: Rule = Rule::Against {
+    reference: 1.0,
+    margin: 0.0,
+};
+
+/// `lo–hi×`, an interval of a ratio, or "no interval" (one seed).
+fn interval_x(x: &Interval, d: usize) -> String {
+    if x.decided() {
+        format!("{:.d$}–{:.d$}×", x.lo(), x.hi())
+    } else {
+        "no interval: one seed".into()
+    }
 }
 
 /// The runs of `setting` under discipline `d`.
@@ -842,10 +1028,12 @@ fn run_one(sc: &Scenario) -> Result<(Report, Vec<f64>), sim::scenario::ScenarioE
 }
 
 /// One D2 run's numbers (`d2_runs.csv`).
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct D2RunRow {
-    setting: &'static str,
-    discipline: &'static str,
+    #[serde(deserialize_with = "static_name")]
+    setting: Name,
+    #[serde(deserialize_with = "static_name")]
+    discipline: Name,
     run: usize,
     short_flows: usize,
     unfinished_short: usize,
@@ -930,28 +1118,17 @@ fn d2_run_row(o: &RunOut, p: &Params) -> D2RunRow {
     }
 }
 
-/// "above `claim`× in every seed" and the like, for a range over seeds.
-fn versus(r: Option<(f64, f64)>, claim: f64, what: &str) -> String {
-    match r {
-        Some((lo, _)) if lo > claim => format!("{what} above {claim}× in every seed"),
-        Some((_, hi)) if hi < claim => format!("{what} below {claim}× in every seed"),
-        Some(_) => format!("{what} above {claim}× in some seeds only"),
-        None => "no data".into(),
-    }
-}
-
-/// Workload D2 (Section IV-B, Figs. 12–14): plots, CSVs and the summary part.
-fn d2_report(
+/// Workload D2 (Section IV-B, Figs. 12–14): plots and CSVs; returns the per-run rows.
+fn d2_analyse(
     ctx: &Context,
     p: &Params,
     settings: &[Setting],
     ds: &[DisciplineSpec; 3],
     outs: &[RunOut],
-) -> anyhow::Result<String> {
+) -> anyhow::Result<Vec<D2RunRow>> {
     let mut run_rows = Vec::new();
     let mut short_rows = Vec::new();
     let mut persistent_rows = Vec::new();
-    let mut sections = String::new();
     for s in settings {
         let runs_of = |d: &str| d2_runs_of(outs, s, d);
         // Short flows' mean and maximum delay by size, all seeds pooled (Fig. 13).
@@ -991,7 +1168,6 @@ fn d2_report(
 
         d2_run0_plots(ctx, p, s, ds, outs)?;
 
-        let first = run_rows.len();
         for &d in ds {
             for o in runs_of(label(d)) {
                 run_rows.push(d2_run_row(o, p));
@@ -1006,12 +1182,29 @@ fn d2_report(
                 }));
             }
         }
-        sections.push_str(&d2_section(s, p, &run_rows[first..], ds));
     }
     ctx.write_csv("d2_runs.csv", &run_rows)?;
     ctx.write_csv("d2_short_delay.csv", &short_rows)?;
     ctx.write_csv("d2_persistent.csv", &persistent_rows)?;
-    Ok(format!(
+    Ok(run_rows)
+}
+
+/// Workload D2's part of the summary, and its verdicts.
+fn d2_render(
+    p: &Params,
+    settings: &[Setting],
+    ds: &[DisciplineSpec; 3],
+    rows: &[D2RunRow],
+) -> (String, Vec<Verdict>) {
+    let mut sections = String::new();
+    let mut verdicts = Vec::new();
+    for s in settings {
+        let of: Vec<&D2RunRow> = rows.iter().filter(|r| r.setting == s.name).collect();
+        let (text, v) = d2_section(s, p, &of, ds);
+        sections.push_str(&text);
+        verdicts.extend(v);
+    }
+    let text = format!(
         "# Workload D2 (Section IV-B, Figures 12–14)\n\n\
 D2: {n} persistent flows (each with more data than the run can carry, all opened at time 0, \
 spread round-robin over the 10 pairs; the paper: \"all the persistent flows start at the same \
@@ -1045,7 +1238,8 @@ delay by size), `d2_persistent.csv` (Fig. 14: each persistent flow's throughput)
         runs = p.d2_runs,
         period = p.sample_period_s,
         rto = p.min_rto_ms / 1e3,
-    ))
+    );
+    (text, verdicts)
 }
 
 /// The D2 runs of setting `s` under discipline `d`.
@@ -1138,61 +1332,192 @@ fn d2_run0_plots(
     Ok(())
 }
 
-/// The D2 summary of one setting: a per-discipline table and the paper's statements beside
-/// our numbers, with verdicts computed from the per-seed values.
-fn d2_section(s: &Setting, p: &Params, rows: &[D2RunRow], ds: &[DisciplineSpec; 3]) -> String {
-    let of = |d: &str| d2_rows(rows, d);
-    let rng =
-        |d: &str, f: &dyn Fn(&D2RunRow) -> Option<f64>| range(of(d).into_iter().filter_map(f));
-    let table = d2_table(rows, ds);
-    // Per-seed ratio a/b of a field (common random numbers: the same short flows).
-    let ratio = |a: &str, b: &str, f: &dyn Fn(&D2RunRow) -> Option<f64>| {
-        let bs = of(b);
-        range(of(a).iter().filter_map(|x| {
+/// Per seed, `f` of discipline `a`'s run over `f` of `b`'s run with the same seed (common
+/// random numbers: the same short flows).
+fn d2_ratio(
+    rows: &[&D2RunRow],
+    a: &str,
+    b: &str,
+    f: &dyn Fn(&D2RunRow) -> Option<f64>,
+) -> Vec<f64> {
+    let bs = d2_rows(rows, b);
+    d2_rows(rows, a)
+        .iter()
+        .filter_map(|x| {
             let y = bs.iter().find(|y| y.run == x.run)?;
             let (u, v) = (f(x)?, f(y)?);
             (v > 0.0).then_some(u / v)
-        }))
+        })
+        .collect()
+}
+
+/// A D2 claim of setting `s`, judged on the per-seed values `v`.
+fn d2_claim(s: &Setting, what: &str, paper: &str, v: &[f64], rule: Rule) -> Verdict {
+    Verdict::new(
+        format!("{}/D2: {what}, per seed", s.name),
+        Some(paper),
+        Interval::of(v),
+        rule,
+    )
+}
+
+/// At least `min`, no noise margin.
+fn at_least(min: f64) -> Rule {
+    Rule::AtLeast { min, margin: 0.0 }
+}
+
+/// The D2 summary of one setting: a per-discipline table and the paper's statements beside
+/// our numbers (ranges over seeds), with verdicts judged on the per-seed values' intervals.
+fn d2_section(
+    s: &Setting,
+    p: &Params,
+    rows: &[&D2RunRow],
+    ds: &[DisciplineSpec; 3],
+) -> (String, Vec<Verdict>) {
+    let table = d2_table(rows, ds);
+    let (short, mut verdicts) = d2_short_lines(s, rows);
+    let (persistent, v) = d2_persistent_lines(s, rows);
+    verdicts.extend(v);
+    let s2 = if s.name == "S2" {
+        " (S2: \"the conclusions are the same and figures are omitted\")"
+    } else {
+        ""
+    };
+    let text = format!(
+        "## Setting {name} / D2 (access {acc} Mbit/s, one-way {ow} ms)\n\n\
+![short flows over time](d2_short_flows_over_time_{name}.svg)\n\
+![mean delay](d2_mean_delay_{name}.svg)\n![max delay](d2_max_delay_{name}.svg)\n\
+![persistent throughput](d2_persistent_throughput_{name}.svg)\n\n\
+Per discipline, range over {runs} seed(s):\n\n{table}\n\
+| paper 003 says{s2} | ours |\n|---|---|\n{short}{persistent}\n",
+        name = s.name,
+        acc = s.paper.topology().access_rate_bps / 1_000_000,
+        ow = s.one_way_ms(),
+        runs = p.d2_runs,
+    );
+    (text, verdicts)
+}
+
+/// D2's short flows (Figs. 12, 13): the table lines and their verdicts.
+fn d2_short_lines(s: &Setting, rows: &[&D2RunRow]) -> (String, Vec<Verdict>) {
+    let rng = |d: &str, f: &dyn Fn(&D2RunRow) -> Option<f64>| {
+        range(d2_rows(rows, d).into_iter().filter_map(f))
     };
     let in_net = |x: &D2RunRow| Some(x.mean_short_in_network);
     let (n_run, n_2c) = (
-        ratio("DropTail", "RuN", &in_net),
-        ratio("DropTail", "RuN2C", &in_net),
+        d2_ratio(rows, "DropTail", "RuN", &in_net),
+        d2_ratio(rows, "DropTail", "RuN2C", &in_net),
     );
-    let delay = |x: &D2RunRow| x.mean_short_delay_s;
-    let (dl_run, dl_2c) = (
-        ratio("DropTail", "RuN", &delay),
-        ratio("DropTail", "RuN2C", &delay),
-    );
-    let share = |d: &str| rng(d, &|x| x.timeout_delay_share);
-    let share_dt = share("DropTail");
-    let share_word = share_word(share_dt);
-    let delay_word = delay_word(dl_2c);
-    // Persistent flows: means, variance ratio, RuN's spread.
-    let pmean = |x: &D2RunRow| Some(x.persistent_mean_kbps);
-    let pvar = |x: &D2RunRow| Some(x.persistent_sd_kbps.powi(2));
-    let rel_run = ratio("RuN", "DropTail", &pmean);
-    let rel_2c = ratio("RuN2C", "DropTail", &pmean);
-    let largest_gap = [rel_run, rel_2c]
-        .iter()
-        .flatten()
-        .map(|&(lo, hi)| (1.0 - lo).abs().max((hi - 1.0).abs()))
-        .fold(0.0f64, f64::max);
-    let negligible = if rel_run.is_none() || rel_2c.is_none() {
-        "no data".to_string()
-    } else if largest_gap < 0.05 {
-        format!(
-            "within {:.1}% of DropTail's in every seed (under 5%): negligible, agrees",
-            100.0 * largest_gap
-        )
-    } else {
-        format!(
-            "up to {:.1}% from DropTail's (5% or more): not negligible",
-            100.0 * largest_gap
+    let two_orders = |d: &str, v: &[f64]| {
+        d2_claim(
+            s,
+            &format!("DropTail / {d} mean number of short flows in the network"),
+            "more than two orders (Fig. 12)",
+            v,
+            at_least(100.0),
         )
     };
-    let seeds = of("DropTail").len();
-    let run_lowest = of("RuN")
+    let (nrv, n2v) = (two_orders("RuN", &n_run), two_orders("RuN2C", &n_2c));
+    let reduction = |v: &Verdict| match v.word {
+        Word::Met => "reduction above 100×".to_string(),
+        Word::NotMet => "reduction below 100×".to_string(),
+        _ => format!("undecided at 100× ({})", interval_x(&v.ours, 1)),
+    };
+    let delay = |x: &D2RunRow| x.mean_short_delay_s;
+    let (dl_run, dl_2c) = (
+        d2_ratio(rows, "DropTail", "RuN", &delay),
+        d2_ratio(rows, "DropTail", "RuN2C", &delay),
+    );
+    let share = |d: &str| {
+        fmt_range(
+            rng(d, &|x| x.timeout_delay_share).map(|(a, b)| (100.0 * a, 100.0 * b)),
+            "%",
+            0,
+        )
+    };
+    let shares: Vec<f64> = d2_rows(rows, "DropTail")
+        .iter()
+        .filter_map(|x| x.timeout_delay_share)
+        .collect();
+    let share_v = d2_claim(
+        s,
+        "DropTail's timeout share of the short flows' delay",
+        "dominated by drops and retransmits (Fig. 13)",
+        &shares,
+        at_least(0.5),
+    );
+    let share_word = match share_v.word {
+        Word::Met => "more than half: dominated by timeouts, agrees",
+        Word::NotMet => "less than half: not dominated by timeouts",
+        _ => "the interval reaches half: undecided",
+    };
+    let delay_v = d2_claim(
+        s,
+        "DropTail / RuN2C mean short-flow delay",
+        "\"the stabilizing effect of the RuN schemes is clear\" (Figs. 12, 13)",
+        &dl_2c,
+        RATIO,
+    );
+    let text = format!(
+        "| \"the reduction in the number of short flows is of more than two orders\" (Fig. 12) | \
+DropTail / RuN mean number of short flows in the network: {nr} — {nrv}; DropTail / RuN2C: \
+{n2} — {n2v} |\n\
+| \"Under DropTail the latency for short flows is dominated by drops and retransmits\" \
+(Fig. 13) | timeout share of the short flows' delay: DropTail {sdt}, RuN {srun}, RuN2C {s2c} \
+— DropTail {share_word} |\n\
+| RuN and RuN2C cut the short flows' delay, \"the stabilizing effect of the RuN schemes is \
+clear\" (Figs. 12, 13) | DropTail / RuN mean short-flow delay: {dr}; DropTail / RuN2C: {d2c} \
+— {delay_word}; maximum short-flow delay DropTail {xdt} s, RuN {xrun} s, RuN2C {x2c} s |\n",
+        nr = fmt_range(range(n_run.iter().copied()), "×", 1),
+        nrv = reduction(&nrv),
+        n2 = fmt_range(range(n_2c.iter().copied()), "×", 1),
+        n2v = reduction(&n2v),
+        sdt = share("DropTail"),
+        srun = share("RuN"),
+        s2c = share("RuN2C"),
+        dr = fmt_range(range(dl_run.into_iter()), "×", 1),
+        d2c = fmt_range(range(dl_2c.iter().copied()), "×", 1),
+        delay_word = delay_v.word.says("higher under RuN2C", "lower under RuN2C"),
+        xdt = fmt_range(rng("DropTail", &|x| x.max_short_delay_s), "", 2),
+        xrun = fmt_range(rng("RuN", &|x| x.max_short_delay_s), "", 2),
+        x2c = fmt_range(rng("RuN2C", &|x| x.max_short_delay_s), "", 2),
+    );
+    (text, vec![nrv, n2v, share_v, delay_v])
+}
+
+/// D2's persistent flows (Fig. 14): the table lines and their verdicts.
+fn d2_persistent_lines(s: &Setting, rows: &[&D2RunRow]) -> (String, Vec<Verdict>) {
+    let rng = |d: &str, f: &dyn Fn(&D2RunRow) -> Option<f64>| {
+        range(d2_rows(rows, d).into_iter().filter_map(f))
+    };
+    let pmean = |x: &D2RunRow| Some(x.persistent_mean_kbps);
+    let rel_run = d2_ratio(rows, "RuN", "DropTail", &pmean);
+    let rel_2c = d2_ratio(rows, "RuN2C", "DropTail", &pmean);
+    let negl = |d: &str, v: &[f64]| {
+        d2_claim(
+            s,
+            &format!("{d} / DropTail persistent flows' mean throughput"),
+            "negligible difference (Fig. 14); within ±5%",
+            v,
+            Rule::Goal { lo: 0.95, hi: 1.05 },
+        )
+    };
+    let (negl_run, negl_2c) = (negl("RuN", &rel_run), negl("RuN2C", &rel_2c));
+    let largest_gap = [&negl_run, &negl_2c]
+        .iter()
+        .filter(|v| v.ours.decided())
+        .map(|v| (1.0 - v.ours.lo()).abs().max((v.ours.hi() - 1.0).abs()))
+        .fold(0.0f64, f64::max);
+    let negligible = match Word::all_met([negl_run.word, negl_2c.word]) {
+        Word::Met => format!(
+            "95% intervals within {:.1}% of DropTail's (under 5%): negligible, agrees",
+            100.0 * largest_gap
+        ),
+        Word::NotMet => "an interval beyond 5% of DropTail's: not negligible".to_string(),
+        _ => "the intervals reach 5% from DropTail's: undecided".to_string(),
+    };
+    let seeds = d2_rows(rows, "DropTail").len();
+    let run_lowest = d2_rows(rows, "RuN")
         .iter()
         .filter(|r| {
             rows.iter()
@@ -1201,45 +1526,64 @@ fn d2_section(s: &Setting, p: &Params, rows: &[D2RunRow], ds: &[DisciplineSpec; 
         })
         .count();
     let cv = |d: &str| {
-        rng(d, &|x| {
+        let v = rng(d, &|x| {
             (x.persistent_mean_kbps > 0.0)
                 .then(|| 100.0 * x.persistent_sd_kbps / x.persistent_mean_kbps)
-        })
+        });
+        fmt_range(v, "%", 1)
     };
-    let sd_ratio_run = ratio("RuN", "DropTail", &|x| Some(x.persistent_sd_kbps));
-    let zero_word = zero_word(sd_ratio_run);
-    let var_ratio = ratio("DropTail", "RuN2C", &pvar);
-    let var_word = var_word(var_ratio);
-    let reduce_word = reduce_word(var_ratio);
-    let up_word = up_word(rel_2c);
+    let zero_v = d2_claim(
+        s,
+        "RuN / DropTail standard deviation across the persistent flows",
+        "\"The RuN scheme ... has zero variance\" (Fig. 14); below a tenth of DropTail's",
+        &d2_ratio(rows, "RuN", "DropTail", &|x| Some(x.persistent_sd_kbps)),
+        Rule::AtMost {
+            max: 0.1,
+            margin: 0.0,
+        },
+    );
+    let zero_word = match zero_v.word {
+        Word::Met => "below a tenth of DropTail's: near zero, agrees",
+        Word::NotMet => "above a tenth of DropTail's: not near zero",
+        _ => "the interval reaches a tenth of DropTail's: undecided",
+    };
+    let var_ratio = d2_ratio(rows, "DropTail", "RuN2C", &|x| {
+        Some(x.persistent_sd_kbps.powi(2))
+    });
+    let var_v = d2_claim(
+        s,
+        "DropTail / RuN2C variance across the persistent flows",
+        "three times smaller under RuN2C (Fig. 14)",
+        &var_ratio,
+        at_least(3.0),
+    );
+    let var_word = match var_v.word {
+        Word::Met => "3× or more: agrees",
+        Word::NotMet => "below 3×: does not reach the paper's",
+        _ => "the interval reaches 3×: undecided",
+    };
+    let reduce_v = d2_claim(
+        s,
+        "DropTail / RuN2C variance across the persistent flows, against 1",
+        "reduced under RuN2C (Fig. 14)",
+        &var_ratio,
+        RATIO,
+    );
+    let up_v = d2_claim(
+        s,
+        "RuN2C / DropTail persistent flows' mean throughput",
+        "increased under RuN2C (Fig. 14)",
+        &rel_2c,
+        RATIO,
+    );
+    let m = |d: &str| fmt_range(rng(d, &|x| Some(x.persistent_mean_kbps)), "", 1);
+    let sdv = |d: &str| fmt_range(rng(d, &|x| Some(x.persistent_sd_kbps)), "", 1);
     let pct = |r: Option<(f64, f64)>| match r {
         Some((a, b)) => format!("{:+.2}% to {:+.2}%", 100.0 * (a - 1.0), 100.0 * (b - 1.0)),
         None => "—".into(),
     };
-    let m = |d: &str| fmt_range(rng(d, &|x| Some(x.persistent_mean_kbps)), "", 1);
-    let sdv = |d: &str| fmt_range(rng(d, &|x| Some(x.persistent_sd_kbps)), "", 1);
-    let s2 = if s.name == "S2" {
-        " (S2: \"the conclusions are the same and figures are omitted\")"
-    } else {
-        ""
-    };
-    format!(
-        "## Setting {name} / D2 (access {acc} Mbit/s, one-way {ow} ms)\n\n\
-![short flows over time](d2_short_flows_over_time_{name}.svg)\n\
-![mean delay](d2_mean_delay_{name}.svg)\n![max delay](d2_max_delay_{name}.svg)\n\
-![persistent throughput](d2_persistent_throughput_{name}.svg)\n\n\
-Per discipline, range over {runs} seed(s):\n\n{table}\n\
-| paper 003 says{s2} | ours |\n|---|---|\n\
-| \"the reduction in the number of short flows is of more than two orders\" (Fig. 12) | \
-DropTail / RuN mean number of short flows in the network: {nr} — {nrv}; DropTail / RuN2C: \
-{n2} — {n2v} |\n\
-| \"Under DropTail the latency for short flows is dominated by drops and retransmits\" \
-(Fig. 13) | timeout share of the short flows' delay: DropTail {sdt}, RuN {srun}, RuN2C {s2c} \
-— DropTail {share_word} |\n\
-| RuN and RuN2C cut the short flows' delay, \"the stabilizing effect of the RuN schemes is \
-clear\" (Figs. 12, 13) | DropTail / RuN mean short-flow delay: {dr}; DropTail / RuN2C: {d2c} \
-— {delay_word}; maximum short-flow delay DropTail {xdt} s, RuN {xrun} s, RuN2C {x2c} s |\n\
-| \"the 50 persistent flows have negligible difference between the mean throughputs, though \
+    let text = format!(
+        "| \"the 50 persistent flows have negligible difference between the mean throughputs, though \
 under RuN the throughput is the lowest\" (Fig. 14) | mean per persistent flow: DropTail {mdt}, \
 RuN {mrun}, RuN2C {m2c} kbit/s — {negligible}; RuN the lowest of the three in {run_lowest} of \
 {seeds} seed(s) |\n\
@@ -1247,52 +1591,38 @@ RuN {mrun}, RuN2C {m2c} kbit/s — {negligible}; RuN the lowest of the three in 
 flows: DropTail {sddt}, RuN {sdrun}, RuN2C {sd2c} kbit/s (coefficient of variation DropTail \
 {cvdt}, RuN {cvrun}, RuN2C {cv2c}); RuN's {zero_word} |\n\
 | \"the throughput variance for RuN2C is three times smaller than the throughput variance for \
-DropTail\" (Fig. 14) | DropTail / RuN2C variance across the persistent flows: {vr} — {var_word} |\n\
+DropTail\" (Fig. 14) | DropTail / RuN2C variance across the persistent flows: {vr} (95% interval \
+{var_i}) — {var_word} |\n\
 | \"The RuN2C scheme is thus able to both increase the average throughput as well as reduce \
-the variance\" (Fig. 14) | RuN2C mean against DropTail's: {up} — {up_word}; variance \
-{reduce_word} |\n\n",
-        name = s.name,
-        acc = s.paper.topology().access_rate_bps / 1_000_000,
-        ow = s.one_way_ms(),
-        runs = p.d2_runs,
-        nr = fmt_range(n_run, "×", 1),
-        nrv = versus(n_run, 100.0, "reduction"),
-        n2 = fmt_range(n_2c, "×", 1),
-        n2v = versus(n_2c, 100.0, "reduction"),
-        sdt = fmt_range(
-            share("DropTail").map(|(a, b)| (100.0 * a, 100.0 * b)),
-            "%",
-            0
-        ),
-        srun = fmt_range(share("RuN").map(|(a, b)| (100.0 * a, 100.0 * b)), "%", 0),
-        s2c = fmt_range(share("RuN2C").map(|(a, b)| (100.0 * a, 100.0 * b)), "%", 0),
-        dr = fmt_range(dl_run, "×", 1),
-        d2c = fmt_range(dl_2c, "×", 1),
-        xdt = fmt_range(rng("DropTail", &|x| x.max_short_delay_s), "", 2),
-        xrun = fmt_range(rng("RuN", &|x| x.max_short_delay_s), "", 2),
-        x2c = fmt_range(rng("RuN2C", &|x| x.max_short_delay_s), "", 2),
+the variance\" (Fig. 14) | RuN2C mean against DropTail's: {up} (95% interval {up_i}) — {up_word}; \
+variance {reduce_word} |\n",
         mdt = m("DropTail"),
         mrun = m("RuN"),
         m2c = m("RuN2C"),
         sddt = sdv("DropTail"),
         sdrun = sdv("RuN"),
         sd2c = sdv("RuN2C"),
-        cvdt = fmt_range(cv("DropTail"), "%", 1),
-        cvrun = fmt_range(cv("RuN"), "%", 1),
-        cv2c = fmt_range(cv("RuN2C"), "%", 1),
-        vr = fmt_range(var_ratio, "×", 2),
-        up = pct(rel_2c),
-    )
+        cvdt = cv("DropTail"),
+        cvrun = cv("RuN"),
+        cv2c = cv("RuN2C"),
+        vr = fmt_range(range(var_ratio.iter().copied()), "×", 2),
+        var_i = interval_x(&var_v.ours, 2),
+        up = pct(range(rel_2c.iter().copied())),
+        up_i = interval_x(&up_v.ours, 4),
+        up_word = up_v.word.says("lower under RuN2C", "higher under RuN2C"),
+        reduce_word = reduce_v.word.says("larger under RuN2C", "smaller under RuN2C"),
+    );
+    (text, vec![negl_run, negl_2c, zero_v, var_v, reduce_v, up_v])
 }
 
 /// The D2 rows of discipline `d`.
-fn d2_rows<'a>(rows: &'a [D2RunRow], d: &str) -> Vec<&'a D2RunRow> {
-    rows.iter().filter(|r| r.discipline == d).collect()
+fn d2_rows<'a>(rows: &[&'a D2RunRow], d: &str) -> Vec<&'a D2RunRow> {
+    rows.iter().copied().filter(|r| r.discipline == d).collect()
 }
 
 /// Per discipline under D2: short flows in the network and their delays, timeouts,
 /// persistent flows' throughput and loss (ranges over seeds).
-fn d2_table(rows: &[D2RunRow], ds: &[DisciplineSpec; 3]) -> String {
+fn d2_table(rows: &[&D2RunRow], ds: &[DisciplineSpec; 3]) -> String {
     let of = |d: &str| d2_rows(rows, d);
     let rng =
         |d: &str, f: &dyn Fn(&D2RunRow) -> Option<f64>| range(of(d).into_iter().filter_map(f));
@@ -1350,72 +1680,6 @@ fn d2_table(rows: &[D2RunRow], ds: &[DisciplineSpec; 3]) -> String {
             })
             .collect::<Vec<_>>(),
     )
-}
-
-/// What the timeout share of DropTail's short-flow delay says of the claim that timeouts
-/// dominate it.
-fn share_word(r: Option<(f64, f64)>) -> &'static str {
-    match r {
-        Some((lo, _)) if lo > 0.5 => "more than half in every seed: dominated by timeouts, agrees",
-        Some((_, hi)) if hi <= 0.5 => "at most half in every seed: not dominated by timeouts",
-        Some(_) => "more than half in some seeds only",
-        None => "no data",
-    }
-}
-
-/// Whether RuN2C lowers the short flows' mean delay (DropTail over RuN2C, per seed).
-fn delay_word(r: Option<(f64, f64)>) -> &'static str {
-    match r {
-        Some((lo, _)) if lo > 1.0 => "lower under RuN2C in every seed",
-        Some((_, hi)) if hi < 1.0 => "higher under RuN2C in every seed",
-        Some(_) => "lower under RuN2C in some seeds only",
-        None => "no data",
-    }
-}
-
-/// Whether RuN's spread of persistent throughputs is near zero (RuN over DropTail, per seed).
-fn zero_word(r: Option<(f64, f64)>) -> &'static str {
-    match r {
-        Some((_, hi)) if hi < 0.1 => "below a tenth of DropTail's in every seed: near zero, agrees",
-        Some((lo, _)) if lo >= 1.0 => "not below DropTail's in any seed: not near zero",
-        Some(_) => "not near zero in every seed",
-        None => "no data",
-    }
-}
-
-/// Whether RuN2C cuts the persistent flows' variance 3× (DropTail over RuN2C, per seed).
-fn var_word(r: Option<(f64, f64)>) -> &'static str {
-    match r {
-        Some((lo, _)) if lo >= 3.0 => "3× or more in every seed: agrees",
-        Some((lo, _)) if lo > 1.0 => "smaller under RuN2C in every seed, but less than 3× in some",
-        Some((_, hi)) if hi < 1.0 => "larger under RuN2C in every seed",
-        Some(_) => "smaller under RuN2C in some seeds only",
-        None => "no data",
-    }
-}
-
-/// Whether RuN2C reduces the persistent flows' variance (DropTail over RuN2C, per seed).
-fn reduce_word(r: Option<(f64, f64)>) -> &'static str {
-    match r {
-        Some((lo, _)) if lo > 1.0 => "smaller under RuN2C in every seed",
-        Some((_, hi)) if hi < 1.0 => "larger under RuN2C in every seed",
-        Some(_) => "smaller under RuN2C in some seeds only",
-        None => "no data",
-    }
-}
-
-/// Whether RuN2C raises the persistent flows' mean (RuN2C over DropTail, per seed);
-/// differences under half a percent are not an increase or a decrease worth the name.
-fn up_word(r: Option<(f64, f64)>) -> &'static str {
-    match r {
-        Some((lo, hi)) if (lo - 1.0).abs() < 0.005 && (hi - 1.0).abs() < 0.005 => {
-            "within ±0.5% of DropTail's in every seed: the same mean, no increase"
-        }
-        Some((lo, _)) if lo > 1.0 => "higher under RuN2C in every seed",
-        Some((_, hi)) if hi < 1.0 => "lower under RuN2C in every seed",
-        Some(_) => "higher under RuN2C in some seeds only",
-        None => "no data",
-    }
 }
 
 // ----- The slow-start model beside the measured delays (paper 003, end of Section II-B) -------

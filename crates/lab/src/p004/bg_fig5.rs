@@ -32,7 +32,10 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         .collect();
     let rows = normalised_grid(ctx, &p, &groups, None)?.rows;
     ctx.write_csv("bg-fig5.csv", &rows)?;
-    ctx.write_json("verdicts.json", &delay_verdicts(&rows, paper_claim))?;
+    ctx.write_json(
+        "verdicts.json",
+        &delay_verdicts(&rows, "bg-fig5.csv", paper_claim),
+    )?;
     for (g, a, b) in [("k=0", "a", "c"), ("k=1", "b", "d")] {
         plot_rows(
             ctx,

@@ -7,6 +7,7 @@ use crate::engine::background::{
     bins_table, carried_goal_lines, find, normalised_grid, plot_bins, rows_table, size_rows,
     BinRow, Group, Params,
 };
+use crate::engine::verdict::{judge, Interval, Word, DIFFERENCE};
 use crate::Context;
 
 pub const NAME: &str = "bg-fig6";
@@ -49,15 +50,18 @@ fn bins_verdict(bins: &[BinRow], rho: f64, label: &str, sizes: impl Fn(usize) ->
         .filter(|b| (b.rho - rho).abs() < 1e-9 && b.label == label && sizes(b.bin))
         .filter(|b| b.norm_delay.is_finite())
         .collect();
+    let word = |b: &BinRow| {
+        judge(
+            Interval::new(b.norm_delay - 1.0, b.norm_delay_ci95),
+            DIFFERENCE,
+        )
+    };
     let higher: Vec<&str> = v
         .iter()
-        .filter(|b| b.norm_delay - b.norm_delay_ci95 > 1.0)
+        .filter(|b| word(b) == Word::Higher)
         .map(|b| b.sizes.as_str())
         .collect();
-    let lower = v
-        .iter()
-        .filter(|b| b.norm_delay + b.norm_delay_ci95 < 1.0)
-        .count();
+    let lower = v.iter().filter(|b| word(b) == Word::Lower).count();
     format!(
         "{} of {} bins lower than vanilla beyond the interval, {} higher{}",
         lower,

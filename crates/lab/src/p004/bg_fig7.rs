@@ -24,7 +24,10 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     )];
     let rows = normalised_grid(ctx, &p, &groups, None)?.rows;
     ctx.write_csv("bg-fig7.csv", &rows)?;
-    ctx.write_json("verdicts.json", &delay_verdicts(&rows, paper_claim))?;
+    ctx.write_json(
+        "verdicts.json",
+        &delay_verdicts(&rows, "bg-fig7.csv", paper_claim),
+    )?;
     plot_rows(
         ctx,
         &rows,

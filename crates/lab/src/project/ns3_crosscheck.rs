@@ -601,8 +601,38 @@ fn gap_plot(
     Ok(())
 }
 
+/// The summary: the gaps against the tolerance, the tables, the counters and the findings.
 fn summary(p: &Params, settings: &[Ns3Setting], out: &Compared) -> String {
-    let (rows, stats, crashes) = (&out.rows, &out.stats, &out.crashes);
+    let tables = gap_tables(p, settings, &out.rows);
+    let counters = counters_table(&out.stats);
+    let verdict = gap_lines(p, settings, &out.rows);
+    let replicas = if out.replicas.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "## SACK on five flow lists\n\n\
+Gap of ours to ns-3 (sim / ns-3 − 1 of the bucket's mean completion time) on flow list 1 (the \
+tables above) and on four more lists of the same workload (generator seeds 2–5, \
+`replicas/`); then the mean over the five, and that mean when our SACK senders set ssthresh \
+as ns-3 does (half of RFC 6675's `pipe` instead of half of FlightSize; see the findings in \
+S1 below). Below: the bottleneck's drops summed over the five lists.\n\n{}\n",
+            replica_table(&out.replicas)
+        )
+    };
+    let crashed = if out.crashes.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "ns-3 aborted (no output to compare) on: {}.\n\n",
+            out.crashes.join("; ")
+        )
+    };
+    render(&verdict, &crashed, &tables, &counters, &replicas)
+}
+
+/// One table per TCP of the per-bucket mean completion times, the settings side by side on
+/// the same (load, bucket) lines, each gap over the tolerance in bold.
+fn gap_tables(p: &Params, settings: &[Ns3Setting], rows: &[Row]) -> String {
     let gap_cell = |r: &Row| {
         if r.gap.abs() > p.tolerance {
             format!("**{}**", pct(r.gap, 1))
@@ -660,7 +690,12 @@ fn summary(p: &Params, settings: &[Ns3Setting], out: &Compared) -> String {
             .collect();
         tables.push_str(&format!("### {tcp}\n\n{t}\n{plots}\n"));
     }
-    let counters = md_table(
+    tables
+}
+
+/// The bottleneck's counters, ours beside ns-3's.
+fn counters_table(stats: &[StatRow]) -> String {
+    md_table(
         &[
             "setting",
             "tcp",
@@ -703,8 +738,13 @@ fn summary(p: &Params, settings: &[Ns3Setting], out: &Compared) -> String {
                 ]
             })
             .collect::<Vec<_>>(),
-    );
-    let verdict: String = settings
+    )
+}
+
+/// Per setting: whether every bucket's mean is within the tolerance of ns-3's, and the
+/// buckets that are not (point estimates: one flow list per load).
+fn gap_lines(p: &Params, settings: &[Ns3Setting], rows: &[Row]) -> String {
+    settings
         .iter()
         .map(|s| {
             let mine: Vec<&Row> = rows.iter().filter(|r| r.setting == s.name()).collect();
@@ -732,28 +772,11 @@ fn summary(p: &Params, settings: &[Ns3Setting], out: &Compared) -> String {
                 )
             }
         })
-        .collect();
-    let replicas = if out.replicas.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "## SACK on five flow lists\n\n\
-Gap of ours to ns-3 (sim / ns-3 − 1 of the bucket's mean completion time) on flow list 1 (the \
-tables above) and on four more lists of the same workload (generator seeds 2–5, \
-`replicas/`); then the mean over the five, and that mean when our SACK senders set ssthresh \
-as ns-3 does (half of RFC 6675's `pipe` instead of half of FlightSize; see the findings in \
-S1 below). Below: the bottleneck's drops summed over the five lists.\n\n{}\n",
-            replica_table(&out.replicas)
-        )
-    };
-    let crashed = if crashes.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "ns-3 aborted (no output to compare) on: {}.\n\n",
-            crashes.join("; ")
-        )
-    };
+        .collect()
+}
+
+/// The summary's text around its parts.
+fn render(verdict: &str, crashed: &str, tables: &str, counters: &str, replicas: &str) -> String {
     format!(
         "# {NAME}: the packet simulator against ns-3\n\n\
 Paper 003's dumbbell (`sim::Scenario::ns3`, `ns3/dumbbell.cc`): 10 sender–receiver pairs, \

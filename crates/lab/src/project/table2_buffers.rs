@@ -8,8 +8,8 @@
 use crate::check_param;
 use crate::engine::intrusion::intrusion;
 use crate::engine::packet::{paired, run_all, Params, RunOut};
-use crate::engine::within_goal;
-use crate::engine::{md_table, mean_ci, pct};
+use crate::engine::verdict::{Interval, Rule, Source, Verdict, Word};
+use crate::engine::{md_table, mean_ci, pct, within_goal};
 use crate::Context;
 use anyhow::{anyhow, Context as _};
 use flowsim::compare::mean;
@@ -73,37 +73,92 @@ fn ratios(base: &[RunOut], other: &[RunOut]) -> (f64, f64, f64) {
     (mean(&b) / mean(&a), m, ci)
 }
 
-/// The goal's verdict from the computed comparisons: met when the interval lies within ±goal of
-/// unbounded and below tcp; not met when it lies outside or tcp is not beaten; otherwise
-/// undecided, saying where the point estimate is.
-fn goal_verdict(vs_unbounded: &str, vs_tcp: &str, ratio: f64, goal: f64) -> String {
-    if vs_unbounded.starts_with("within") && vs_tcp == "below" {
-        "met".into()
-    } else if vs_unbounded.starts_with("outside") || vs_tcp.starts_with("above") {
-        "not met".into()
-    } else {
-        let point = if (ratio - 1.0).abs() <= goal {
-            "inside"
-        } else {
-            "outside"
-        };
-        format!(
-            "undecided: the interval straddles ±{}, the mean ratio is {point} it",
-            pct(goal, 0)
+/// The goal's two verdicts on a core-buffers row: E[T] / unbounded's within ±`goal`, and
+/// E[T] / tcp's below 1 (each the per-run ratio's 95% interval).
+fn goal_verdicts(r: &Row, goal: f64) -> Option<[Verdict; 2]> {
+    let (m, ci) = (
+        r.ratio_to_unbounded_run_mean?,
+        r.ratio_to_unbounded_run_ci95?,
+    );
+    let filter = [("sizes", r.sizes.as_str()), ("config", r.config.as_str())];
+    Some([
+        Verdict::new(
+            format!(
+                "{} / {}: E[T] / unbounded buffers', per run",
+                r.sizes, r.config
+            ),
+            None,
+            Interval::new(m, ci),
+            Rule::Goal {
+                lo: 1.0 - goal,
+                hi: 1.0 + goal,
+            },
         )
+        .from(Source::new(
+            "table2_buffers.csv",
+            "ratio_to_unbounded_run_mean",
+            &filter,
+        )),
+        vs_tcp(r).from(Source::new(
+            "table2_buffers.csv",
+            "ratio_to_tcp_run_mean",
+            &filter,
+        )),
+    ])
+}
+
+/// E[T] / tcp's per run against 1.
+fn vs_tcp(r: &Row) -> Verdict {
+    Verdict::new(
+        format!("{} / {}: E[T] / tcp's, per run", r.sizes, r.config),
+        None,
+        Interval::new(r.ratio_to_tcp_run_mean, r.ratio_to_tcp_run_ci95),
+        Rule::Against {
+            reference: 1.0,
+            margin: 0.0,
+        },
+    )
+}
+
+/// The goal's word from its two verdicts: met when E[T] / unbounded's is within the band and
+/// E[T] / tcp's below 1; not met when the first is outside the band or the second above 1;
+/// otherwise undecided.
+fn goal_word(v: &[Verdict; 2]) -> Word {
+    match (v[0].word, v[1].word) {
+        (Word::Met, Word::Lower) => Word::Met,
+        (Word::NotMet, _) | (_, Word::Higher) => Word::NotMet,
+        _ => Word::Undecided,
+    }
+}
+
+/// The goal's word in the summary; an undecided one says which part and where the mean is.
+fn goal_says(v: &[Verdict; 2], goal: f64) -> String {
+    match goal_word(v) {
+        Word::Undecided if v[0].word == Word::Met => {
+            "undecided: E[T] / tcp's interval contains 1".to_string()
+        }
+        Word::Undecided => {
+            let point = if (v[0].ours.mean - 1.0).abs() <= goal {
+                "inside"
+            } else {
+                "outside"
+            };
+            format!(
+                "undecided: the interval straddles ±{}, the mean ratio is {point} it",
+                pct(goal, 0)
+            )
+        }
+        w => w.says("", ""),
     }
 }
 
 /// Whether a ratio is below 1, from its interval.
-fn below_one(m: f64, ci: f64) -> String {
-    if !(m.is_finite() && ci.is_finite()) {
-        "undecided (too few runs)".into()
-    } else if m + ci < 1.0 {
-        "below".into()
-    } else if m - ci > 1.0 {
-        "above".into()
-    } else {
-        "undecided (interval contains 1)".into()
+fn below_one(w: Word) -> String {
+    match w {
+        Word::Lower => "below".into(),
+        Word::Higher => "above".into(),
+        Word::Undecided => "undecided (too few runs)".into(),
+        _ => "undecided (interval contains 1)".into(),
     }
 }
 
@@ -137,7 +192,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         !base.core_buffer_policies.is_empty(),
         "core_buffer_policies must list the policies run with default buffers"
     );
-    let mut rows = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     for sz in &sizes {
         check_param!(
             sz.alpha > 1.0 && sz.c > 0.0,
@@ -172,11 +227,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 ratio_to_tcp: r,
                 ratio_to_tcp_run_mean: rm,
                 ratio_to_tcp_run_ci95: rci,
-                vs_tcp: if k == 0 {
-                    "reference".into()
-                } else {
-                    below_one(rm, rci)
-                },
+                vs_tcp: String::new(),
                 ratio_to_unbounded: vs_unb.map(|x| x.0),
                 ratio_to_unbounded_run_mean: vs_unb.map(|x| x.1),
                 ratio_to_unbounded_run_ci95: vs_unb.map(|x| x.2),
@@ -190,9 +241,22 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                     .and_then(serde_json::Value::as_u64)
                     .unwrap_or(0),
             });
+            if let Some(row) = rows.last_mut() {
+                row.vs_tcp = if k == 0 {
+                    "reference".into()
+                } else {
+                    below_one(vs_tcp(row).word)
+                };
+            }
         }
     }
     ctx.write_csv("table2_buffers.csv", &rows)?;
+    let verdicts: Vec<Verdict> = rows
+        .iter()
+        .filter_map(|r| goal_verdicts(r, goal))
+        .flatten()
+        .collect();
+    ctx.write_json("verdicts.json", &verdicts)?;
     ctx.write_json(
         "table2_buffers.json",
         &serde_json::json!({ "sizes": sizes, "goal": goal, "rows": rows }),
@@ -255,10 +319,9 @@ fn summary(p: &Params, sizes: &[Sizes], goal: f64, rows: &[Row]) -> String {
     }
     let goals: Vec<String> = rows
         .iter()
-        .filter(|r| r.ratio_to_unbounded.is_some())
-        .map(|r| {
-            let m = r.ratio_to_unbounded_run_mean.unwrap_or(f64::NAN);
-            let verdict = goal_verdict(&r.vs_unbounded, &r.vs_tcp, m, goal);
+        .filter_map(|r| Some((r, goal_verdicts(r, goal)?)))
+        .map(|(r, v)| {
+            let verdict = goal_says(&v, goal);
             format!(
                 "* {} / {}: E[T] / unbounded {:.3} ± {:.3} ({}), / tcp {:.3} ± {:.3} ({}): **{}**",
                 r.sizes,
@@ -315,18 +378,50 @@ Files: `table2_buffers.csv`, `table2_buffers.json`. Reproduce: `schedtcp experim
 
 #[cfg(test)]
 mod tests {
-    use super::goal_verdict;
+    use super::*;
+
+    fn row(unb: (f64, f64), tcp: (f64, f64)) -> Row {
+        Row {
+            sizes: "a".into(),
+            config: "schedtcp/srpt (core buffers)".into(),
+            runs: 4,
+            flows: 100,
+            incomplete: 0,
+            mean_t_s: 1.0,
+            ratio_to_tcp: tcp.0,
+            ratio_to_tcp_run_mean: tcp.0,
+            ratio_to_tcp_run_ci95: tcp.1,
+            vs_tcp: String::new(),
+            ratio_to_unbounded: Some(unb.0),
+            ratio_to_unbounded_run_mean: Some(unb.0),
+            ratio_to_unbounded_run_ci95: Some(unb.1),
+            vs_unbounded: String::new(),
+            mean_conn_rel_diff: 0.0,
+            max_rel_diff_aggregate: 0.0,
+            injected_bytes_ratio: 1.0,
+            mean_active_conns: 1.0,
+            invariant_violations: 0,
+        }
+    }
+
+    fn says(unb: (f64, f64), tcp: (f64, f64)) -> String {
+        let v = goal_verdicts(&row(unb, tcp), 0.05).expect("a core-buffers row");
+        goal_says(&v, 0.05)
+    }
 
     #[test]
-    fn goal_verdict_follows_the_intervals() {
-        assert_eq!(goal_verdict("within ±5%", "below", 1.01, 0.05), "met");
-        assert_eq!(goal_verdict("outside ±5%", "below", 1.2, 0.05), "not met");
-        assert_eq!(goal_verdict("within ±5%", "above", 1.0, 0.05), "not met");
-        let straddles = "undecided at ±5% (interval straddles it)";
+    fn the_goal_follows_both_intervals() {
+        assert_eq!(says((1.01, 0.02), (0.6, 0.1)), "met");
+        assert_eq!(says((1.2, 0.02), (0.6, 0.1)), "not met");
+        assert_eq!(says((1.0, 0.02), (1.3, 0.1)), "not met");
         assert_eq!(
-            goal_verdict(straddles, "below", 1.03, 0.05),
+            says((1.03, 0.03), (0.6, 0.1)),
             "undecided: the interval straddles ±5%, the mean ratio is inside it"
         );
-        assert!(goal_verdict(straddles, "below", 1.07, 0.05).ends_with("outside it"));
+        assert!(says((1.07, 0.03), (0.6, 0.1)).ends_with("outside it"));
+        assert_eq!(
+            says((1.0, 0.02), (0.95, 0.1)),
+            "undecided: E[T] / tcp's interval contains 1"
+        );
     }
 }

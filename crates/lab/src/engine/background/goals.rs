@@ -4,7 +4,7 @@
 
 use super::{bg_within_interval, labels, series_label, Row};
 use crate::engine::says;
-use crate::engine::verdict::{Interval, Verdict, DIFFERENCE};
+use crate::engine::verdict::{Interval, Source, Verdict, DIFFERENCE};
 
 /// The verdict on a row's short-flow delay against vanilla's on the same sample paths:
 /// delay / vanilla's − 1, paired by repeat, against 0. `paper` says what the paper claims
@@ -21,14 +21,27 @@ pub(crate) fn delay_verdict(r: &Row, paper: Option<&str>) -> Verdict {
     )
 }
 
-/// Verdicts of every row but vanilla's (the reference), `paper` giving the paper's claim.
+/// Verdicts of every row but vanilla's (the reference), `paper` giving the paper's claim;
+/// the rows are in the CSV file `file`.
 pub(crate) fn delay_verdicts(
     rows: &[Row],
+    file: &str,
     paper: impl Fn(&Row) -> Option<&'static str>,
 ) -> Vec<Verdict> {
     rows.iter()
         .filter(|r| r.policy != "vanilla")
-        .map(|r| delay_verdict(r, paper(r)))
+        .map(|r| {
+            // The CSV writer prints a float as serde_json does (shortest round trip).
+            let rho = serde_json::to_string(&r.rho).unwrap_or_default();
+            delay_verdict(r, paper(r)).from(
+                Source::new(
+                    file,
+                    "norm_delay",
+                    &[("group", &r.group), ("rho", &rho), ("label", &r.label)],
+                )
+                .scaled(1.0, -1.0),
+            )
+        })
         .collect()
 }
 
