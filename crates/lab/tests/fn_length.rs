@@ -14,7 +14,7 @@ use syn::visit::Visit;
 const MAX_LINES: usize = 150;
 
 /// The functions still over [`MAX_LINES`]: (file under the repository, function, its lines).
-const LONGER: &[(&str, &str, usize)] = &[("crates/lab/src/p000/testbed_fig6.rs", "report", 247)];
+const LONGER: &[(&str, &str, usize)] = &[];
 
 /// A function: where, its name (`Type::name` in an `impl`), how many lines.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

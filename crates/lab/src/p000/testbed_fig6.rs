@@ -299,14 +299,46 @@ fn report(
     series_rows: &[SeriesRow],
     inv: Invariant,
 ) -> anyhow::Result<String> {
-    let of = |pol: &str, fl: &str| -> Vec<&RunRow> {
-        run_rows
-            .iter()
-            .filter(|r| r.policy == pol && r.flow == fl)
-            .collect()
-    };
+    ctx.write_csv("throughput_over_time.csv", series_rows)?;
+    plot_throughput(ctx, p, series_rows)?;
+    let sample = analyse_sample(p, run_rows);
+    let json_rows = &sample.json_rows;
+    // A run through the tunnel has its server's invariant.
+    let mut tunnel_runs: Vec<(usize, &str)> = run_rows
+        .iter()
+        .filter(|r| r.policy != "plain")
+        .map(|r| (r.run, r.policy.as_str()))
+        .collect();
+    tunnel_runs.dedup();
+    let tunnel_runs = tunnel_runs.len();
+    let expected_payload = tunnel_runs as u64 * (p.long_bytes + p.short_bytes + 64);
+    ctx.write_json(
+        "fig6.json",
+        &serde_json::json!({
+            "policies": json_rows,
+            "invariant_server": inv,
+            "expected_server_payload": expected_payload,
+            "congestion_control": cc,
+            "runs": p.runs,
+        }),
+    )?;
+    let verdicts = sample_verdicts(p, json_rows);
+    ctx.write_json("verdicts.json", &verdicts)?;
+    Ok(render_summary(
+        p,
+        bed,
+        cc,
+        &sample,
+        &verdicts,
+        inv,
+        tunnel_runs,
+        expected_payload,
+    ))
+}
 
-    // ----- throughput over time, mean over runs ---------------------------------------------
+/// The throughput-over-time plots: one per policy (long, short and the sample), and the
+/// sample's curves of every policy overlaid.
+fn plot_throughput(ctx: &Context, p: &Params, series_rows: &[SeriesRow]) -> anyhow::Result<()> {
     let mut curves: Vec<Curve> = Vec::new();
     for pol in &p.policies {
         for fl in FLOWS {
@@ -318,7 +350,6 @@ fn report(
             curves.push((pol.clone(), fl.to_string(), pts));
         }
     }
-    ctx.write_csv("throughput_over_time.csv", series_rows)?;
     let y_max = curves
         .iter()
         .flat_map(|c| c.2.iter().map(|x| x.1))
@@ -370,7 +401,23 @@ fn report(
         &ctx.path("sample.svg"),
     )?;
 
-    // ----- the sample flow: mean throughput per policy, paired ratio --------------------------
+    Ok(())
+}
+
+/// The sample flow per policy: its mean throughput, the paired difference per run against the
+/// first policy, and the three flows' mean completion times, as table rows and as JSON rows.
+struct SampleTable {
+    rows: Vec<Vec<String>>,
+    json_rows: Vec<serde_json::Value>,
+}
+
+fn analyse_sample(p: &Params, run_rows: &[RunRow]) -> SampleTable {
+    let of = |pol: &str, fl: &str| -> Vec<&RunRow> {
+        run_rows
+            .iter()
+            .filter(|r| r.policy == pol && r.flow == fl)
+            .collect()
+    };
     let base = &p.policies[0];
     let thr = |pol: &str, fl: &str| -> Vec<f64> {
         of(pol, fl)
@@ -423,41 +470,15 @@ fn report(
             "sample_mean_completion_s": sam,
         }));
     }
-    // A run through the tunnel has its server's invariant.
-    let mut tunnel_runs: Vec<(usize, &str)> = run_rows
+    SampleTable { rows, json_rows }
+}
+
+/// Each policy after the first against it: the sample's paired relative difference.
+fn sample_verdicts(p: &Params, json_rows: &[serde_json::Value]) -> Vec<Verdict> {
+    let base = &p.policies[0];
+    p.policies
         .iter()
-        .filter(|r| r.policy != "plain")
-        .map(|r| (r.run, r.policy.as_str()))
-        .collect();
-    tunnel_runs.dedup();
-    let tunnel_runs = tunnel_runs.len();
-    let expected_payload = tunnel_runs as u64 * (p.long_bytes + p.short_bytes + 64);
-    ctx.write_json(
-        "fig6.json",
-        &serde_json::json!({
-            "policies": json_rows,
-            "invariant_server": inv,
-            "expected_server_payload": expected_payload,
-            "congestion_control": cc,
-            "runs": p.runs,
-        }),
-    )?;
-    let table = md_table(
-        &[
-            "tunnel policy",
-            "sample: mean throughput (95% CI)",
-            "ratio to first",
-            "paired difference per run (95% CI)",
-            "long: E[T]",
-            "short: E[T]",
-            "sample: E[T]",
-        ],
-        &rows,
-    );
-    let verdicts: Vec<Verdict> = p
-        .policies
-        .iter()
-        .zip(&json_rows)
+        .zip(json_rows)
         .skip(1)
         .map(|(pol, j)| {
             let at = |k: &str| j[k].as_f64().unwrap_or(f64::NAN);
@@ -470,12 +491,39 @@ fn report(
                 ),
             )
         })
-        .collect();
-    ctx.write_json("verdicts.json", &verdicts)?;
+        .collect()
+}
+
+/// The summary.
+#[allow(clippy::too_many_arguments)]
+fn render_summary(
+    p: &Params,
+    bed: &BedConfig,
+    cc: &str,
+    sample: &SampleTable,
+    verdicts: &[Verdict],
+    inv: Invariant,
+    tunnel_runs: usize,
+    expected_payload: u64,
+) -> String {
+    let base = &p.policies[0];
+    let table = md_table(
+        &[
+            "tunnel policy",
+            "sample: mean throughput (95% CI)",
+            "ratio to first",
+            "paired difference per run (95% CI)",
+            "long: E[T]",
+            "short: E[T]",
+            "sample: E[T]",
+        ],
+        &sample.rows,
+    );
     let goal = match (p.policies.get(1), verdicts.first()) {
         (Some(pol), Some(v)) => {
-            let s = thr(pol, "sample");
-            let ratio = mean_ci(&s).0 / mean_ci(&base_sample).0;
+            let ratio = sample.json_rows[1]["ratio_to_first_policy"]
+                .as_f64()
+                .unwrap_or(f64::NAN);
             format!(
                 "Goal: the sample flow's throughput under `{pol}` within ±{g} of under `{base}`, paired by run: \
                  **{:+.2}% ± {:.2}%** (95% interval {:+.2}% to {:+.2}%; met when the whole interval lies within \
@@ -501,7 +549,7 @@ fn report(
             )
         })
         .collect();
-    Ok(format!(
+    format!(
         "# {NAME}: paper 000, Figure 6 (non-intrusiveness), on the real-TCP testbed\n\n\
 {path} `long` ({lb:.1} MB, starts at \
 {la} s) and `short` ({sb:.1} MB, at {sa} s) go through real `schedtcp client`/`server` processes; `sample` \
@@ -535,5 +583,5 @@ Files: `runs.csv` (every flow of every run), `throughput_over_time.csv`, `fig6.j
         exp = expected_payload,
         hdr = inv.header_bytes,
         ovh = pct(inv.header_bytes as f64 / inv.payload_bytes.max(1) as f64, 2),
-    ))
+    )
 }
