@@ -45,6 +45,17 @@ pub mod codes {
 /// How a connection closed for a protocol violation is reported.
 const PROTOCOL_VIOLATION: &str = "protocol violation";
 
+/// (Server) A pool connection brought input while the sessions held the memory budget and its
+/// session at least its share ([`crate::metrics::Registry::over_share`]): it is closed. What it
+/// carried and the peer did not see acknowledged, an honest client sends again on its other
+/// connections, or on a new one once memory is back below the budget.
+#[derive(Debug, thiserror::Error)]
+#[error("memory budget spent: the session holds {held} bytes, its share is {share}")]
+pub struct OverBudget {
+    pub held: u64,
+    pub share: u64,
+}
+
 /// Bytes read from a socket at once (and the most one application write hands over): the
 /// driver profile's application read.
 const READ_CHUNK: usize = gtcp::driver::APP_READ;
@@ -229,6 +240,8 @@ pub struct Engine {
     ctrl_drained: Notify,
     /// Where refusals are counted and their logging rate-limited (server).
     rejections: std::sync::OnceLock<Arc<crate::limits::Rejections>>,
+    /// (Server) The memory budget, checked after every read of a pool connection.
+    budget: std::sync::OnceLock<crate::metrics::Registry>,
     invariant: Mutex<InvariantTally>,
     /// Wakes the task of the session's timers ([`Engine::start_timers`]): a connection was
     /// added (its clocks start), or the engine is dropped.
@@ -289,6 +302,7 @@ impl Engine {
             conns_changed: Notify::new(),
             ctrl_drained: Notify::new(),
             rejections: std::sync::OnceLock::new(),
+            budget: std::sync::OnceLock::new(),
             invariant: Mutex::new(InvariantTally::default()),
             timer_wake: Arc::new(Notify::new()),
         })
@@ -328,6 +342,13 @@ impl Engine {
     /// Counts protocol violations in `rejections` and logs them at its bounded rate.
     pub fn set_rejections(&self, rejections: Arc<crate::limits::Rejections>) {
         let _ = self.rejections.set(rejections);
+    }
+
+    /// Checks the memory budget of `registry` on the input path: after each read of a pool
+    /// connection, a session above its share of a spent budget has that connection closed
+    /// ([`OverBudget`]).
+    pub fn set_budget(&self, registry: crate::metrics::Registry) {
+        let _ = self.budget.set(registry);
     }
 
     /// Runs `f` on the session, then acts on the events it produced.
@@ -509,6 +530,15 @@ impl Engine {
                 None => {}
             },
             Err(e) => match self.rejections.get() {
+                // (Server) the session is above its share of a spent memory budget.
+                Some(r) if e.is::<OverBudget>() => {
+                    r.record(crate::limits::Reject::MemoryBudget, || {
+                        format!(
+                            "session {}: {conn}: pool connection closed: {e}",
+                            self.label
+                        )
+                    })
+                }
                 // Bytes altered or injected on the path: counted apart
                 // (`schedtcp_integrity_failures_total`).
                 Some(r) if crate::record::is_integrity_failure(e) => {
@@ -598,6 +628,13 @@ impl Engine {
                             .map(|()| s.control_backlog())
                     })
                     .map_err(|e| anyhow::anyhow!("{PROTOCOL_VIOLATION}: {e}"))?;
+                if let Some(registry) = self.budget.get() {
+                    if let Some((held, share)) =
+                        registry.over_share(|| self.inspect(Session::held_bytes))
+                    {
+                        return Err(OverBudget { held, share }.into());
+                    }
+                }
             }
             if backlog >= CONTROL_BACKLOG_PAUSE {
                 let dead = self.inspect(|s| s.config().dead_peer);

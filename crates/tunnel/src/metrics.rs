@@ -162,12 +162,14 @@ impl Registry {
         let _ = self.budget.set(Budget::new(bytes));
     }
 
-    /// Bytes the sessions hold in buffers: handed over and not yet acknowledged, received and
-    /// not yet delivered (`schedtcp_memory_bytes`).
+    /// Bytes the sessions hold for their peers ([`gtcp::Session::held_bytes`]): handed over
+    /// and not yet acknowledged, received and not yet delivered, and the bookkeeping a peer can
+    /// multiply (out-of-order segments, flows opened or only named, connections, control
+    /// queues) (`schedtcp_memory_bytes`).
     pub fn memory_bytes(&self) -> u64 {
         self.live()
             .iter()
-            .map(|e| e.inspect(|s| s.counters().send_buffered_bytes + s.recv_buffered_bytes()))
+            .map(|e| e.inspect(gtcp::Session::held_bytes))
             .sum()
     }
 
@@ -177,6 +179,21 @@ impl Registry {
         self.budget
             .get()
             .is_some_and(|b| b.held(|| self.memory_bytes()) >= b.budget)
+    }
+
+    /// Whether a session that holds `held()` bytes takes no more input: the sessions hold at
+    /// least the memory budget ([`over_budget`](Self::over_budget)) and this one at least its
+    /// share of it, the budget divided among the sessions held. A session below its share
+    /// keeps reading while another's excess is refused, and as the sessions together hold more
+    /// than the budget, one of them is always above its share. Returns the share when over.
+    pub fn over_share(&self, held: impl FnOnce() -> u64) -> Option<(u64, u64)> {
+        let b = self.budget.get()?;
+        if b.held(|| self.memory_bytes()) < b.budget {
+            return None;
+        }
+        let share = b.budget / self.live().len().max(1) as u64;
+        let held = held();
+        (held >= share).then_some((held, share))
     }
 
     fn live(&self) -> Vec<Arc<Engine>> {
@@ -212,7 +229,7 @@ impl Registry {
         single(
             enc,
             "memory_bytes",
-            "Bytes held in the sessions' buffers (sent and not yet acknowledged, received and not yet delivered).",
+            "Bytes the sessions hold for their peers: buffers (sent and not yet acknowledged, received and not yet delivered) and bookkeeping (out-of-order segments, flows, connections, control queues).",
             Gauge,
             self.memory_bytes(),
         )?;
@@ -220,7 +237,7 @@ impl Registry {
             single(
                 enc,
                 "memory_budget_bytes",
-                "Above this, new sessions and flows are refused (memory_budget_bytes).",
+                "Above this, new sessions and flows are refused, and input of sessions above their share (memory_budget_bytes).",
                 Gauge,
                 b.budget,
             )?;

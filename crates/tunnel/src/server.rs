@@ -331,6 +331,7 @@ fn admit(
             let e = Engine::new(core, Box::new(ServerRole(p.clone())), label);
             e.start_timers();
             e.set_rejections(p.registry.rejections.clone());
+            e.set_budget(p.registry.clone());
             p.registry.add(&e);
             sessions.insert(auth.session, e.clone());
             tokio::spawn(expire_when_orphaned(p.clone(), auth.session, e.clone()));
