@@ -120,19 +120,30 @@ impl Session {
     /// multiply — [`SEGMENT_BOOKKEEPING`] per out-of-order segment, [`FLOW_BOOKKEEPING`] per
     /// flow (opened or only named), [`CONN_BOOKKEEPING`] per connection,
     /// [`RETIRED_BOOKKEEPING`] per retired id tracked, and the slots of the control and event
-    /// queues. What a driver counts against a memory budget; it costs a walk over the flows
-    /// (not over their segments).
+    /// queues. What a driver counts against a memory budget: [`buffer_bytes`](Self::buffer_bytes)
+    /// (a walk over the flows, not over their segments) plus
+    /// [`bookkeeping_bytes`](Self::bookkeeping_bytes).
     pub fn held_bytes(&self) -> u64 {
+        self.buffer_bytes() + self.bookkeeping_bytes()
+    }
+
+    /// The buffers' part of [`held_bytes`](Self::held_bytes): bytes handed over and not yet
+    /// acknowledged, and the allocations of the received bytes. A walk over the flows.
+    pub fn buffer_bytes(&self) -> u64 {
+        self.flows
+            .values()
+            .map(|f| f.send.buffered() + f.recv.allocated())
+            .sum()
+    }
+
+    /// The bookkeeping part of [`held_bytes`](Self::held_bytes), what a peer's frames multiply
+    /// (segments, flows, connections, retired ids, queue slots). Constant time: a driver may
+    /// ask after every read.
+    pub fn bookkeeping_bytes(&self) -> u64 {
         let queues = self.ctrl.capacity() * std::mem::size_of::<FlowId>()
             + self.stale.capacity() * std::mem::size_of::<Frame>()
             + self.events.capacity() * std::mem::size_of::<super::Event>();
-        let buffers: u64 = self
-            .flows
-            .values()
-            .map(|f| f.send.buffered() + f.recv.allocated())
-            .sum();
-        buffers
-            + SEGMENT_BOOKKEEPING * self.ooo_segments as u64
+        SEGMENT_BOOKKEEPING * self.ooo_segments as u64
             + FLOW_BOOKKEEPING * self.flows.len() as u64
             + CONN_BOOKKEEPING * self.conns.len() as u64
             + RETIRED_BOOKKEEPING * self.retired_tracked() as u64
