@@ -35,7 +35,7 @@
 //!   memory of 4 000 idle flows that ended stayed resident in the workers' arenas for more
 //!   than 60 s in release builds (client 11.3–11.6 MB, server 13.0–14.1 MB against baselines
 //!   of 8.1–8.6 MB); with one, both processes were back within 10% (+2 MiB) of their baseline
-//!   in 0.3 s (`IDLE_FLOWS=4000 SCHEDTCP_EXE=<release exe> cargo test -p schedtcp --test
+//!   within one trim interval, 0.3–10.1 s in four runs (`IDLE_FLOWS=4000 SCHEDTCP_EXE=<release exe> cargo test -p schedtcp --test
 //!   liveness idle_flows -- --ignored --nocapture`, docs/RELIABILITY.md, *Memory*). Two
 //!   arenas (the number of workers on the 2-core machine measured) were not measured on their
 //!   own; one already costs nothing measurable. The cost, `schedtcp throughput --baseline-exe` against the
