@@ -219,3 +219,89 @@ fn a_repeated_opening_queues_nothing_more() {
     assert_eq!(backlog, 1, "one acknowledgement waits for the flow");
     assert!(held < 64 * 1024, "{held} bytes held");
 }
+
+/// The session's bound on out-of-order segments, between two sessions: honest flows run,
+/// their frames cut small (`chunk` = 512 bytes) and the policy spreading them over every
+/// connection, while a key holder's connection of the same session sends one-byte segments
+/// above gaps for [`MAX_UNOPENED_FLOWS`] flows never opened, spread so that no flow reaches its
+/// own cap. The acceptor never holds more than [`MAX_SESSION_OOO_SEGMENTS`], refuses the
+/// segment beyond on the connection that carried it (it dies), and the honest flows deliver
+/// every byte of both directions.
+#[test]
+fn the_session_bound_on_out_of_order_segments_spares_the_honest_flows() {
+    use gtcp::flow::RecvError;
+    use gtcp::pair::{FlowSpec, Pair, Side};
+    use gtcp::session::caps::MAX_SESSION_OOO_SEGMENTS;
+    use gtcp::{Order, Policy};
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let config = Config {
+        chunk: 512,
+        policy: Policy::new(Order::Fair),
+        ..Config::default()
+    };
+    let specs = FlowSpec::from_sizes((0..6).map(|i| (i, 200_000, 300_000)).collect());
+    let mut p = Pair::with_flows(config, specs.clone(), 4096, 3);
+    p.strict = false;
+    for _ in 0..10 {
+        p.step();
+    }
+    let attacker = p.add_connection(None).expect("the key holder's connection");
+    let flows = MAX_UNOPENED_FLOWS as u64;
+    let per_flow = (MAX_SESSION_OOO_SEGMENTS / MAX_UNOPENED_FLOWS) as u64;
+    let first = 1 << 20;
+    let frames =
+        (1..=per_flow + 1).flat_map(|i| (first..first + flows).map(move |f| data(f, 2 * i, 1)));
+    let mut buf = BytesMut::new();
+    let mut sent = 0u64;
+    for f in frames {
+        f.encode(&mut buf);
+        sent += 1;
+        if buf.len() >= READ_BUFFER {
+            p.inject(Side::Acceptor, attacker, &buf);
+            buf.clear();
+            let held = p.acceptor().out_of_order_segments();
+            assert!(held <= MAX_SESSION_OOO_SEGMENTS, "{held} segments held");
+            if !p.errors.is_empty() {
+                break;
+            }
+            // The honest flows go on meanwhile.
+            p.step();
+        }
+    }
+    if p.errors.is_empty() {
+        p.inject(Side::Acceptor, attacker, &buf);
+    }
+    let errors: Vec<_> = p
+        .errors
+        .iter()
+        .map(|(side, c, e)| (*side, *c, e.clone()))
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let (side, conn, e) = &errors[0];
+    assert_eq!((*side, *conn), (Side::Acceptor, attacker));
+    assert!(
+        matches!(
+            e,
+            ProtocolError::Flow {
+                source: RecvError::TooManySessionSegments,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(
+        sent > MAX_SESSION_OOO_SEGMENTS as u64,
+        "{sent} segments sent"
+    );
+    assert_eq!(
+        p.acceptor().out_of_order_segments(),
+        MAX_SESSION_OOO_SEGMENTS
+    );
+    assert!(p.run(200_000), "the honest flows did not finish");
+    for (i, spec) in specs.iter().enumerate() {
+        let r = p.result(p.ids[i].expect("started"));
+        assert!(!r.reset, "flow {i} was reset");
+        assert!(r.up_received == spec.up, "flow {i}: upload differs");
+        assert!(r.down_received == spec.down, "flow {i}: download differs");
+    }
+}

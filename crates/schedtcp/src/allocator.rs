@@ -29,8 +29,19 @@
 //!   (`CHURN_FLOWS=30000 cargo test --release -p schedtcp --test liveness churn -- --ignored
 //!   --nocapture`): flat, client 27.1 → 24.5 MB, server 23.1 → 24.2 MB, wandering by up to
 //!   ±3 MB from round to round. The cost of the trim threshold: up to 8 MiB kept free per
-//!   malloc arena (glibc makes at most 8 per core, one per thread that allocates: the tokio
-//!   workers) instead of about 10 MB resident in all; `MALLOC_ARENA_MAX` bounds the arenas.
+//!   malloc arena instead of about 10 MB resident in all.
+//! * One arena ([`ARENA_MAX`]; glibc's default is up to 8 per core, one per thread that
+//!   allocates while the others' are busy: the tokio workers). With an arena per worker, the
+//!   memory of 4 000 idle flows that ended stayed resident in the workers' arenas for more
+//!   than 60 s in release builds (client 11.3–11.6 MB, server 13.0–14.1 MB against baselines
+//!   of 8.1–8.6 MB); with one, both processes were back within 10% (+2 MiB) of their baseline
+//!   within one trim interval, 0.3–10.1 s in four runs (`IDLE_FLOWS=4000 SCHEDTCP_EXE=<release exe> cargo test -p schedtcp --test
+//!   liveness idle_flows -- --ignored --nocapture`, docs/RELIABILITY.md, *Memory*). Two
+//!   arenas (the number of workers on the 2-core machine measured) were not measured on their
+//!   own; one already costs nothing measurable. The cost, `schedtcp throughput --baseline-exe` against the
+//!   build with glibc's arenas, 5 repeats on a loaded machine: every throughput and CPU-per-GB
+//!   ratio within its 95% interval of 1 but one (one upload flow under `srpt`, CPU per GB
+//!   1.09 ± 0.07).
 //!
 //! What a burst needed is given back by [`start_trimming`]: glibc returns free memory to the
 //! system only from the top of a heap (beyond [`TRIM_THRESHOLD`]), so after thousands of flows
@@ -44,8 +55,8 @@
 //! faulting their pages in again (at most the freed memory, once per interval).
 //!
 //! Each setting is left alone when the user set its environment variable
-//! (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`), and nothing is done on other C
-//! libraries. (mimalloc as the global allocator was measured too: 1.70 s/GB, but 70–100 MB
+//! (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`, `MALLOC_ARENA_MAX`), and nothing is
+//! done on other C libraries. (mimalloc as the global allocator was measured too: 1.70 s/GB, but 70–100 MB
 //! resident in the churn test.)
 
 /// Allocations of this size and more are mapped on their own (glibc's default is 128 KiB,
@@ -57,8 +68,15 @@ pub const MMAP_THRESHOLD: usize = 4 * 1024 * 1024;
 /// default is 128 KiB, adjusted at run time to twice the mmap threshold).
 pub const TRIM_THRESHOLD: usize = 8 * 1024 * 1024;
 
-/// Fixes glibc's mmap and trim thresholds at [`MMAP_THRESHOLD`] and [`TRIM_THRESHOLD`],
-/// each unless its environment variable is set. Returns how many it set.
+/// Malloc arenas at most (glibc's default is 8 per core, one per thread that allocates while
+/// the others' are busy: here the tokio workers and the blocking threads). Each arena keeps
+/// its own free memory, and after a burst the chunks freed by a worker stay in that worker's
+/// arena below its live allocations, where trimming the heap top cannot reach them.
+pub const ARENA_MAX: usize = 1;
+
+/// Fixes glibc's mmap and trim thresholds at [`MMAP_THRESHOLD`] and [`TRIM_THRESHOLD`] and its
+/// arenas at [`ARENA_MAX`], each unless its environment variable is set. Returns how many it
+/// set.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
 pub fn tune() -> usize {
@@ -74,6 +92,7 @@ pub fn tune() -> usize {
             libc::M_TRIM_THRESHOLD,
             TRIM_THRESHOLD,
         ),
+        ("MALLOC_ARENA_MAX", libc::M_ARENA_MAX, ARENA_MAX),
     ] {
         if std::env::var_os(var).is_some() {
             continue;

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{free_port, scrape, series, total, Dir, Proc};
+use common::{free_port, proc_status, rss_kib, scrape, series, total, Dir, Proc};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
@@ -743,23 +743,6 @@ async fn relay(
             let _ = tokio::io::copy_bidirectional(&mut down, &mut up).await;
         }
     }
-}
-
-/// A number field of `/proc/PID/status` (0 if absent).
-fn proc_status(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(field))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
-/// Resident memory of a process, KiB.
-fn rss_kib(pid: u32) -> u64 {
-    proc_status(pid, "VmRSS:")
 }
 
 /// Runs `flows` short flows through `route` in `LANES` concurrent sequences; every tenth is

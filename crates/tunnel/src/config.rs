@@ -236,9 +236,11 @@ pub struct ServerConfig {
     /// handshake.
     #[serde(default = "d_connections_per_session")]
     pub max_connections_per_session: usize,
-    /// Bytes all sessions may hold in their buffers (sent and not yet acknowledged, received
-    /// and not yet delivered; metric `schedtcp_memory_bytes`) before new sessions and new flows
-    /// are refused (default 1 GiB). Flows already open keep their windows.
+    /// Bytes all sessions may hold for their peers (buffers: sent and not yet acknowledged,
+    /// received and not yet delivered; bookkeeping: out-of-order segments, flows, connections,
+    /// control queues; metric `schedtcp_memory_bytes`) before new sessions and new flows are
+    /// refused, and a session above its share (the budget divided among the sessions) has each
+    /// pool connection that brings it more input closed (default 1 GiB).
     #[serde(default = "d_memory_budget")]
     pub memory_budget_bytes: u64,
     #[serde(default)]

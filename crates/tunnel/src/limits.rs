@@ -31,7 +31,8 @@ pub enum Reject {
     Refused,
     /// A peer opened a flow on a route this server does not have.
     UnknownRoute,
-    /// A new flow or session while the memory budget was spent.
+    /// A new flow or session while the memory budget was spent, or a pool connection closed
+    /// for input to a session above its share of it.
     MemoryBudget,
     /// A pool connection broke the protocol.
     Protocol,

@@ -9,6 +9,7 @@
 
 use std::fmt;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
@@ -131,6 +132,13 @@ impl Collector for Exposition {
     }
 }
 
+/// What the sessions published of what they hold ([`Registry::publish`]).
+#[derive(Default)]
+struct Published {
+    total: AtomicU64,
+    sessions: AtomicU64,
+}
+
 /// The engines (sessions) a process serves, for the endpoint to read.
 #[derive(Default, Clone)]
 pub struct Registry {
@@ -141,6 +149,10 @@ pub struct Registry {
     gate: Arc<OnceLock<Arc<Gate>>>,
     /// (Server) the memory budget.
     budget: Arc<OnceLock<Budget>>,
+    /// (Server) What the sessions held when each last published it (after its last read of a
+    /// pool connection, [`Registry::publish`]), and how many sessions publish: the input
+    /// path's figures, fresh after every read at a constant cost.
+    published: Arc<Published>,
     /// Reloads and the running configuration's hash.
     pub config: Arc<crate::reload::ConfigStatus>,
 }
@@ -162,12 +174,14 @@ impl Registry {
         let _ = self.budget.set(Budget::new(bytes));
     }
 
-    /// Bytes the sessions hold in buffers: handed over and not yet acknowledged, received and
-    /// not yet delivered (`schedtcp_memory_bytes`).
+    /// Bytes the sessions hold for their peers ([`gtcp::Session::held_bytes`]): handed over
+    /// and not yet acknowledged, received and not yet delivered, and the bookkeeping a peer can
+    /// multiply (out-of-order segments, flows opened or only named, connections, control
+    /// queues) (`schedtcp_memory_bytes`).
     pub fn memory_bytes(&self) -> u64 {
         self.live()
             .iter()
-            .map(|e| e.inspect(|s| s.counters().send_buffered_bytes + s.recv_buffered_bytes()))
+            .map(|e| e.inspect(gtcp::Session::held_bytes))
             .sum()
     }
 
@@ -177,6 +191,54 @@ impl Registry {
         self.budget
             .get()
             .is_some_and(|b| b.held(|| self.memory_bytes()) >= b.budget)
+    }
+
+    /// A session's share of the memory budget counts from now (it publishes what it holds
+    /// after each read: [`Registry::publish`]).
+    pub fn publish_start(&self) {
+        self.published.sessions.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A session is forgotten: what it published last leaves the total, and its share ends.
+    pub fn publish_end(&self, last: u64) {
+        self.published.total.fetch_sub(last, Ordering::Relaxed);
+        self.published.sessions.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// A session publishes what it holds now, `held`, having published `before` last (0 at
+    /// first). Returns, when it is to take no more input, what it holds and its share: the
+    /// sessions together hold at least the memory budget, and this one at least its share of
+    /// it, the budget divided among the sessions. A session below its share keeps reading
+    /// while another's excess is refused, and as the sessions together hold more than the
+    /// budget, one of them is always above its share. Constant time (atomic counters), so a
+    /// session publishes after every read.
+    pub fn publish(&self, before: u64, held: u64) -> Option<(u64, u64)> {
+        let b = self.budget.get()?;
+        let p = &self.published;
+        let total = if held >= before {
+            p.total.fetch_add(held - before, Ordering::Relaxed) + (held - before)
+        } else {
+            p.total
+                .fetch_sub(before - held, Ordering::Relaxed)
+                .saturating_sub(before - held)
+        };
+        self.above_share(b, total, held)
+    }
+
+    /// Whether a session that published `held` last is above its share of a spent budget
+    /// ([`Registry::publish`]), without publishing: a new pool connection of such a session
+    /// is refused.
+    pub fn over_share(&self, held: u64) -> Option<(u64, u64)> {
+        let b = self.budget.get()?;
+        self.above_share(b, self.published.total.load(Ordering::Relaxed), held)
+    }
+
+    fn above_share(&self, b: &Budget, total: u64, held: u64) -> Option<(u64, u64)> {
+        if total < b.budget {
+            return None;
+        }
+        let share = b.budget / self.published.sessions.load(Ordering::Relaxed).max(1);
+        (held >= share).then_some((held, share))
     }
 
     fn live(&self) -> Vec<Arc<Engine>> {
@@ -212,7 +274,7 @@ impl Registry {
         single(
             enc,
             "memory_bytes",
-            "Bytes held in the sessions' buffers (sent and not yet acknowledged, received and not yet delivered).",
+            "Bytes the sessions hold for their peers: buffers (sent and not yet acknowledged, received and not yet delivered) and bookkeeping (out-of-order segments, flows, connections, control queues).",
             Gauge,
             self.memory_bytes(),
         )?;
@@ -220,7 +282,7 @@ impl Registry {
             single(
                 enc,
                 "memory_budget_bytes",
-                "Above this, new sessions and flows are refused (memory_budget_bytes).",
+                "Above this, new sessions and flows are refused, and input of sessions above their share (memory_budget_bytes).",
                 Gauge,
                 b.budget,
             )?;

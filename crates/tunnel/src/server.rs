@@ -83,7 +83,9 @@ impl Role for ServerRole {
                 }
                 Ok::<_, std::io::Error>(stream)
             };
-            match tokio::time::timeout(timeout, connect).await {
+            // On the heap while it runs (its timer, the connect): the task keeps only the
+            // relay's state for the flow's life.
+            match Box::pin(tokio::time::timeout(timeout, connect)).await {
                 Ok(Ok(stream)) => {
                     debug!(session = %engine.label, %flow, target = %r.target, "target connected");
                     let sizer = r.http_content_length.then(HttpResponseSizer::new);
@@ -237,8 +239,36 @@ pub async fn start(cfg: ServerConfig, key: &[u8]) -> Result<ServerHandle> {
 }
 
 /// One pool connection: its handshake (within `auth_timeout_secs`, holding a place in the
-/// [`Gate`] until then), its admission, then its life in the session.
-async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr, ticket: Ticket) {
+/// [`Gate`] until then), its admission, then its life in the session. The handshake's state
+/// (its timer, messages and keys) lives on the heap while it runs and is freed before the
+/// connection's life begins: the task keeps only what a live connection needs for as long
+/// as the connection lasts.
+async fn serve_conn(p: Arc<Params>, stream: TcpStream, peer: SocketAddr, ticket: Ticket) {
+    let Some((engine, conn, stream, leftover, record)) =
+        Box::pin(accept_conn(p, stream, peer, ticket)).await
+    else {
+        return;
+    };
+    engine.run_connection(conn, stream, leftover, record).await;
+}
+
+/// A pool connection that completed its handshake and was admitted.
+type Accepted = (
+    Arc<Engine>,
+    gtcp::ConnId,
+    TcpStream,
+    bytes::BytesMut,
+    Option<crate::record::RecordLayer>,
+);
+
+/// The handshake and admission of [`serve_conn`]; `None` if the connection was refused or
+/// lost (logged and counted here).
+async fn accept_conn(
+    p: Arc<Params>,
+    mut stream: TcpStream,
+    peer: SocketAddr,
+    ticket: Ticket,
+) -> Option<Accepted> {
     let cfg = p.cfg.get();
     let t = &cfg.tuning;
     let rejections = &p.registry.rejections;
@@ -255,7 +285,7 @@ async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr, tic
                 };
                 format!("{peer}: handshake abandoned: {n} newer connections{from} in their handshake")
             });
-            return;
+            return None;
         }
     };
     let (proven, leftover) = match handshake {
@@ -264,7 +294,7 @@ async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr, tic
             rejections.record(Reject::Handshake, || {
                 format!("{peer}: pool connection refused: {e:#}")
             });
-            return;
+            return None;
         }
     };
     let auth = &proven.auth;
@@ -275,7 +305,7 @@ async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr, tic
                 format!("{peer}: pool connection refused: {r}")
             });
             let _ = net::send_verdict(&mut stream, &proven, Verdict::Refused(r)).await;
-            return;
+            return None;
         }
     };
     drop(ticket);
@@ -285,12 +315,10 @@ async fn serve_conn(p: Arc<Params>, mut stream: TcpStream, peer: SocketAddr, tic
         Err(e) => {
             warn!(session = %engine.label, %peer, "pool connection lost in the handshake: {e:#}");
             engine.with(|s, now| s.connection_closed(now, auth.conn));
-            return;
+            return None;
         }
     };
-    engine
-        .run_connection(auth.conn, stream, leftover, record)
-        .await;
+    Some((engine, auth.conn, stream, leftover, record))
 }
 
 /// Decides on an authenticated connection: the session it joins (created if new and there is
@@ -331,6 +359,7 @@ fn admit(
             let e = Engine::new(core, Box::new(ServerRole(p.clone())), label);
             e.start_timers();
             e.set_rejections(p.registry.rejections.clone());
+            e.set_budget(p.registry.clone());
             p.registry.add(&e);
             sessions.insert(auth.session, e.clone());
             tokio::spawn(expire_when_orphaned(p.clone(), auth.session, e.clone()));
@@ -340,6 +369,11 @@ fn admit(
     drop(sessions);
     if engine.live_connections() >= cfg.max_connections_per_session {
         return Err(Refusal::Unacceptable);
+    }
+    // A session above its share of a spent memory budget gets no new connection: each would
+    // bring one more read of input before its first check (`Engine::run_connection`).
+    if engine.above_budget_share() {
+        return Err(Refusal::TooManySessions);
     }
     let added = engine.with(|s, now| {
         match s.add_connection(auth.conn, auth.owner) {

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, VecDeque};
 use bytes::{Bytes, BytesMut};
 
 use super::send::INITIAL_CREDIT;
-use crate::session::caps::MAX_OOO_SEGMENTS;
+use crate::session::caps::{MAX_OOO_SEGMENTS, MAX_SESSION_OOO_SEGMENTS};
 
 /// Largest block of a flow's contiguous buffer (64 KiB): below the allocator's mmap threshold,
 /// so blocks are reused from the heap, and large enough that a 256 KiB vectored write to the
@@ -24,6 +24,8 @@ pub enum RecvError {
     FinalSizeChanged { got: u64, known: u64 },
     #[error("more than {MAX_OOO_SEGMENTS} out-of-order segments")]
     TooManySegments,
+    #[error("more than {MAX_SESSION_OOO_SEGMENTS} out-of-order segments in the session")]
+    TooManySessionSegments,
 }
 
 /// Receiving half of one flow.
@@ -38,7 +40,9 @@ pub enum RecvError {
 /// read buffer of 256 KiB or more, and keeping such a slice would pin the whole buffer, so a
 /// peer sending one-byte segments could hold hundreds of times the window. Out-of-order segments
 /// are at most [`MAX_OOO_SEGMENTS`] (beyond: [`RecvError::TooManySegments`], a protocol
-/// error), so a flow holds at most its credit in bytes plus that many segments' bookkeeping.
+/// error), and at most what the session's bound leaves ([`MAX_SESSION_OOO_SEGMENTS`] over all
+/// flows; beyond: [`RecvError::TooManySessionSegments`]), so a flow holds at most its credit in
+/// bytes plus that many segments' bookkeeping.
 #[derive(Debug)]
 pub(crate) struct RecvStream {
     /// In-order bytes, in blocks of at most [`READY_BLOCK`] (a larger frame spans several),
@@ -57,6 +61,9 @@ pub(crate) struct RecvStream {
     /// block twice the one before.
     last_read: usize,
     ooo: BTreeMap<u64, Bytes>,
+    /// Bytes held in `ooo` (kept as it changes, so that [`allocated`](Self::allocated) and
+    /// [`buffered`](Self::buffered) need no walk over the segments).
+    ooo_bytes: u64,
     pub read: u64,
     pub received: u64,
     pub credit: u64,
@@ -71,6 +78,7 @@ impl RecvStream {
             front: 0,
             last_read: 0,
             ooo: BTreeMap::new(),
+            ooo_bytes: 0,
             read: 0,
             received: 0,
             credit: INITIAL_CREDIT,
@@ -80,8 +88,17 @@ impl RecvStream {
     }
 
     /// Takes bytes `[offset, offset + data.len())`. Returns whether `received` advanced.
-    /// Duplicates and overlaps are trimmed (a lost connection's data may come twice).
-    pub fn insert(&mut self, offset: u64, data: Bytes) -> Result<bool, RecvError> {
+    /// Duplicates and overlaps are trimmed (a lost connection's data may come twice). At most
+    /// `session_room` new out-of-order segments are stored (what the session's bound
+    /// [`MAX_SESSION_OOO_SEGMENTS`] leaves); one more is [`RecvError::TooManySessionSegments`].
+    /// On an error, what was stored before it stays (the caller counts [`segments`](Self::segments)
+    /// before and after).
+    pub fn insert(
+        &mut self,
+        offset: u64,
+        data: Bytes,
+        session_room: usize,
+    ) -> Result<bool, RecvError> {
         let end = offset + data.len() as u64; // the decoder rejected overflow
         if end > self.credit {
             return Err(RecvError::BeyondCredit {
@@ -95,12 +112,13 @@ impl RecvStream {
             }
         }
         let before = self.received;
-        self.insert_gaps(offset, &data)?;
+        self.insert_gaps(offset, &data, session_room)?;
         while let Some(entry) = self.ooo.first_entry() {
             if *entry.key() != self.received {
                 break;
             }
             let chunk = entry.remove();
+            self.ooo_bytes -= chunk.len() as u64;
             self.received += chunk.len() as u64;
             self.append_ready(&chunk);
         }
@@ -109,7 +127,12 @@ impl RecvStream {
 
     /// Stores (copies of) only the parts of `[offset, ..)` not already held: the next in-order
     /// bytes go straight to `ready`, the rest to `ooo`.
-    fn insert_gaps(&mut self, mut offset: u64, mut data: &[u8]) -> Result<(), RecvError> {
+    fn insert_gaps(
+        &mut self,
+        mut offset: u64,
+        mut data: &[u8],
+        mut session_room: usize,
+    ) -> Result<(), RecvError> {
         if offset == self.received && self.ooo.is_empty() {
             // In order with nothing held above: what the loop below does, without its lookups.
             self.append_ready(data);
@@ -148,7 +171,12 @@ impl RecvStream {
                     if self.ooo.len() >= MAX_OOO_SEGMENTS {
                         return Err(RecvError::TooManySegments);
                     }
+                    if session_room == 0 {
+                        return Err(RecvError::TooManySessionSegments);
+                    }
+                    session_room -= 1;
                     self.ooo.insert(offset, Bytes::copy_from_slice(&data[..n]));
+                    self.ooo_bytes += n as u64;
                 }
             }
             data = &data[n..];
@@ -236,8 +264,7 @@ impl RecvStream {
 
     /// Bytes held for this flow (contiguous and out of order).
     pub fn buffered(&self) -> u64 {
-        self.ready.iter().map(|b| b.len() as u64).sum::<u64>()
-            + self.ooo.values().map(|b| b.len() as u64).sum::<u64>()
+        self.ready.iter().map(|b| b.len() as u64).sum::<u64>() + self.ooo_bytes
     }
 
     /// Out-of-order segments held (at most [`MAX_OOO_SEGMENTS`]).
@@ -252,9 +279,7 @@ impl RecvStream {
     /// buffer showed as bookkeeping in `session_bounds`, fuzz/findings/session_bounds/
     /// bookkeeping_over_read_front_uncounted.)
     pub fn allocated(&self) -> u64 {
-        self.front
-            + self.ready.iter().map(|b| b.capacity() as u64).sum::<u64>()
-            + self.ooo.values().map(|b| b.len() as u64).sum::<u64>()
+        self.front + self.ready.iter().map(|b| b.capacity() as u64).sum::<u64>() + self.ooo_bytes
     }
 
     /// Whether every byte up to the final size has been read.
@@ -297,6 +322,7 @@ impl RecvStream {
         self.ready.clear();
         self.front = 0;
         self.ooo.clear();
+        self.ooo_bytes = 0;
     }
 }
 
@@ -311,10 +337,10 @@ mod tests {
     #[test]
     fn out_of_order_overlapping_and_duplicate_data_reassemble() {
         let mut r = RecvStream::new(1 << 20);
-        assert_eq!(r.insert(5, b(b"fghij")), Ok(false));
-        assert_eq!(r.insert(3, b(b"defg")), Ok(false));
-        assert_eq!(r.insert(0, b(b"abcde")), Ok(true));
-        assert_eq!(r.insert(0, b(b"abc")), Ok(false));
+        assert_eq!(r.insert(5, b(b"fghij"), usize::MAX), Ok(false));
+        assert_eq!(r.insert(3, b(b"defg"), usize::MAX), Ok(false));
+        assert_eq!(r.insert(0, b(b"abcde"), usize::MAX), Ok(true));
+        assert_eq!(r.insert(0, b(b"abc"), usize::MAX), Ok(false));
         assert_eq!(r.received, 10);
         let mut got = Vec::new();
         while let Some(c) = r.read(3) {
@@ -327,16 +353,16 @@ mod tests {
     fn credit_and_final_size_are_enforced() {
         let mut r = RecvStream::new(INITIAL_CREDIT);
         assert!(matches!(
-            r.insert(INITIAL_CREDIT, b(b"x")),
+            r.insert(INITIAL_CREDIT, b(b"x"), usize::MAX),
             Err(RecvError::BeyondCredit { .. })
         ));
         r.set_final(4).unwrap();
         assert!(matches!(
-            r.insert(3, b(b"xy")),
+            r.insert(3, b(b"xy"), usize::MAX),
             Err(RecvError::BeyondFinal { .. })
         ));
         assert!(r.set_final(5).is_err());
-        r.insert(0, b(b"abcd")).unwrap();
+        r.insert(0, b(b"abcd"), usize::MAX).unwrap();
         assert!(!r.at_end());
         r.read(10);
         assert!(r.at_end());
@@ -360,7 +386,7 @@ mod tests {
             for (off, len) in segs {
                 let end = (off + len as u64).min(stream.len() as u64);
                 let data = Bytes::copy_from_slice(&stream[off as usize..end as usize]);
-                let res = r.insert(off, data);
+                let res = r.insert(off, data, usize::MAX);
                 if end > r.credit {
                     let refused = matches!(res, Err(RecvError::BeyondCredit { .. }));
                     proptest::prop_assert!(refused, "data beyond credit accepted");
@@ -394,6 +420,34 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// The session's room for out-of-order segments: whatever the segments (overlapping,
+        /// duplicated, above a hole that never fills), a flow stores at most the room it is
+        /// given; the segment beyond is refused with `TooManySessionSegments`, and only then.
+        #[test]
+        fn out_of_order_segments_stay_within_the_room_the_session_leaves(
+            segs in proptest::collection::vec((1u64..2000, 1usize..6), 1..200),
+            room in 0usize..40,
+        ) {
+            let mut r = RecvStream::new(INITIAL_CREDIT);
+            for (off, len) in segs {
+                let left = room.saturating_sub(r.segments());
+                match r.insert(off, Bytes::from(vec![1u8; len]), left) {
+                    Ok(advanced) => proptest::prop_assert!(!advanced, "byte 0 never came"),
+                    Err(RecvError::TooManySessionSegments) => {
+                        proptest::prop_assert_eq!(r.segments(), room);
+                    }
+                    Err(e) => proptest::prop_assert!(false, "{e}"),
+                }
+                proptest::prop_assert!(r.segments() <= room);
+                proptest::prop_assert_eq!(
+                    r.buffered(),
+                    r.ooo.values().map(|b| b.len() as u64).sum::<u64>()
+                );
+            }
+        }
+    }
+
     /// The contiguous buffer grows without moving what it holds (no doubling copies): a burst
     /// of 200 kB in 1 000-byte frames after a read of that size lands in blocks of at most
     /// [`READY_BLOCK`] whose bytes stay where they were first written, the allocations exceed
@@ -404,19 +458,24 @@ mod tests {
         let mut r = RecvStream::new(1 << 20);
         r.credit = 1 << 20;
         let burst = 200_000usize;
-        r.insert(0, Bytes::from(vec![1u8; burst])).unwrap();
+        r.insert(0, Bytes::from(vec![1u8; burst]), usize::MAX)
+            .unwrap();
         let mut got = 0;
         while let Some(c) = r.read(usize::MAX) {
             got += c.len();
         }
         assert_eq!(got, burst);
         assert_eq!(r.allocated(), 0, "a flow read to the end holds nothing");
-        r.insert(burst as u64, Bytes::from(vec![2u8; 1000]))
+        r.insert(burst as u64, Bytes::from(vec![2u8; 1000]), usize::MAX)
             .unwrap();
         let first_byte = r.ready[0].as_ptr();
         for i in 1..burst / 1000 {
-            r.insert((burst + i * 1000) as u64, Bytes::from(vec![2u8; 1000]))
-                .unwrap();
+            r.insert(
+                (burst + i * 1000) as u64,
+                Bytes::from(vec![2u8; 1000]),
+                usize::MAX,
+            )
+            .unwrap();
         }
         assert_eq!(r.ready[0].as_ptr(), first_byte, "the first bytes moved");
         assert!(r.ready.iter().all(|b| b.capacity() <= READY_BLOCK));
@@ -432,14 +491,16 @@ mod tests {
         assert_eq!(got, vec![2u8; burst]);
         // Little credit left: the block is cut to what may still arrive.
         r.credit = r.read + 5_000;
-        r.insert(r.read, Bytes::from(vec![3u8; 100])).unwrap();
+        r.insert(r.read, Bytes::from(vec![3u8; 100]), usize::MAX)
+            .unwrap();
         assert_eq!(r.allocated(), 5_000);
     }
 
     #[test]
     fn credit_grows_as_the_application_reads() {
         let mut r = RecvStream::new(INITIAL_CREDIT);
-        r.insert(0, Bytes::from(vec![0u8; 100_000])).unwrap();
+        r.insert(0, Bytes::from(vec![0u8; 100_000]), usize::MAX)
+            .unwrap();
         assert!(!r.maybe_extend_credit_to(0));
         let mut got = 0;
         while let Some(c) = r.read(100_000 - got) {

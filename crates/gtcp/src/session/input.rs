@@ -224,13 +224,17 @@ impl Session {
         if f.is_reset() {
             return Ok(());
         }
-        let advanced =
-            f.recv
-                .insert(d.offset, d.payload)
-                .map_err(|source| ProtocolError::Flow {
-                    flow: d.flow,
-                    source,
-                })?;
+        // The session's bound on out-of-order segments over all its flows: the room left is
+        // this insert's limit, and the count follows what the flow holds after it (stored
+        // segments stay when it fails half-way).
+        let room = super::caps::MAX_SESSION_OOO_SEGMENTS.saturating_sub(self.ooo_segments);
+        let before = f.recv.segments();
+        let inserted = f.recv.insert(d.offset, d.payload, room);
+        self.ooo_segments = self.ooo_segments - before + f.recv.segments();
+        let advanced = inserted.map_err(|source| ProtocolError::Flow {
+            flow: d.flow,
+            source,
+        })?;
         let readable = advanced && f.opened();
         let background = f.admission.background();
         if readable {

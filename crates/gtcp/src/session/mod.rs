@@ -173,6 +173,9 @@ pub struct Session {
     /// Receive credit granted beyond the flows' own windows: Σ max(0, credit − read −
     /// flow_window), what the session's receive budget lends out ([`Session::credit_window`]).
     recv_extra: u64,
+    /// Out-of-order segments held over all flows (Σ of the flows' own counts), within
+    /// [`caps::MAX_SESSION_OOO_SEGMENTS`].
+    ooo_segments: usize,
     last_input: Option<ConnId>,
     /// Connections on which something was just confirmed: they may be able to say `Done`.
     settled: Vec<ConnId>,
@@ -207,6 +210,7 @@ impl Session {
             going_away: false,
             admission: None,
             recv_extra: 0,
+            ooo_segments: 0,
             peer_going_away: liveness::PeerGoAway::default(),
             first_frames: liveness::FirstFrames::default(),
             last_input: None,
@@ -961,6 +965,19 @@ impl Session {
                 self.closed_flows
             ));
         }
+        let segments: usize = self.flows.values().map(|f| f.recv.segments()).sum();
+        if segments != self.ooo_segments {
+            return Err(format!(
+                "{segments} out-of-order segments held, {} counted",
+                self.ooo_segments
+            ));
+        }
+        if segments > caps::MAX_SESSION_OOO_SEGMENTS {
+            return Err(format!(
+                "{segments} out-of-order segments held, bound {}",
+                caps::MAX_SESSION_OOO_SEGMENTS
+            ));
+        }
         Ok(())
     }
 
@@ -1090,6 +1107,7 @@ impl Session {
         };
         let took_writes = !f.no_more_writes();
         let dropped = f.send.abandon();
+        self.ooo_segments -= f.recv.segments();
         f.recv.clear();
         debug_assert!(f.is_reset(), "{id}: reset applied before it was decided");
         f.send_state.on(SendEvent::Reset);
@@ -1258,6 +1276,7 @@ impl Session {
             if f.closed() {
                 self.closed_flows -= 1;
             }
+            self.ooo_segments -= f.recv.segments();
             // Its own connection may now say `Done` (`maybe_done` waits for the flow to be
             // forgotten), and that connection's poll may not be the one that forgot it: the
             // confirmation that did may have gone on another (`write_control`).
