@@ -8,12 +8,15 @@
 //! one at a time: `cargo test -p gtcp --test caps -- --test-threads=1`, which the lock below
 //! also enforces).
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
+use common::{feed, READ_BUFFER};
 use gtcp::session::caps::{MAX_OOO_SEGMENTS, MAX_UNOPENED_FLOWS};
 use gtcp::wire::{DataFrame, Frame, OpenFrame};
 use gtcp::{Config, ConnId, FlowId, ProtocolError, Role, Session};
@@ -43,7 +46,6 @@ static A: Counting = Counting;
 /// One test at a time: the heap counter is process-wide.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-const READ_BUFFER: usize = gtcp::driver::APP_READ;
 const WEB: &str = "web";
 
 fn acceptor() -> Session {
@@ -68,26 +70,6 @@ fn data(flow: u64, offset: u64, len: usize) -> Frame {
         offset,
         payload: Bytes::from(vec![7u8; len]),
     })
-}
-
-/// Feeds `frames` as the tunnel's reader would: packed into read buffers of `READ_BUFFER`
-/// bytes, each handed to `handle_input` whole, the events taken after each (the driver acts on
-/// them at once). Returns the first protocol error.
-fn feed(s: &mut Session, frames: impl Iterator<Item = Frame>) -> Result<(), ProtocolError> {
-    let mut buf = BytesMut::with_capacity(READ_BUFFER);
-    let input = |s: &mut Session, buf: &mut BytesMut| {
-        let r = s.handle_input(Duration::ZERO, ConnId(1), buf);
-        while s.poll_event().is_some() {}
-        r
-    };
-    for f in frames {
-        if buf.len() + f.encoded_len() > READ_BUFFER {
-            input(s, &mut buf)?;
-            buf = BytesMut::with_capacity(READ_BUFFER);
-        }
-        f.encode(&mut buf);
-    }
-    input(s, &mut buf)
 }
 
 /// Heap bytes the session holds after `attack` (buffers dropped, the session kept).

@@ -7,12 +7,14 @@
 //!
 //! The heap counter is process-wide: the tests take a lock and run one at a time.
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
 use std::sync::Mutex;
-use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
+use common::feed;
 use gtcp::flow::RecvError;
 use gtcp::session::caps::{
     FLOW_BOOKKEEPING, MAX_OOO_SEGMENTS, MAX_SESSION_OOO_SEGMENTS, MAX_UNOPENED_FLOWS,
@@ -62,27 +64,6 @@ static A: Chunks = Chunks;
 
 /// One test at a time: the heap counter is process-wide.
 static SERIAL: Mutex<()> = Mutex::new(());
-
-const READ_BUFFER: usize = gtcp::driver::APP_READ;
-
-/// Frames `frames` handed to `handle_input` as the tunnel's reader does (read buffers of
-/// `READ_BUFFER` bytes, events taken after each); the first protocol error.
-fn feed(s: &mut Session, frames: impl Iterator<Item = Frame>) -> Result<(), ProtocolError> {
-    let mut buf = BytesMut::with_capacity(READ_BUFFER);
-    let input = |s: &mut Session, buf: &mut BytesMut| {
-        let r = s.handle_input(Duration::ZERO, ConnId(1), buf);
-        while s.poll_event().is_some() {}
-        r
-    };
-    for f in frames {
-        if buf.len() + f.encoded_len() > READ_BUFFER {
-            input(s, &mut buf)?;
-            buf = BytesMut::with_capacity(READ_BUFFER);
-        }
-        f.encode(&mut buf);
-    }
-    input(s, &mut buf)
-}
 
 fn byte(flow: u64, offset: u64) -> Frame {
     Frame::Data(DataFrame {
