@@ -387,7 +387,13 @@ fn experiment(action: ExperimentCmd) -> Result<()> {
         ExperimentCmd::Render { dir, name, out } => {
             let report = match name {
                 Some(name) => lab::render_from(&name, &dir, out.as_deref())?,
-                None => lab::render(&dir, true)?,
+                None => lab::render(&dir, true).with_context(|| {
+                    format!(
+                        "{} holds no run kept with --shard 1/1; for an experiment that keeps \
+                         its raw CSV/JSON, give --name",
+                        dir.display()
+                    )
+                })?,
             };
             println!("{}", report.summary_markdown);
             eprintln!("results in {}", report.out_dir.display());
