@@ -4,43 +4,16 @@
 
 mod common;
 
-use common::Scratch;
-use lab::{render, run, RunOptions, Shard};
+use common::{files, quick, Scratch};
+use lab::{render, Shard};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-fn quick(name: &str, out: PathBuf, shard: Option<Shard>) {
-    run(
-        name,
-        &RunOptions {
-            out_dir: Some(out),
-            quick: true,
-            shard,
-            ..Default::default()
-        },
-    )
-    .unwrap_or_else(|e| panic!("{name} {shard:?}: {e:#}"));
-}
-
 /// Every file under `dir` (relative path → bytes), but the raw results and their manifest.
 fn outputs(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            let rel = p.strip_prefix(dir).unwrap().to_path_buf();
-            if rel.starts_with("raw") || rel == Path::new("shard.json") {
-                continue;
-            }
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
+    files(dir, |rel| {
+        !(rel.starts_with("raw") || rel == Path::new("shard.json"))
+    })
 }
 
 fn rendered_equals_whole(name: &str) {

@@ -3,41 +3,9 @@
 
 mod common;
 
-use common::Scratch;
+use common::{files, quick, Scratch};
 use lab::{merge, run, RunOptions, Shard};
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-fn quick(name: &str, out: PathBuf, shard: Option<Shard>) {
-    run(
-        name,
-        &RunOptions {
-            out_dir: Some(out),
-            quick: true,
-            shard,
-            ..Default::default()
-        },
-    )
-    .unwrap_or_else(|e| panic!("{name} {shard:?}: {e:#}"));
-}
-
-/// Every file under `dir` (relative path → bytes).
-fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().to_path_buf();
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
-}
+use std::path::PathBuf;
 
 /// Shards 1/3, 2/3, 3/3 of `name`'s quick run, merged, against the unsharded quick run.
 fn sharded_equals_whole(name: &str) {
@@ -60,7 +28,7 @@ fn sharded_equals_whole(name: &str) {
 
     let merged = Scratch::new("shards", &format!("{name}-merged"));
     merge(&dirs, &merged, false).unwrap_or_else(|e| panic!("{name}: merge: {e:#}"));
-    let (a, b) = (files(&whole), files(&merged));
+    let (a, b) = (files(&whole, |_| true), files(&merged, |_| true));
     assert_eq!(
         a.keys().collect::<Vec<_>>(),
         b.keys().collect::<Vec<_>>(),

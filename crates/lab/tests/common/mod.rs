@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -81,4 +81,40 @@ pub fn csv_rows(dir: &Path, f: &str) -> Vec<HashMap<String, String>> {
 /// A numeric cell (NaN when it does not parse).
 pub fn num(row: &HashMap<String, String>, k: &str) -> f64 {
     row[k].parse().unwrap_or(f64::NAN)
+}
+
+/// Runs experiment `name`'s quick variant into `out` (sharded when `shard` is given).
+pub fn quick(name: &str, out: PathBuf, shard: Option<lab::Shard>) {
+    lab::run(
+        name,
+        &lab::RunOptions {
+            out_dir: Some(out),
+            quick: true,
+            shard,
+            ..Default::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{name} {shard:?}: {e:#}"));
+}
+
+/// Every file under `dir` (relative path → bytes) whose relative path `keep` accepts (a folder
+/// it refuses is not entered).
+pub fn files(dir: &Path, keep: impl Fn(&Path) -> bool) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let rel = p.strip_prefix(dir).unwrap().to_path_buf();
+            if !keep(&rel) {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
 }
