@@ -82,6 +82,9 @@ pub struct ExperimentInfo {
     pub description: &'static str,
     /// Whether its runs split into shards ([`RunOptions::shard`], [`merge`]).
     pub shardable: bool,
+    /// Whether a folder holding the raw CSV/JSON of one of its runs renders again without
+    /// running ([`render_from`]).
+    pub renders: bool,
 }
 
 /// What a run produced.
@@ -101,6 +104,7 @@ pub fn experiments() -> Vec<ExperimentInfo> {
             name: e.name,
             description: e.description,
             shardable: e.shardable,
+            renders: e.render.is_some(),
         })
         .collect()
 }
