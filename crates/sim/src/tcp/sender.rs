@@ -776,7 +776,13 @@ impl Sender {
             };
         }
         if self.dupacks == self.p.dupack_threshold && self.snd_una >= self.recover {
-            // RFC 6582 §3.2 step 2: the ACK covers more than `recover`, enter fast retransmit.
+            // RFC 6582 §3.2 step 2: fast retransmit only when the cumulative ACK covers more
+            // than `recover`. The RFC's `recover` is the highest sequence number sent (the last
+            // byte, inclusive); ours is one past it, so "covers more" is `snd_una >= recover`,
+            // as ns-3's TcpSocketBase (`m_highRxAckMark >= m_recover`, `m_recover =
+            // m_highTxMark`), which ns3-crosscheck compares us with. Linux's Reno is one segment
+            // stricter (it holds the old recovery until an ACK *above* `high_seq`,
+            // `tcp_try_undo_recovery`); that is not the RFC's rule.
             let flight = self.snd_max - self.snd_una;
             self.reduce(flight);
             self.recover = self.snd_max;
@@ -1032,6 +1038,44 @@ mod tests {
         drain(&mut t, 0);
         t.on_ece();
         assert_eq!((t.cwnd(), t.ecn_reductions()), (800, 0));
+    }
+
+    /// RFC 6582 §3.2 step 2 both ways: after a timeout, duplicates of an ACK below `recover`
+    /// (the copies go-back-N resent) start no fast retransmit; duplicates of an ACK that
+    /// covers every byte sent before the timeout do.
+    #[test]
+    fn newreno_fast_retransmit_needs_the_ack_to_cover_recover() {
+        let mut s = sender(TcpConfig {
+            mss: 100,
+            initial_window: 10,
+            ..TcpConfig::default()
+        });
+        s.write(5_000);
+        assert_eq!(drain(&mut s, 0).len(), 10); // 0..1000 sent: `recover` will be 1000
+        let t = s.timer().expect("the retransmission timer runs");
+        assert!(s.on_timeout(t));
+        drain(&mut s, t);
+        let dups = |s: &mut Sender, ack, now| {
+            (0..3).any(|_| {
+                s.on_ack(ack, now)
+                    == AckEvent::Duplicate {
+                        entered_recovery: true,
+                    }
+            })
+        };
+        assert_eq!(s.on_ack(500, t + 1), AckEvent::NewData { bytes: 500 });
+        assert!(
+            !dups(&mut s, 500, t + 2),
+            "500 < recover: no fast retransmit"
+        );
+        assert!(!s.in_recovery());
+        assert_eq!(s.on_ack(1000, t + 3), AckEvent::NewData { bytes: 500 });
+        drain(&mut s, t + 3);
+        assert!(
+            dups(&mut s, 1000, t + 4),
+            "1000 covers every byte up to recover"
+        );
+        assert!(s.in_recovery());
     }
 
     #[test]
