@@ -71,6 +71,7 @@ fn scenario(seed: u64, driver: DriverKind, policy: &str) -> Scenario {
             ..GtcpConfig::default()
         },
         perturb: Default::default(),
+        mux: Default::default(),
     }
 }
 

@@ -57,6 +57,7 @@ fn base(seed: u64, driver: DriverKind, policy: &str, duration_s: f64) -> Scenari
             ..GtcpConfig::default()
         },
         perturb: Default::default(),
+        mux: Default::default(),
     }
 }
 

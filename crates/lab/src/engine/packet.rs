@@ -354,6 +354,7 @@ impl Params {
                 host_jitter_ns: self.jitter_ns,
                 seed: (rep + 1 + if cfg.is_aa() { self.repeats } else { 0 }) as u64,
             },
+            mux: Default::default(),
         }
     }
 

@@ -113,6 +113,7 @@ impl Params {
                 ..self.gtcp.clone()
             },
             perturb: Default::default(),
+            mux: Default::default(),
         }
     }
 }

@@ -13,7 +13,7 @@
 //! - [`Driver::on_segment_received`] / [`Driver::on_delivered`] at the receiver;
 //! - [`Driver::on_timer`] for the driver's own timers ([`World::schedule`](crate::world::World::schedule)).
 //!
-//! Three drivers share the same simulated TCP (paper 000, §3 and §6.1):
+//! Three gtcp-related drivers share the same simulated TCP (paper 000, §3 and §6.1):
 //!
 //! - [`TcpDriver`] (`tcp`), the baseline: one connection per flow, each connection carrying
 //!   only its own flow's bytes;
@@ -23,10 +23,15 @@
 //! - [`SchedtcpDriver`] (`schedtcp`): the shipped gtcp core ([`gtcp::Session`]) as the tunnel
 //!   uses it (Algorithm 4): real frames written into each connection's byte stream when its
 //!   send buffer has room, parsed and reassembled at the destination.
+//!
+//! A fourth, [`MuxDriver`] (`mux`), is not gtcp but what it is compared with: every flow of
+//! a pair multiplexed round robin over one long-lived connection (HTTP/2, yamux), or over
+//! one per static lane (interactive, bulk).
 
 mod arrivals;
 pub mod background;
 pub mod ideal;
+pub mod mux;
 mod pattern;
 pub mod ranges;
 pub mod schedtcp;
@@ -35,6 +40,7 @@ mod tcp;
 pub use arrivals::{Arrivals, ARRIVAL_TOKEN};
 pub use background::{BackgroundDriver, BgPolicy, LimitSample, LongFlow, Stream, StreamKind};
 pub use ideal::IdealDriver;
+pub use mux::{MuxConfig, MuxDriver};
 pub use schedtcp::{SchedtcpDriver, SchedtcpOptions};
 pub use tcp::{FlowRecord, TcpDriver};
 

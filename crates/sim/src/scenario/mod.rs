@@ -37,7 +37,10 @@
 //! The gtcp drivers (`driver = "schedtcp"` or `"gtcp_ideal"`) read a `[gtcp]` table
 //! ([`GtcpConfig`]): the policy and the core's limits.
 
-use crate::driver::{Driver, FlowDriver, IdealDriver, SchedtcpDriver, SchedtcpOptions, TcpDriver};
+use crate::driver::{
+    Driver, FlowDriver, IdealDriver, MuxConfig, MuxDriver, SchedtcpDriver, SchedtcpOptions,
+    TcpDriver,
+};
 use crate::packet::{LinkId, NodeId};
 use crate::stats::Report;
 use crate::tcp::TcpConfig;
@@ -63,6 +66,9 @@ pub enum DriverKind {
     /// Algorithms 1–3 with zero buffer ([`IdealDriver`]).
     #[serde(alias = "gtcp-ideal")]
     GtcpIdeal,
+    /// Every flow of a source multiplexed over one long-lived connection per lane
+    /// ([`MuxDriver`], `[mux]`): the HTTP/2 / yamux alternative, not gtcp.
+    Mux,
 }
 
 impl DriverKind {
@@ -72,6 +78,7 @@ impl DriverKind {
             DriverKind::Tcp => "tcp",
             DriverKind::Schedtcp => "schedtcp",
             DriverKind::GtcpIdeal => "gtcp-ideal",
+            DriverKind::Mux => "mux",
         }
     }
 }
@@ -245,6 +252,9 @@ pub struct Scenario {
     /// Small perturbations for repeats of one sample path (off by default).
     #[serde(default)]
     pub perturb: Perturbation,
+    /// The `mux` driver's parameters.
+    #[serde(default)]
+    pub mux: MuxConfig,
 }
 
 /// Why a scenario could not run.
@@ -335,7 +345,8 @@ impl Scenario {
                 )));
             }
         }
-        if self.driver != DriverKind::Tcp {
+        self.mux.validate().map_err(inv)?;
+        if !matches!(self.driver, DriverKind::Tcp | DriverKind::Mux) {
             self.gtcp.core_config().map_err(inv)?;
             self.gtcp.schedtcp_options().map_err(inv)?;
         }
@@ -416,6 +427,7 @@ impl Scenario {
             record: RecordConfig::default(),
             gtcp: GtcpConfig::default(),
             perturb: Perturbation::default(),
+            mux: MuxConfig::default(),
         }
     }
 
@@ -610,6 +622,19 @@ impl Scenario {
         Ok((Sim::new(world, driver), fwd, rev))
     }
 
+    /// Builds the `mux` simulation (not started), whatever `driver` says; the flows of
+    /// `gtcp.plain_sources` take plain connections.
+    pub fn build_mux(&self) -> Result<(MuxSim, LinkId, LinkId), ScenarioError> {
+        let (world, endpoints, _, fwd, rev) = self.world()?;
+        let driver = MuxDriver::new(
+            self.flow_source()?,
+            endpoints,
+            self.mux.clone(),
+            self.gtcp.plain_sources.clone(),
+        );
+        Ok((Sim::new(world, driver), fwd, rev))
+    }
+
     /// Runs the scenario to `duration_s + drain_s` and reports.
     pub fn run(&self) -> Result<Report, ScenarioError> {
         self.run_observed(None, |_, _| {})
@@ -638,6 +663,10 @@ impl Scenario {
                 let (sim, fwd, rev) = self.build_schedtcp()?;
                 drive(seed, sim, fwd, rev, end, every, observe)
             }
+            DriverKind::Mux => {
+                let (sim, fwd, rev) = self.build_mux()?;
+                drive(seed, sim, fwd, rev, end, every, observe)
+            }
         })
     }
 }
@@ -646,6 +675,8 @@ impl Scenario {
 pub type IdealSim = Sim<IdealDriver<Box<dyn FlowSource>>>;
 /// The simulation a scenario builds for the `schedtcp` driver.
 pub type SchedtcpSim = Sim<SchedtcpDriver<Box<dyn FlowSource>>>;
+/// The simulation a scenario builds for the `mux` driver.
+pub type MuxSim = Sim<MuxDriver<Box<dyn FlowSource>>>;
 
 fn drive<D: Driver + FlowDriver>(
     seed: u64,
