@@ -90,6 +90,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(project::ns3_crosscheck),
     entry!(project::gittins_sweep),
     entry!(project::mu_rule, sharded),
+    entry!(project::alternatives, sharded),
 ];
 
 pub(crate) fn find(name: &str) -> Option<&'static Entry> {

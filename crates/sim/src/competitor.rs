@@ -15,7 +15,7 @@
 //! window of simulated time, the bytes the competitor's receiver got and the bytes the
 //! workload's receivers got (the pair's throughput).
 
-use crate::driver::{FlowDriver, GtcpStats};
+use crate::driver::{FlowDriver, FlowRecord, GtcpStats};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::time::{as_secs, secs};
 use crate::workload::{ListedFlow, WorkloadConfig};
@@ -110,6 +110,17 @@ pub fn measure(
     to_s: f64,
     sample_s: f64,
 ) -> Result<(CompetitorOutcome, DeliveredSeries), ScenarioError> {
+    measure_flows(s, from_s, to_s, sample_s).map(|(o, series, _)| (o, series))
+}
+
+/// [`measure`], also returning the records of the workload's flows (the competitor's left
+/// out), for completion times beside the competitor's share.
+pub fn measure_flows(
+    s: &Scenario,
+    from_s: f64,
+    to_s: f64,
+    sample_s: f64,
+) -> Result<(CompetitorOutcome, DeliveredSeries, Vec<FlowRecord>), ScenarioError> {
     let end = s.duration_s + s.drain_s;
     if !(from_s >= 0.0 && from_s < to_s && to_s <= end) {
         return Err(ScenarioError::Invalid(format!(
@@ -153,10 +164,11 @@ pub fn measure(
     })?;
     let (c0, p0) = at_from.unwrap_or((0, 0));
     let (c1, p1) = at_to.unwrap_or((c0, p0));
-    let workload: Vec<_> = report
+    let workload: Vec<FlowRecord> = report
         .flows
         .iter()
         .filter(|f| f.source != COMPETITOR_SOURCE)
+        .copied()
         .collect();
     Ok((
         CompetitorOutcome {
@@ -170,5 +182,6 @@ pub fn measure(
             gtcp: report.gtcp,
         },
         series,
+        workload,
     ))
 }

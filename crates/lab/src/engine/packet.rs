@@ -804,5 +804,6 @@ pub(crate) fn legend(cfg: &Cfg) -> String {
         (DriverKind::Schedtcp, false) => pol,
         (DriverKind::Schedtcp, true) => format!("{pol} (core buffers)"),
         (DriverKind::GtcpIdeal, _) => format!("{pol} ideal"),
+        (DriverKind::Mux, _) => "one multiplexed connection".into(),
     }
 }
