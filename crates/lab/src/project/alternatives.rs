@@ -16,7 +16,9 @@
 //!   keeps the pair's connections, so its ratio should be 1 (paper 000, Proposition 1).
 //!
 //! A cut in completion time means little without the share beside it, so every row carries
-//! both.
+//! both. With `alone`, every workload also runs without the competitor: what each option's
+//! scheduling alone costs (head-of-line blocking behind committed frames, round robin) when
+//! the pair has the path to itself.
 
 use crate::check_param;
 use crate::engine::md_table;
@@ -47,6 +49,10 @@ struct Params {
     sample_s: f64,
     bulk_above_bytes: u64,
     goal_competitor: f64,
+    /// Also run every workload without the competitor (the pair alone on the path): what
+    /// each option's scheduling costs when no one else wants the path.
+    #[serde(default)]
+    alone: bool,
     options: Vec<Alt>,
     workloads: Vec<Named>,
     topology: DumbbellConfig,
@@ -75,8 +81,30 @@ struct Named {
     flows: WorkloadConfig,
 }
 
+/// A workload as run: beside the competitor or alone; `name` says which.
+struct Cell<'a> {
+    name: String,
+    flows: &'a WorkloadConfig,
+    competitor: bool,
+}
+
 impl Params {
-    fn scenario(&self, w: &Named, alt: &Alt, run: usize, seed: u64) -> anyhow::Result<Scenario> {
+    /// Every workload beside the competitor, then (with `alone`) every workload alone.
+    fn cells(&self) -> Vec<Cell<'_>> {
+        let beside = self.workloads.iter().map(|w| Cell {
+            name: w.name.clone(),
+            flows: &w.flows,
+            competitor: true,
+        });
+        let alone = self.workloads.iter().filter(|_| self.alone).map(|w| Cell {
+            name: format!("{}, alone", w.name),
+            flows: &w.flows,
+            competitor: false,
+        });
+        beside.chain(alone).collect()
+    }
+
+    fn scenario(&self, w: &Cell, alt: &Alt, run: usize, seed: u64) -> anyhow::Result<Scenario> {
         let mut gtcp = GtcpConfig::default();
         if let Some(p) = &alt.policy {
             gtcp.policy = p.clone();
@@ -94,6 +122,9 @@ impl Params {
             perturb: Default::default(),
             mux: alt.mux.clone().unwrap_or_default(),
         };
+        if !w.competitor {
+            return Ok(s);
+        }
         with_competitor(&s, 0.0).map_err(|e| anyhow::anyhow!("{} / {}: {e}", w.name, alt.name))
     }
 }
@@ -167,8 +198,9 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let p: Params = ctx.params()?;
     check(&p)?;
     let seed = ctx.seed(p.seed);
-    let (nw, no) = (p.workloads.len(), p.options.len());
-    for w in &p.workloads {
+    let cells = p.cells();
+    let (nw, no) = (cells.len(), p.options.len());
+    for w in &cells {
         for o in &p.options {
             p.scenario(w, o, 0, seed)?.validate()?;
         }
@@ -176,19 +208,19 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let n = nw * no * p.runs;
     let rows: Vec<RunRow> = ctx.jobs("workloads x options x runs", n, p.threads, |i| {
         let (w, o, r) = (i / (no * p.runs), i / p.runs % no, i % p.runs);
-        one_run(&p, w, o, r, seed)
+        one_run(&p, &cells[w], o, r, seed)
     })?;
     ctx.runs_done()?;
     ctx.write_csv("runs.csv", &rows)?;
-    let table = analyse(&p, &rows);
+    let table = analyse(&p, &cells, &rows);
     ctx.write_csv("alternatives.csv", &table)?;
-    let verdicts = verdicts(&p, &rows, &table);
+    let verdicts = verdicts(&p, &cells, &rows, &table);
     ctx.write_json("verdicts.json", &verdicts)?;
-    Ok(render(&p, &table, &verdicts))
+    Ok(render(&p, &cells, &table, &verdicts))
 }
 
-fn one_run(p: &Params, w: usize, o: usize, r: usize, seed: u64) -> anyhow::Result<RunRow> {
-    let (wl, alt) = (&p.workloads[w], &p.options[o]);
+fn one_run(p: &Params, wl: &Cell, o: usize, r: usize, seed: u64) -> anyhow::Result<RunRow> {
+    let alt = &p.options[o];
     let s = p.scenario(wl, alt, r, seed)?;
     let (out, _, flows) = measure_flows(&s, p.warmup_s, p.duration_s, p.sample_s)?;
     let window: Vec<_> = flows
@@ -223,9 +255,9 @@ fn one_run(p: &Params, w: usize, o: usize, r: usize, seed: u64) -> anyhow::Resul
 
 /// Per workload and option: each statistic over the runs as a ratio to plain TCP's on the
 /// same run (the first option).
-fn analyse(p: &Params, rows: &[RunRow]) -> Vec<Row> {
+fn analyse(p: &Params, cells: &[Cell], rows: &[RunRow]) -> Vec<Row> {
     let mut out = Vec::new();
-    for w in &p.workloads {
+    for w in cells {
         let of = |o: &str| -> Vec<&RunRow> {
             rows.iter()
                 .filter(|r| r.workload == w.name && r.option == o)
@@ -280,12 +312,12 @@ fn analyse(p: &Params, rows: &[RunRow]) -> Vec<Row> {
 /// On every workload: each schedtcp option's mean completion time against each multiplexed
 /// option's (a paired ratio over the runs), and every option's competitor share against
 /// plain TCP's (schedtcp's against the ±goal band).
-fn verdicts(p: &Params, rows: &[RunRow], table: &[Row]) -> Vec<Verdict> {
+fn verdicts(p: &Params, cells: &[Cell], rows: &[RunRow], table: &[Row]) -> Vec<Verdict> {
     let mut v = Vec::new();
     let goal = p.goal_competitor;
-    for w in &p.workloads {
+    for w in cells {
         let row = |o: &str| table.iter().find(|r| r.workload == w.name && r.option == o);
-        for alt in p.options.iter().skip(1) {
+        for alt in p.options.iter().skip(1).filter(|_| w.competitor) {
             let Some(r) = row(&alt.name) else { continue };
             let filter = [("workload", w.name.as_str()), ("option", alt.name.as_str())];
             let share = Interval::new(r.competitor_ratio, r.competitor_ratio_ci95);
@@ -359,19 +391,23 @@ fn paired(rows: &[RunRow], w: &str, a: &str, b: &str) -> Interval {
 }
 
 fn pm(m: f64, h: f64) -> String {
-    format!("{m:.3} ± {h:.3}")
+    if m.is_finite() {
+        format!("{m:.3} ± {h:.3}")
+    } else {
+        "—".into()
+    }
 }
 
-fn render(p: &Params, table: &[Row], verdicts: &[Verdict]) -> String {
+fn render(p: &Params, cells: &[Cell], table: &[Row], verdicts: &[Verdict]) -> String {
     let mut s = format!(
         "# alternatives: plain TCP, one multiplexed connection, static lanes and schedtcp, on the same flows\n\n\
          {} runs per cell (seed + run), flows arriving in [{}, {}) s, a long plain-TCP \
-         download on another source through the same bottleneck all along. Ratios are to \
-         plain TCP on the same run, with the 95% interval over the runs. Short flows: at most \
-         {} bytes.\n\n",
+         download on another source through the same bottleneck all along (cells named \
+         \"alone\": the pair alone on the path). Ratios are to plain TCP on the same run, with \
+         the 95% interval over the runs. Short flows: at most {} bytes.\n\n",
         p.runs, p.warmup_s, p.duration_s, p.bulk_above_bytes
     );
-    for w in &p.workloads {
+    for w in cells {
         s.push_str(&format!("## {}\n\n", w.name));
         let rows: Vec<Vec<String>> = table
             .iter()
