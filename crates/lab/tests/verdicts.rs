@@ -20,6 +20,7 @@ const MUST: &[&str] = &[
     "nonintrusive",
     "table2-buffers",
     "mu-rule",
+    "gittins-sweep",
 ];
 
 /// The testbed folders, whose verdicts are analysed again from their committed raw results.
