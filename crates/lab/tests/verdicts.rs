@@ -21,6 +21,7 @@ const MUST: &[&str] = &[
     "table2-buffers",
     "mu-rule",
     "gittins-sweep",
+    "ns3-crosscheck",
 ];
 
 /// The testbed folders, whose verdicts are analysed again from their committed raw results.
