@@ -27,7 +27,6 @@ const NOT_REGENERATED: &[(&str, &str)] = &[
     ("bg-fig9", "no raw results (--shard 1/1) committed"),
     ("bg-testbed", "no render from its committed CSV"),
     ("bg-theorem5", "no render from its committed CSV"),
-    ("mu-rule", "no raw results (--shard 1/1) committed"),
     ("run2c-fig1", "no render from its committed CSV"),
     ("run2c-fig2", "no render from its committed CSV"),
     ("run2c-pin", "no render from its committed CSV"),
