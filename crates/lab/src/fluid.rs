@@ -8,7 +8,7 @@ use flowsim::compare::{mean, pairwise, Pairwise, Tolerance};
 use flowsim::mg1::{simulate, Policy};
 use flowsim::path::SamplePath;
 use models::SizeDist;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A Table-2-like workload: Poisson arrivals, Lomax sizes `P(S > x) = (1 + cx)^{−α}` in bytes,
 /// a link of `capacity` bytes/s at load `load`.
@@ -55,7 +55,7 @@ impl Table2Workload {
 }
 
 /// One policy's fluid ideal against PS.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PolicyIdeal {
     /// Policy name (`LAS`, `SRPT`, `FSP` (= FAIR), `PS+PS(th)`, `FCFS`, `PS`).
     pub policy: String,

@@ -42,6 +42,18 @@ pub(crate) fn progress_bar(prefix: &str, len: u64, what: &str, shown: bool) -> P
     pb
 }
 
+/// The rows of a CSV file an experiment wrote (its raw results, read back to render again).
+pub(crate) fn read_csv<R: serde::de::DeserializeOwned>(
+    path: &std::path::Path,
+) -> anyhow::Result<Vec<R>> {
+    use anyhow::Context as _;
+    csv::Reader::from_path(path)
+        .with_context(|| format!("reading {}", path.display()))?
+        .deserialize()
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("parsing {}", path.display()))
+}
+
 /// A markdown table.
 pub(crate) fn md_table(headers: &[&str], rows: &[Vec<String>]) -> String {
     let mut s = String::new();

@@ -189,7 +189,7 @@ fn curves(ctx: &Context, p: &Params, driver: DriverKind, label: &str) -> anyhow:
     })
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct CsvRow {
     time_s: f64,
     config: String,
@@ -223,15 +223,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             && sizes[0] != sizes[2],
         "the three flow sizes must be positive and distinct"
     );
-    let mut drivers = vec![(DriverKind::Tcp, "tcp".to_string())];
-    for d in &p.drivers {
-        let kind = match d.as_str() {
-            "schedtcp" => DriverKind::Schedtcp,
-            "gtcp-ideal" => DriverKind::GtcpIdeal,
-            other => return Err(anyhow!("invalid scenario parameter: driver `{other}`")),
-        };
-        drivers.push((kind, format!("{}/{}", kind.name(), p.policy)));
-    }
+    let drivers = drivers(&p)?;
     for (kind, label) in &drivers {
         p.scenario(0, *kind)
             .validate()
@@ -241,13 +233,93 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         .iter()
         .map(|(k, l)| curves(ctx, &p, *k, l))
         .collect::<anyhow::Result<_>>()?;
-
     write_curves(ctx, &p, &drivers, &all)?;
+    report(ctx, &p, &drivers, &all)
+}
+
+/// The configurations: tcp, then the policy under each driver of the scenario.
+fn drivers(p: &Params) -> anyhow::Result<Vec<(DriverKind, String)>> {
+    let mut drivers = vec![(DriverKind::Tcp, "tcp".to_string())];
+    for d in &p.drivers {
+        let kind = match d.as_str() {
+            "schedtcp" => DriverKind::Schedtcp,
+            "gtcp-ideal" => DriverKind::GtcpIdeal,
+            other => return Err(anyhow!("invalid scenario parameter: driver `{other}`")),
+        };
+        drivers.push((kind, format!("{}/{}", kind.name(), p.policy)));
+    }
+    Ok(drivers)
+}
+
+/// Renders again what an earlier run wrote to `dir`: the throughput curves of every
+/// configuration (`fig6.csv`, the mean over the repetitions per bin) and each flow's mean
+/// finishing and transfer times (`fig6.json`). The repetitions themselves are not kept.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    #[derive(Deserialize)]
+    struct Config {
+        label: String,
+        mean_done_s: Vec<Option<f64>>,
+        mean_transfer_s: Vec<Option<f64>>,
+    }
+    #[derive(Deserialize)]
+    struct Json {
+        configs: Vec<Config>,
+    }
+    let p: Params = ctx.params()?;
+    let drivers = drivers(&p)?;
+    let jp = dir.join("fig6.json");
+    let json: Json = serde_json::from_str(
+        &std::fs::read_to_string(&jp).with_context(|| format!("reading {}", jp.display()))?,
+    )
+    .with_context(|| format!("parsing {}", jp.display()))?;
+    let rows: Vec<CsvRow> = crate::engine::read_csv(&dir.join("fig6.csv"))?;
+    let all: Vec<Curves> = drivers
+        .iter()
+        .map(|(_, label)| {
+            let c = json
+                .configs
+                .iter()
+                .find(|c| c.label == *label)
+                .with_context(|| format!("{}: no configuration `{label}`", jp.display()))?;
+            let of: Vec<&CsvRow> = rows.iter().filter(|r| r.config == *label).collect();
+            anyhow::ensure!(
+                c.mean_done_s.len() == 3 && c.mean_transfer_s.len() == 3 && !of.is_empty(),
+                "{}: `{label}` lacks its three flows or its curves",
+                dir.display()
+            );
+            Ok(Curves {
+                label: label.clone(),
+                mbps: vec![
+                    of.iter().map(|r| r.long_mbps).collect(),
+                    of.iter().map(|r| r.short_mbps).collect(),
+                    of.iter().map(|r| r.sample_mbps).collect(),
+                ],
+                transfer_s: c.mean_transfer_s.clone(),
+                done_s: c.mean_done_s.clone(),
+            })
+        })
+        .collect::<anyhow::Result<_>>()?;
+    anyhow::ensure!(
+        all.iter().all(|c| c.mbps[0].len() == all[0].mbps[0].len()),
+        "{}: the configurations' curves have different lengths",
+        dir.display()
+    );
+    write_curves(ctx, &p, &drivers, &all)?;
+    report(ctx, &p, &drivers, &all)
+}
+
+/// `fig6.json` and the summary, from the curves of every configuration.
+fn report(
+    ctx: &Context,
+    p: &Params,
+    drivers: &[(DriverKind, String)],
+    all: &[Curves],
+) -> anyhow::Result<String> {
     let bins = all[0].mbps[0].len();
 
     // How far the sample moved, and what the scheduled pair did.
     let sample_gap = |c: &Curves| gap_to_tcp(c, &all[0], bins);
-    let t_md = done_table(&all, bins);
+    let t_md = done_table(all, bins);
     let fmt = finished_at;
     ctx.write_json(
         "fig6.json",
@@ -262,7 +334,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     )?;
     let ideal_exact = all
         .iter()
-        .zip(&drivers)
+        .zip(drivers)
         .filter(|(_, d)| d.0 == DriverKind::GtcpIdeal)
         .all(|(c, _)| sample_gap(c).0 == 0.0);
     let short_speedup = |i: usize| match (all[0].transfer_s[1], all[i].transfer_s[1]) {

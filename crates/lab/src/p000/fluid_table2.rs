@@ -31,7 +31,7 @@ struct Params {
     size_bins: usize,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct BinRow {
     bin_lo_bytes: f64,
     bin_hi_bytes: f64,
@@ -91,16 +91,59 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         ..w.clone()
     };
     let coarse = ideals(&coarse_w, &r);
-    ctx.write_csv("table2.csv", &strict)?;
-    ctx.write_csv("table2_coarse_equal.csv", &coarse)?;
+    let bins = by_size(&p, &r);
+    write(ctx, &p, &strict, &coarse, &bins, mean_size)
+}
+
+/// What [`render_from`] reads back: `table2.json` as [`run`] writes it.
+#[derive(Deserialize)]
+struct Tables {
+    strict: Vec<PolicyIdeal>,
+    coarse_equal: Vec<PolicyIdeal>,
+    mean_size_bytes: f64,
+}
+
+/// Renders again what an earlier run wrote to `dir`: each policy's comparison with PS
+/// (`table2.json`) and the mean transfer time per size bin (`by_size.csv`). The per-flow
+/// transfer times behind them (every policy on every flow of every sample path) are not
+/// kept.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    use anyhow::Context as _;
+    let p: Params = ctx.params()?;
+    let jp = dir.join("table2.json");
+    let t: Tables = serde_json::from_str(
+        &std::fs::read_to_string(&jp).with_context(|| format!("reading {}", jp.display()))?,
+    )
+    .with_context(|| format!("parsing {}", jp.display()))?;
+    let bins: Vec<BinRow> = crate::engine::read_csv(&dir.join("by_size.csv"))?;
+    write(
+        ctx,
+        &p,
+        &t.strict,
+        &t.coarse_equal,
+        &bins,
+        t.mean_size_bytes,
+    )
+}
+
+/// Writes the tables, the plot by size and returns the summary.
+fn write(
+    ctx: &Context,
+    p: &Params,
+    strict: &[PolicyIdeal],
+    coarse: &[PolicyIdeal],
+    bins: &[BinRow],
+    mean_size: f64,
+) -> anyhow::Result<String> {
+    ctx.write_csv("table2.csv", strict)?;
+    ctx.write_csv("table2_coarse_equal.csv", coarse)?;
     ctx.write_json(
         "table2.json",
         &serde_json::json!({ "strict": strict, "coarse_equal": coarse, "mean_size_bytes": mean_size }),
     )?;
-
-    by_size(ctx, &p, &r, mean_size)?;
-
-    Ok(render(&p, &strict, &coarse, mean_size))
+    ctx.write_csv("by_size.csv", bins)?;
+    plot_by_size(ctx, p, bins, mean_size)?;
+    Ok(render(p, strict, coarse, mean_size))
 }
 
 /// The summary: the paper's table beside the fluid ideal's, strict and coarse.
@@ -220,8 +263,8 @@ contain long busy periods in which the largest flows are starved.\n\
     )
 }
 
-/// Mean transfer time by size bin under PS and every policy: `by_size.csv` and its plot.
-fn by_size(ctx: &Context, p: &Params, r: &Responses, mean_size: f64) -> anyhow::Result<()> {
+/// Mean transfer time by size bin under PS and every policy (`by_size.csv`).
+fn by_size(p: &Params, r: &Responses) -> Vec<BinRow> {
     let lo = r
         .sizes
         .iter()
@@ -231,14 +274,12 @@ fn by_size(ctx: &Context, p: &Params, r: &Responses, mean_size: f64) -> anyhow::
     let hi = r.sizes.iter().cloned().fold(0.0, f64::max).max(lo * 2.0);
     let edges = logspace(lo, hi * 1.000001, p.size_bins + 1);
     let mut bin_rows = Vec::new();
-    let mut series = Vec::new();
     let mut all: Vec<(String, &Vec<f64>)> = vec![("PS".into(), &r.ps)];
     for (pol, v) in &r.others {
         all.push((pol.name(), v));
     }
     for (name, resp) in &all {
         let b = binned_means(&r.sizes, resp, &edges);
-        let mut pts = Vec::new();
         for (i, (cnt, m)) in b.iter().enumerate() {
             bin_rows.push(BinRow {
                 bin_lo_bytes: edges[i],
@@ -247,13 +288,33 @@ fn by_size(ctx: &Context, p: &Params, r: &Responses, mean_size: f64) -> anyhow::
                 policy: name.clone(),
                 mean_response_s: *m,
             });
-            if let Some(m) = m {
-                pts.push(((edges[i] * edges[i + 1]).sqrt() / 1e6, *m));
-            }
         }
-        series.push(Series::line(name.clone(), pts));
     }
-    ctx.write_csv("by_size.csv", &bin_rows)?;
+    bin_rows
+}
+
+/// The plot of [`by_size`]'s rows: one line per policy, at each bin's geometric centre.
+fn plot_by_size(ctx: &Context, p: &Params, bins: &[BinRow], mean_size: f64) -> anyhow::Result<()> {
+    let mut policies: Vec<&str> = Vec::new();
+    for b in bins {
+        if !policies.contains(&b.policy.as_str()) {
+            policies.push(&b.policy);
+        }
+    }
+    let series = policies
+        .iter()
+        .map(|name| {
+            let pts = bins
+                .iter()
+                .filter(|b| b.policy == *name)
+                .filter_map(|b| {
+                    let m = b.mean_response_s?;
+                    Some(((b.bin_lo_bytes * b.bin_hi_bytes).sqrt() / 1e6, m))
+                })
+                .collect();
+            Series::line(name.to_string(), pts)
+        })
+        .collect();
     render_svg(
         &LinePlot {
             title: format!(

@@ -4,7 +4,7 @@
 
 use crate::check_param;
 use crate::engine::verdict::{Interval, Rule, Source, Verdict};
-use crate::engine::{md_table, mean_ci, pct};
+use crate::engine::{md_table, mean_ci, pct, read_csv};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
 use anyhow::{bail, Context as _};
@@ -226,14 +226,6 @@ fn bed_config(p: &Params) -> BedConfig {
     cfg.delay_ms = p.delay_ms;
     cfg.congestion_control = p.congestion_control.clone();
     cfg
-}
-
-fn read_csv<R: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<Vec<R>> {
-    csv::Reader::from_path(path)
-        .with_context(|| format!("reading {}", path.display()))?
-        .deserialize()
-        .collect::<Result<_, _>>()
-        .with_context(|| format!("parsing {}", path.display()))
 }
 
 /// Throughput over time of every policy and flow, the mean over the runs in `bin_s` bins.

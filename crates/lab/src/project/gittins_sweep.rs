@@ -7,7 +7,8 @@
 
 use crate::check_param;
 use crate::engine::flowlevel::{response_stats, Mix};
-use crate::engine::{md_table, mean_ci, parallel_map, verdict};
+use crate::engine::verdict::{Interval, Rule, Source, Verdict, Word};
+use crate::engine::{md_table, mean_ci, says};
 use crate::Context;
 use flowsim::mg1::{simulate, simulate_keyed, Keyed, Knowledge, Policy};
 use models::SizeDist;
@@ -122,7 +123,9 @@ const POLICIES: [&str; 7] = [
 ];
 const MU: &str = "mu:gittins (learned)";
 
-/// One run: per policy, the mean and 99th percentile of the response time.
+/// One run: per policy, the mean and 99th percentile of the response time (a shard's raw
+/// result).
+#[derive(Serialize, Deserialize)]
 struct RunStats {
     mean: Vec<f64>,
     p99: Vec<f64>,
@@ -214,24 +217,16 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             (0..p.loads.len()).flat_map(move |l| (0..p.replications).map(move |r| (w, l, r)))
         })
         .collect();
-    let pb = ctx.progress(jobs.len() as u64, "workloads x loads x seeds");
-    let results = parallel_map(
-        jobs.len(),
-        p.threads,
-        |i| {
-            let (w, l, r) = jobs[i];
-            let s = seed
-                .wrapping_mul(1_000_003)
-                .wrapping_add((w * 1000 + l * 100 + r) as u64);
-            run_one(&workloads[w], p.loads[l], s, &p)
-        },
-        || pb.inc(1),
-    )?;
-    pb.finish_and_clear();
+    let results = ctx.jobs("workloads x loads x seeds", jobs.len(), p.threads, |i| {
+        let (w, l, r) = jobs[i];
+        let s = seed
+            .wrapping_mul(1_000_003)
+            .wrapping_add((w * 1000 + l * 100 + r) as u64);
+        run_one(&workloads[w], p.loads[l], s, &p)
+    })?;
+    ctx.runs_done()?;
 
-    let mut rows = Vec::new();
-    let mut table = Vec::new();
-    let (mut within, mut cells, mut slower, mut slower_p99) = (0, 0, Vec::new(), Vec::new());
+    let mut findings = Findings::default();
     for (wi, w) in workloads.iter().enumerate() {
         for (li, &load) in p.loads.iter().enumerate() {
             let runs: Vec<&RunStats> = jobs
@@ -240,106 +235,166 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 .filter(|((jw, jl, _), _)| *jw == wi && *jl == li)
                 .map(|(_, r)| r)
                 .collect();
-            let mut names: Vec<&str> = POLICIES.to_vec();
-            if w.mix.types.len() > 1 {
-                names.push(MU);
-            }
-            let ratio = |k: usize, pick: fn(&RunStats) -> &Vec<f64>| -> Vec<f64> {
-                runs.iter().map(|r| pick(r)[k] / pick(r)[0]).collect()
-            };
-            let mut mean_of = Vec::new();
-            for (k, name) in names.iter().enumerate() {
-                let (m, mh) = mean_ci(&ratio(k, |r| &r.mean));
-                let (q, qh) = mean_ci(&ratio(k, |r| &r.p99));
-                let abs = runs.iter().map(|r| r.mean[k]).sum::<f64>() / runs.len() as f64;
-                mean_of.push(m);
-                rows.push(Row {
-                    workload: w.name.into(),
-                    load,
-                    policy: (*name).into(),
-                    mean_ratio_to_ps: m,
-                    mean_ratio_ci95: mh,
-                    p99_ratio_to_ps: q,
-                    p99_ratio_ci95: qh,
-                    mean_response_s: abs,
-                    replications: runs.len(),
-                });
-            }
-            let (best_k, best) = BLIND
-                .iter()
-                .enumerate()
-                .map(|(k, _)| (k, mean_of[k]))
-                .min_by(|a, b| a.1.total_cmp(&b.1))
-                .unwrap_or((0, 1.0));
-            let g = POLICIES
-                .iter()
-                .position(|&n| n == "gittins (learned)")
-                .unwrap_or(0);
-            let to_best = mean_of[g] / best;
-            cells += 1;
-            let ok = to_best <= 1.05;
-            if ok {
-                within += 1;
-            }
-            let less_one = |v: Vec<f64>| -> Vec<f64> { v.into_iter().map(|x| x - 1.0).collect() };
-            let (dm, dh) = mean_ci(&less_one(ratio(g, |r| &r.mean)));
-            let vs_tcp = verdict(dm, dh, "faster than tcp", "SLOWER than tcp");
-            let (qm, qh) = mean_ci(&less_one(ratio(g, |r| &r.p99)));
-            let p99_vs_tcp = verdict(qm, qh, "p99 below tcp's", "p99 ABOVE tcp's");
-            if vs_tcp.starts_with("SLOWER") {
-                slower.push(format!("{} at {load}", w.name));
-            }
-            if p99_vs_tcp.starts_with("p99 ABOVE") {
-                slower_p99.push(format!("{} at {load}", w.name));
-            }
-            let cell = |k: usize| {
-                let r = rows.iter().rev().take(names.len()).collect::<Vec<_>>();
-                let row = r[names.len() - 1 - k];
-                format!("{:.3} ± {:.3}", row.mean_ratio_to_ps, row.mean_ratio_ci95)
-            };
-            let mut line = vec![w.name.to_string(), format!("{load}")];
-            line.extend((0..POLICIES.len()).map(cell));
-            line.push(if names.len() > POLICIES.len() {
-                cell(POLICIES.len())
-            } else {
-                "–".into()
-            });
-            line.push(format!(
-                "{:.3} ({}) {}",
-                to_best,
-                BLIND[best_k],
-                if ok {
-                    "within 5%"
-                } else {
-                    "MORE than 5% slower"
-                }
-            ));
-            line.push(format!("{vs_tcp}; {p99_vs_tcp}"));
-            table.push(line);
+            cell(w, load, &runs, &mut findings);
         }
     }
-    ctx.write_csv("ratios.csv", &rows)?;
-    let findings = Findings {
-        rows,
-        table,
-        within,
-        cells,
-        slower,
-        slower_p99,
-    };
+    ctx.write_csv("ratios.csv", &findings.rows)?;
+    ctx.write_csv("gittins.csv", &findings.cells)?;
+    ctx.write_json("verdicts.json", &findings.verdicts)?;
     Ok(render(&p, &workloads, &findings))
 }
 
-/// What the cells show: one row per workload, load and policy, the table of mean ratios, and
-/// the goals' tallies (cells within 5% of the best size-blind policy, cells slower than tcp on
-/// the mean and at the 99th percentile).
+/// Gittins (learned) in one workload-load cell against the best size-blind policy and tcp.
+#[derive(Serialize)]
+struct Cell {
+    workload: String,
+    load: f64,
+    /// The size-blind policy with the lowest mean ratio to PS in the cell.
+    best_blind: String,
+    /// Gittins (learned)'s mean response time / the best size-blind policy's, per seed: mean
+    /// and 95% half-width.
+    to_best_mean: f64,
+    to_best_ci95: f64,
+    replications: usize,
+}
+
+/// The goal on the learned index's mean response time against the best size-blind policy's.
+const WITHIN_BEST: Rule = Rule::AtMost {
+    max: 1.05,
+    margin: 0.0,
+};
+
+/// Against PS on the same seed: 1 is no change.
+const AGAINST_TCP: Rule = Rule::Against {
+    reference: 1.0,
+    margin: 0.0,
+};
+
+/// One workload-load cell: every policy's ratios to PS (rows), the learned index against the
+/// best size-blind policy and against tcp (verdicts), the table's line.
+fn cell(w: &Workload, load: f64, runs: &[&RunStats], f: &mut Findings) {
+    let mut names: Vec<&str> = POLICIES.to_vec();
+    if w.mix.types.len() > 1 {
+        names.push(MU);
+    }
+    let ratio = |k: usize, pick: fn(&RunStats) -> &Vec<f64>| -> Vec<f64> {
+        runs.iter().map(|r| pick(r)[k] / pick(r)[0]).collect()
+    };
+    let first = f.rows.len();
+    for (k, name) in names.iter().enumerate() {
+        let (m, mh) = mean_ci(&ratio(k, |r| &r.mean));
+        let (q, qh) = mean_ci(&ratio(k, |r| &r.p99));
+        let abs = runs.iter().map(|r| r.mean[k]).sum::<f64>() / runs.len() as f64;
+        f.rows.push(Row {
+            workload: w.name.into(),
+            load,
+            policy: (*name).into(),
+            mean_ratio_to_ps: m,
+            mean_ratio_ci95: mh,
+            p99_ratio_to_ps: q,
+            p99_ratio_ci95: qh,
+            mean_response_s: abs,
+            replications: runs.len(),
+        });
+    }
+    let rows = &f.rows[first..];
+    let best_k = (0..BLIND.len())
+        .min_by(|&a, &b| {
+            rows[a]
+                .mean_ratio_to_ps
+                .total_cmp(&rows[b].mean_ratio_to_ps)
+        })
+        .unwrap_or(0);
+    let g = POLICIES
+        .iter()
+        .position(|&n| n == "gittins (learned)")
+        .unwrap_or(0);
+    let to_best = Interval::of(
+        &runs
+            .iter()
+            .map(|r| r.mean[g] / r.mean[best_k])
+            .collect::<Vec<_>>(),
+    );
+    let at = format!("{} at {load}", w.name);
+    let filter = [("workload", w.name), ("load", &load.to_string())];
+    let within = Verdict::new(
+        format!(
+            "{at}: gittins (learned) / best size-blind ({}), E[T]",
+            BLIND[best_k]
+        ),
+        Some("within 5% of the best size-blind policy (Section 4: no tuning per workload)"),
+        to_best,
+        WITHIN_BEST,
+    )
+    .from(Source::new("gittins.csv", "to_best_mean", &filter));
+    let gittins = [
+        ("policy", "gittins (learned)"),
+        ("workload", w.name),
+        ("load", &load.to_string()),
+    ];
+    let vs_tcp = Verdict::new(
+        format!("{at}: gittins (learned) / tcp, E[T]"),
+        Some("never slower than tcp"),
+        Interval::new(rows[g].mean_ratio_to_ps, rows[g].mean_ratio_ci95),
+        AGAINST_TCP,
+    )
+    .from(Source::new("ratios.csv", "mean_ratio_to_ps", &gittins));
+    let p99 = Verdict::new(
+        format!("{at}: gittins (learned) / tcp, 99th percentile"),
+        None,
+        Interval::new(rows[g].p99_ratio_to_ps, rows[g].p99_ratio_ci95),
+        AGAINST_TCP,
+    )
+    .from(Source::new("ratios.csv", "p99_ratio_to_ps", &gittins));
+    let cell = |k: usize| {
+        rows.get(k).map_or("–".into(), |r| {
+            format!("{:.3} ± {:.3}", r.mean_ratio_to_ps, r.mean_ratio_ci95)
+        })
+    };
+    let mut line = vec![w.name.to_string(), format!("{load}")];
+    line.extend((0..=POLICIES.len()).map(cell));
+    line.push(format!(
+        "{:.3} ± {:.3} ({}): {}",
+        to_best.mean,
+        to_best.half,
+        BLIND[best_k],
+        within.word.says("", "")
+    ));
+    line.push(format!(
+        "{}; {}",
+        says(vs_tcp.word, "faster than tcp", "SLOWER than tcp"),
+        says(p99.word, "p99 below tcp's", "p99 ABOVE tcp's")
+    ));
+    f.table.push(line);
+    f.cells.push(Cell {
+        workload: w.name.into(),
+        load,
+        best_blind: BLIND[best_k].into(),
+        to_best_mean: to_best.mean,
+        to_best_ci95: to_best.half,
+        replications: runs.len(),
+    });
+    f.verdicts.extend([within, vs_tcp, p99]);
+}
+
+/// What the cells show: one row per workload, load and policy, the learned index per cell,
+/// the table of mean ratios, and the verdicts (per cell: within 5% of the best size-blind
+/// policy, against tcp on the mean and at the 99th percentile).
+#[derive(Default)]
 struct Findings {
     rows: Vec<Row>,
+    cells: Vec<Cell>,
     table: Vec<Vec<String>>,
-    within: usize,
-    cells: usize,
-    slower: Vec<String>,
-    slower_p99: Vec<String>,
+    verdicts: Vec<Verdict>,
+}
+
+/// The cells whose verdict on `rule` says `word`, as "workload at load".
+fn cells_saying(verdicts: &[Verdict], rule: Rule, suffix: &str, word: Word) -> Vec<String> {
+    verdicts
+        .iter()
+        .filter(|v| v.rule == rule && v.claim.ends_with(suffix) && v.word == word)
+        .filter_map(|v| v.claim.split(':').next().map(str::to_string))
+        .collect()
 }
 
 /// The summary.
@@ -347,15 +402,13 @@ fn render(p: &Params, workloads: &[Workload], findings: &Findings) -> String {
     let Findings {
         rows,
         table,
-        within,
-        cells,
-        slower,
-        slower_p99,
+        verdicts,
+        ..
     } = findings;
     let mut headers: Vec<&str> = vec!["workload", "load"];
     headers.extend(POLICIES);
     headers.push(MU);
-    headers.push("gittins (learned) / best size-blind");
+    headers.push("gittins (learned) / best size-blind, per seed (95% CI)");
     headers.push("gittins (learned) vs tcp");
     let p99_table: Vec<Vec<String>> = rows
         .iter()
@@ -369,27 +422,40 @@ fn render(p: &Params, workloads: &[Workload], findings: &Findings) -> String {
             ]
         })
         .collect();
-    let goal = if within == cells {
-        "MET: within 5% of the best size-blind policy on every workload and load".to_string()
-    } else {
-        format!("NOT MET: within 5% of the best size-blind policy on {within} of {cells} workload-load cells")
+    let within = |w: Word| cells_saying(verdicts, WITHIN_BEST, "E[T]", w);
+    let all = Word::all_met(
+        verdicts
+            .iter()
+            .filter(|v| v.rule == WITHIN_BEST)
+            .map(|v| v.word),
+    );
+    let list = |v: Vec<String>| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(", ")
+        }
     };
-    let tcp_goal = if slower.is_empty() {
-        "MET: never slower than tcp on the mean beyond the 95% interval".to_string()
-    } else {
-        format!(
-            "NOT MET: slower than tcp beyond noise at {}",
-            slower.join(", ")
-        )
-    };
-    let tail = if slower_p99.is_empty() {
-        "the 99th percentile is never above tcp's beyond the interval".to_string()
-    } else {
-        format!(
-            "99th percentile above tcp's beyond the interval at {}",
-            slower_p99.join(", ")
-        )
-    };
+    let goal = format!(
+        "{}: met in {} of {} workload-load cells (the whole 95% interval of the per-seed ratio \
+         at or below 1.05); not met in {}; undecided in {}",
+        all.says("", ""),
+        within(Word::Met).len(),
+        findings.cells.len(),
+        list(within(Word::NotMet)),
+        list(within(Word::Undecided)),
+    );
+    let slower = cells_saying(verdicts, AGAINST_TCP, "E[T]", Word::Higher);
+    let tcp_goal = format!(
+        "{}: slower than tcp beyond the 95% interval in {}",
+        if slower.is_empty() { "met" } else { "not met" },
+        list(slower)
+    );
+    let slower_p99 = cells_saying(verdicts, AGAINST_TCP, "percentile", Word::Higher);
+    let tail = format!(
+        "99th percentile above tcp's beyond the interval in {}",
+        list(slower_p99)
+    );
     let what: Vec<String> = workloads
         .iter()
         .map(|w| format!("- `{}`: {}", w.name, w.what))

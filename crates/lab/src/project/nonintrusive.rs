@@ -104,7 +104,7 @@ impl Params {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct RunRow {
     run: usize,
     seed: u64,
@@ -136,7 +136,7 @@ struct SummaryRow {
     verdict: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct SeriesRow {
     config: String,
     t_s: f64,
@@ -219,7 +219,30 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         }
     }
     ctx.write_csv("runs.csv", &rows)?;
+    let series_rows = over_time(&p, &cfgs, &outs);
+    ctx.write_csv("over_time.csv", &series_rows)?;
+    analyse(ctx, &p, &rows, &series_rows)
+}
 
+/// Analyses and renders again the raw results an earlier run wrote to `dir` (`runs.csv`, every
+/// run's bytes; `over_time.csv`, the throughput over time), without running anything.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let p: Params = ctx.params()?;
+    let rows: Vec<RunRow> = crate::engine::read_csv(&dir.join("runs.csv"))?;
+    let series_rows: Vec<SeriesRow> = crate::engine::read_csv(&dir.join("over_time.csv"))?;
+    analyse(ctx, &p, &rows, &series_rows)
+}
+
+/// Everything after the runs: the table per configuration, the verdicts, the plots and the
+/// summary, from the rows of `runs.csv` and `over_time.csv`.
+fn analyse(
+    ctx: &Context,
+    p: &Params,
+    rows: &[RunRow],
+    series_rows: &[SeriesRow],
+) -> anyhow::Result<String> {
+    let s62 = p.section62();
+    let cfgs = p.configs();
     // ----- per configuration ------------------------------------------------------------
     let mut summary = Vec::new();
     for c in &cfgs {
@@ -270,7 +293,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         .collect();
     ctx.write_json("verdicts.json", &verdicts)?;
 
-    over_time(ctx, &p, &cfgs, &outs)?;
+    plot_over_time(ctx, p, &cfgs, series_rows)?;
     let labels: Vec<String> = cfgs.iter().map(|c| c.label.clone()).collect();
     let per_run: Vec<(usize, f64)> = rows
         .iter()
@@ -291,17 +314,15 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             "lambda_per_s": s62.lambda(),
         }),
     )?;
-    Ok(summary_md(&p, &s62, &summary, &rows, &verdicts))
+    Ok(summary_md(p, &s62, &summary, rows, &verdicts))
 }
 
 /// The competitor's and the pair's throughput over time, mean over runs, per configuration.
-fn over_time(ctx: &Context, p: &Params, cfgs: &[Cfg], outs: &[Out]) -> anyhow::Result<()> {
+fn over_time(p: &Params, cfgs: &[Cfg], outs: &[Out]) -> Vec<SeriesRow> {
     let at = |r: usize, k: usize| &outs[r * cfgs.len() + k];
     let mut series_rows = Vec::new();
-    let mut curves = Vec::new();
     for (k, c) in cfgs.iter().enumerate() {
         let len = (0..p.runs).map(|r| at(r, k).1.len()).min().unwrap_or(0);
-        let mut pts = Vec::new();
         for i in 1..len {
             let (mut dc, mut dp) = (0.0, 0.0);
             let mut t = 0.0;
@@ -312,22 +333,40 @@ fn over_time(ctx: &Context, p: &Params, cfgs: &[Cfg], outs: &[Out]) -> anyhow::R
                 dc += (s[i].1 - s[i - 1].1) as f64 / dt;
                 dp += (s[i].2 - s[i - 1].2) as f64 / dt;
             }
-            let (dc, dp) = (dc / p.runs as f64, dp / p.runs as f64);
             series_rows.push(SeriesRow {
                 config: c.label.clone(),
                 t_s: t,
-                competitor_mean_bytes_per_s: dc,
-                pair_mean_bytes_per_s: dp,
+                competitor_mean_bytes_per_s: dc / p.runs as f64,
+                pair_mean_bytes_per_s: dp / p.runs as f64,
             });
-            pts.push((t, dc / 1e6));
         }
-        curves.push(if k == 0 {
-            Series::line(c.label.clone(), pts)
-        } else {
-            Series::dashed(c.label.clone(), pts)
-        });
     }
-    ctx.write_csv("over_time.csv", &series_rows)?;
+    series_rows
+}
+
+/// The competitor's throughput over time under each configuration.
+fn plot_over_time(
+    ctx: &Context,
+    p: &Params,
+    cfgs: &[Cfg],
+    series_rows: &[SeriesRow],
+) -> anyhow::Result<()> {
+    let curves = cfgs
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let pts = series_rows
+                .iter()
+                .filter(|r| r.config == c.label)
+                .map(|r| (r.t_s, r.competitor_mean_bytes_per_s / 1e6))
+                .collect();
+            if k == 0 {
+                Series::line(c.label.clone(), pts)
+            } else {
+                Series::dashed(c.label.clone(), pts)
+            }
+        })
+        .collect();
     render_svg(
         &LinePlot {
             title: format!(

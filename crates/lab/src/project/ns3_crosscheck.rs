@@ -6,6 +6,7 @@
 //! retransmissions and mean queue occupancy, the two settings by the same code.
 
 use crate::check_param;
+use crate::engine::verdict::{Interval, Rule, Source, Verdict, Word};
 use crate::engine::{md_table, pct};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
@@ -46,7 +47,7 @@ struct Params {
 }
 
 /// Bottleneck counters of one run (the `.stats` file both sides write).
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 pub struct RunStats {
     /// Packets accepted by the bottleneck queue.
     pub enqueued: u64,
@@ -283,33 +284,138 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 .map_err(|e| anyhow!("settings: {e}"))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let pb = ctx.progress(
-        (settings.len() * p.loads.len() * p.tcps.len()) as u64,
-        "settings x loads x tcps",
-    );
+    let plan = plan(&p, &settings)?;
+    let outs = ctx.jobs("simulator runs", plan.len(), 1, |i| {
+        let s = &plan[i];
+        simulate(s.setting, &s.flows, s.sack, s.ns3_ssthresh)
+            .with_context(|| format!("{} on {}", s.setting.name(), s.flows.display()))
+    })?;
+    ctx.runs_done()?;
+    let sims = Sims { plan, outs };
     let mut out = Compared::default();
     for (&setting, runs_dir) in settings.iter().zip(&p.runs_dirs) {
         let dir = workspace_root().join(runs_dir);
         for tcp in &p.tcps {
             for &load in &p.loads {
-                compare(&p, setting, &dir, tcp, load, &mut out)?;
-                pb.inc(1);
+                compare(&p, setting, &dir, tcp, load, &sims, &mut out)?;
             }
         }
     }
-    pb.finish_and_clear();
-    out.replicas = replicas(ctx, &p, &settings)?;
+    out.replicas = replicas(&p, &settings, &sims)?;
     ctx.write_csv("buckets.csv", &out.rows)?;
     if !out.replicas.is_empty() {
         ctx.write_csv("replicas.csv", &out.replicas)?;
     }
     ctx.write_csv("counters.csv", &out.stats)?;
+    let (gaps, verdicts) = gap_verdicts(&p, &out);
+    ctx.write_csv("gaps.csv", &gaps)?;
+    ctx.write_json("verdicts.json", &verdicts)?;
     for &setting in &settings {
         for tcp in &p.tcps {
             gap_plot(ctx, &p, setting.name(), tcp, &out.rows)?;
         }
     }
-    Ok(summary(&p, &settings, &out))
+    Ok(summary(&p, &settings, &out, &verdicts))
+}
+
+/// One simulator run: a committed flow list replayed in one setting.
+#[derive(Debug, Clone, PartialEq)]
+struct Sim {
+    setting: Ns3Setting,
+    flows: PathBuf,
+    sack: bool,
+    ns3_ssthresh: bool,
+}
+
+/// The simulator runs and their outputs, in the same order.
+struct Sims {
+    plan: Vec<Sim>,
+    outs: Vec<RunOutput>,
+}
+
+impl Sims {
+    /// The output of the run of `sim`.
+    fn get(&self, sim: &Sim) -> anyhow::Result<&RunOutput> {
+        self.plan
+            .iter()
+            .position(|s| s == sim)
+            .and_then(|i| self.outs.get(i))
+            .with_context(|| format!("no simulator run planned for {sim:?}"))
+    }
+}
+
+/// The path of ns-3's run of `tcp` at `load` in `dir`, and whether ns-3 aborted on it (its
+/// message is committed instead of its outputs).
+fn ns3_run(dir: &Path, tcp: &str, load: f64) -> (PathBuf, Option<PathBuf>) {
+    let ns3_path = dir.join(format!("ns3_{tcp}_{load}.csv"));
+    let crash = PathBuf::from(format!("{}.crash", ns3_path.display()));
+    let crashed = (!ns3_path.exists() && crash.exists()).then_some(crash);
+    (ns3_path, crashed)
+}
+
+/// Every simulator run the comparison needs: each setting, TCP and load ns-3 did not abort
+/// on, then the SACK replicas with and without ns-3's ssthresh rule (each run once).
+fn plan(p: &Params, settings: &[Ns3Setting]) -> anyhow::Result<Vec<Sim>> {
+    let mut plan: Vec<Sim> = Vec::new();
+    let mut add = |s: Sim| {
+        if !plan.contains(&s) {
+            plan.push(s);
+        }
+    };
+    for (&setting, runs_dir) in settings.iter().zip(&p.runs_dirs) {
+        let dir = workspace_root().join(runs_dir);
+        for tcp in &p.tcps {
+            for &load in &p.loads {
+                if ns3_run(&dir, tcp, load).1.is_none() {
+                    add(Sim {
+                        setting,
+                        flows: dir.join(format!("flows_{load}.csv")),
+                        sack: tcp == "sack",
+                        ns3_ssthresh: false,
+                    });
+                }
+            }
+        }
+    }
+    for (setting, dir) in replica_dirs(p, settings)? {
+        for &load in &p.replica_loads {
+            for ns3_ssthresh in [false, true] {
+                add(Sim {
+                    setting,
+                    flows: dir.join(format!("flows_{load}.csv")),
+                    sack: true,
+                    ns3_ssthresh,
+                });
+            }
+        }
+    }
+    Ok(plan)
+}
+
+/// The replicas' setting and folder of each flow list: list 1 (the main runs) and each of
+/// `replica_seeds`, per replica setting; none without replica seeds.
+fn replica_dirs(p: &Params, settings: &[Ns3Setting]) -> anyhow::Result<Vec<(Ns3Setting, PathBuf)>> {
+    let mut out = Vec::new();
+    if p.replica_seeds.is_empty() {
+        return Ok(out);
+    }
+    for name in &p.replica_settings {
+        let setting: Ns3Setting = name.parse().map_err(|e| anyhow!("replica_settings: {e}"))?;
+        let main = settings
+            .iter()
+            .position(|&s| s == setting)
+            .ok_or_else(|| anyhow!("replica_settings: {name} is not in settings"))?;
+        out.push((setting, workspace_root().join(&p.runs_dirs[main])));
+        for &seed in &p.replica_seeds {
+            out.push((
+                setting,
+                workspace_root()
+                    .join(&p.replica_dir)
+                    .join(format!("{name}-seed{seed}")),
+            ));
+        }
+    }
+    Ok(out)
 }
 
 /// What the comparison collects over settings, TCPs and loads.
@@ -325,65 +431,53 @@ struct Compared {
 
 /// SACK in `replica_settings` at `replica_loads` on flow list 1 (the main runs) and on
 /// each of `replica_seeds`: the bucket gaps of ours, and of ours with ns-3's ssthresh rule.
-fn replicas(ctx: &Context, p: &Params, settings: &[Ns3Setting]) -> anyhow::Result<Vec<ReplicaRow>> {
+fn replicas(p: &Params, settings: &[Ns3Setting], sims: &Sims) -> anyhow::Result<Vec<ReplicaRow>> {
     let mut rows = Vec::new();
-    if p.replica_seeds.is_empty() {
-        return Ok(rows);
-    }
-    let pb = ctx.progress(
-        (p.replica_settings.len() * p.replica_loads.len() * (1 + p.replica_seeds.len())) as u64,
-        "SACK replicas",
-    );
-    for name in &p.replica_settings {
-        let setting: Ns3Setting = name.parse().map_err(|e| anyhow!("replica_settings: {e}"))?;
-        let main = settings
-            .iter()
-            .position(|&s| s == setting)
-            .ok_or_else(|| anyhow!("replica_settings: {name} is not in settings"))?;
-        let dirs = std::iter::once((1, workspace_root().join(&p.runs_dirs[main]))).chain(
-            p.replica_seeds.iter().map(|&seed| {
-                (
+    let dirs = replica_dirs(p, settings)?;
+    let per_setting = 1 + p.replica_seeds.len();
+    for (k, (setting, dir)) in dirs.iter().enumerate() {
+        let (setting, name) = (*setting, setting.name());
+        // List 1 first, then the replica seeds, in each setting.
+        let seed = match k % per_setting {
+            0 => 1,
+            i => p.replica_seeds[i - 1],
+        };
+        for &load in &p.replica_loads {
+            let flows = dir.join(format!("flows_{load}.csv"));
+            let ns3 = read_run(&dir.join(format!("ns3_sack_{load}.csv")))?;
+            let sim = |ns3_ssthresh| Sim {
+                setting,
+                flows: flows.clone(),
+                sack: true,
+                ns3_ssthresh,
+            };
+            let ours = sims.get(&sim(false))?;
+            let alt = sims.get(&sim(true))?;
+            check_param!(
+                ns3.0.len() == ours.0.len(),
+                "{name} seed {seed} {load}: flow counts differ"
+            );
+            let with_rule = bucket_means(alt, &ns3, &p.bucket_edges_segments);
+            for (bucket, n, a, b) in bucket_means(ours, &ns3, &p.bucket_edges_segments) {
+                let alt_mean = with_rule
+                    .iter()
+                    .find(|x| x.0 == bucket)
+                    .map_or(f64::NAN, |x| x.2);
+                rows.push(ReplicaRow {
+                    setting: setting.name(),
+                    load,
                     seed,
-                    workspace_root()
-                        .join(&p.replica_dir)
-                        .join(format!("{name}-seed{seed}")),
-                )
-            }),
-        );
-        for (seed, dir) in dirs {
-            for &load in &p.replica_loads {
-                let flows = dir.join(format!("flows_{load}.csv"));
-                let ns3 = read_run(&dir.join(format!("ns3_sack_{load}.csv")))?;
-                let ours = simulate(setting, &flows, true, false)?;
-                let alt = simulate(setting, &flows, true, true)?;
-                check_param!(
-                    ns3.0.len() == ours.0.len(),
-                    "{name} seed {seed} {load}: flow counts differ"
-                );
-                let with_rule = bucket_means(&alt, &ns3, &p.bucket_edges_segments);
-                for (bucket, n, a, b) in bucket_means(&ours, &ns3, &p.bucket_edges_segments) {
-                    let alt_mean = with_rule
-                        .iter()
-                        .find(|x| x.0 == bucket)
-                        .map_or(f64::NAN, |x| x.2);
-                    rows.push(ReplicaRow {
-                        setting: setting.name(),
-                        load,
-                        seed,
-                        bucket,
-                        flows: n,
-                        gap: a / b - 1.0,
-                        gap_ns3_ssthresh: alt_mean / b - 1.0,
-                        sim_drops: ours.1.dropped,
-                        sim_ns3_ssthresh_drops: alt.1.dropped,
-                        ns3_drops: ns3.1.dropped,
-                    });
-                }
-                pb.inc(1);
+                    bucket,
+                    flows: n,
+                    gap: a / b - 1.0,
+                    gap_ns3_ssthresh: alt_mean / b - 1.0,
+                    sim_drops: ours.1.dropped,
+                    sim_ns3_ssthresh_drops: alt.1.dropped,
+                    ns3_drops: ns3.1.dropped,
+                });
             }
         }
     }
-    pb.finish_and_clear();
     Ok(rows)
 }
 
@@ -488,13 +582,13 @@ fn compare(
     dir: &Path,
     tcp: &str,
     load: f64,
+    sims: &Sims,
     out: &mut Compared,
 ) -> anyhow::Result<()> {
     let name = setting.name();
     let flows = dir.join(format!("flows_{load}.csv"));
-    let ns3_path = dir.join(format!("ns3_{tcp}_{load}.csv"));
-    let crash = PathBuf::from(format!("{}.crash", ns3_path.display()));
-    if !ns3_path.exists() && crash.exists() {
+    let (ns3_path, crashed) = ns3_run(dir, tcp, load);
+    if let Some(crash) = crashed {
         // ns-3 aborted on this run: its message is committed instead of outputs.
         let msg = std::fs::read_to_string(&crash)?;
         out.crashes.push(format!(
@@ -504,13 +598,17 @@ fn compare(
         return Ok(());
     }
     let ns3 = read_run(&ns3_path)?;
-    let sack = tcp == "sack";
-    let ours = simulate(setting, &flows, sack, false)?;
+    let ours = sims.get(&Sim {
+        setting,
+        flows,
+        sack: tcp == "sack",
+        ns3_ssthresh: false,
+    })?;
     check_param!(
         ns3.0.len() == ours.0.len(),
         "{name} {tcp} {load}: flow counts differ"
     );
-    for (bucket, n, a, b) in bucket_means(&ours, &ns3, &p.bucket_edges_segments) {
+    for (bucket, n, a, b) in bucket_means(ours, &ns3, &p.bucket_edges_segments) {
         let gap = a / b - 1.0;
         out.rows.push(Row {
             setting: name,
@@ -534,7 +632,7 @@ fn compare(
         ns3_retransmit_rate: ns3.1.retransmit_rate(),
         sim_mean_queue: ours.1.mean_queue_packets,
         ns3_mean_queue: ns3.1.mean_queue_packets,
-        sim_undelivered: undelivered(&ours),
+        sim_undelivered: undelivered(ours),
         ns3_undelivered: undelivered(&ns3),
         sim_drops: ours.1.dropped,
         ns3_drops: ns3.1.dropped,
@@ -602,10 +700,10 @@ fn gap_plot(
 }
 
 /// The summary: the gaps against the tolerance, the tables, the counters and the findings.
-fn summary(p: &Params, settings: &[Ns3Setting], out: &Compared) -> String {
+fn summary(p: &Params, settings: &[Ns3Setting], out: &Compared, verdicts: &[Verdict]) -> String {
     let tables = gap_tables(p, settings, &out.rows);
     let counters = counters_table(&out.stats);
-    let verdict = gap_lines(p, settings, &out.rows);
+    let verdict = gap_lines(p, settings, &out.rows, verdicts);
     let replicas = if out.replicas.is_empty() {
         String::new()
     } else {
@@ -741,38 +839,141 @@ fn counters_table(stats: &[StatRow]) -> String {
     )
 }
 
-/// Per setting: whether every bucket's mean is within the tolerance of ns-3's, and the
-/// buckets that are not (point estimates: one flow list per load).
-fn gap_lines(p: &Params, settings: &[Ns3Setting], rows: &[Row]) -> String {
+/// One bucket's gap to ns-3 over the flow lists it was run on.
+#[derive(Serialize)]
+struct GapRow {
+    setting: &'static str,
+    tcp: String,
+    load: f64,
+    bucket: String,
+    /// Flow lists behind the interval (1: no interval).
+    lists: usize,
+    /// Mean gap (sim / ns-3 − 1) over the lists, and its 95% half-width.
+    gap_mean: f64,
+    gap_ci95: f64,
+}
+
+/// Every bucket's gap against the tolerance band: over the five flow lists where the SACK
+/// replicas ran it, else the one list's gap without an interval (undecided).
+fn gap_verdicts(p: &Params, out: &Compared) -> (Vec<GapRow>, Vec<Verdict>) {
+    let band = Rule::Goal {
+        lo: -p.tolerance,
+        hi: p.tolerance,
+    };
+    let mut rows = Vec::new();
+    let mut verdicts = Vec::new();
+    for r in &out.rows {
+        let lists: Vec<f64> = out
+            .replicas
+            .iter()
+            .filter(|x| {
+                r.tcp == "sack"
+                    && x.setting == r.setting
+                    && x.load == r.load
+                    && x.bucket == r.bucket
+            })
+            .map(|x| x.gap)
+            .collect();
+        let gap = if lists.len() >= 2 {
+            Interval::of(&lists)
+        } else {
+            Interval::new(r.gap, f64::NAN)
+        };
+        let load = r.load.to_string();
+        let filter = [
+            ("setting", r.setting),
+            ("tcp", r.tcp.as_str()),
+            ("load", load.as_str()),
+            ("bucket", r.bucket.as_str()),
+        ];
+        verdicts.push(
+            Verdict::new(
+                format!(
+                    "{} {} at {}, {} segments: sim / ns-3 − 1 of the mean completion time",
+                    r.setting, r.tcp, r.load, r.bucket
+                ),
+                None,
+                gap,
+                band,
+            )
+            .from(Source::new("gaps.csv", "gap_mean", &filter)),
+        );
+        rows.push(GapRow {
+            setting: r.setting,
+            tcp: r.tcp.clone(),
+            load: r.load,
+            bucket: r.bucket.clone(),
+            lists: lists.len().max(1),
+            gap_mean: gap.mean,
+            gap_ci95: gap.half,
+        });
+    }
+    (rows, verdicts)
+}
+
+/// Per setting: the buckets whose gap to ns-3 is within the tolerance by its interval over
+/// the flow lists, those that are not, those undecided (one flow list: no interval); and the
+/// point estimates beyond the tolerance.
+fn gap_lines(p: &Params, settings: &[Ns3Setting], rows: &[Row], verdicts: &[Verdict]) -> String {
     settings
         .iter()
         .map(|s| {
-            let mine: Vec<&Row> = rows.iter().filter(|r| r.setting == s.name()).collect();
-            let over: Vec<&&Row> = mine.iter().filter(|r| r.gap.abs() > p.tolerance).collect();
-            let worst = mine.iter().map(|r| r.gap.abs()).fold(0.0, f64::max);
-            if over.is_empty() {
-                format!(
-                    "* {s}: every per-bucket mean completion time is within {} of ns-3's \
-                     (largest gap {}).\n",
-                    pct(p.tolerance, 0),
-                    pct(worst, 1)
-                )
-            } else {
-                format!(
-                    "* {s}: {} of {} bucket means differ from ns-3's by more than {} \
-                     (largest {}): {}.\n",
-                    over.len(),
-                    mine.len(),
-                    pct(p.tolerance, 0),
-                    pct(worst, 1),
-                    over.iter()
-                        .map(|r| format!("{} at {} {}: {}", r.bucket, r.tcp, r.load, pct(r.gap, 1)))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                )
-            }
+            let mine: Vec<(&Row, &Verdict)> = rows
+                .iter()
+                .zip(verdicts)
+                .filter(|(r, _)| r.setting == s.name())
+                .collect();
+            let named = |w: Word| -> Vec<String> {
+                mine.iter()
+                    .filter(|(_, v)| v.word == w)
+                    .map(|(r, v)| {
+                        format!(
+                            "{} at {} {}: {} ± {}",
+                            r.bucket,
+                            r.tcp,
+                            r.load,
+                            pct(v.ours.mean, 1),
+                            pct(v.ours.half, 1)
+                        )
+                    })
+                    .collect()
+            };
+            let (met, not_met) = (named(Word::Met), named(Word::NotMet));
+            let undecided = mine.iter().filter(|(_, v)| v.word == Word::Undecided);
+            let no_interval = undecided.clone().filter(|(_, v)| !v.ours.decided()).count();
+            let over: Vec<String> = mine
+                .iter()
+                .filter(|(r, _)| r.gap.abs() > p.tolerance)
+                .map(|(r, _)| format!("{} at {} {}: {}", r.bucket, r.tcp, r.load, pct(r.gap, 1)))
+                .collect();
+            let worst = mine.iter().map(|(r, _)| r.gap.abs()).fold(0.0, f64::max);
+            format!(
+                "* {s}, {n} bucket means: within {tol} of ns-3's over the flow lists (met) in \
+                 {m}{met}; not met in {nm}{not_met}; undecided in {u} ({no_interval} of them on \
+                 one flow list, without an interval). On flow list 1, {o} of {n} differ by more \
+                 than {tol} (largest gap {worst}){over}.\n",
+                n = mine.len(),
+                tol = pct(p.tolerance, 0),
+                m = met.len(),
+                met = listed(&met),
+                nm = not_met.len(),
+                not_met = listed(&not_met),
+                u = undecided.count(),
+                o = over.len(),
+                worst = pct(worst, 1),
+                over = listed(&over),
+            )
         })
         .collect()
+}
+
+/// `": a; b"`, or nothing for an empty list.
+fn listed(v: &[String]) -> String {
+    if v.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", v.join("; "))
+    }
 }
 
 /// The summary's text around its parts.

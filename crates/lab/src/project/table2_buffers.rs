@@ -29,7 +29,7 @@ struct Sizes {
     c: f64,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Row {
     sizes: String,
     config: String,
@@ -168,7 +168,8 @@ fn json_f64(v: &serde_json::Value, k: &str) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
-pub fn run(ctx: &Context) -> anyhow::Result<String> {
+/// The scenario: a `table2` scenario, its size distributions and the goal.
+fn params(ctx: &Context) -> anyhow::Result<(Params, Vec<Sizes>, f64)> {
     let mut table: toml::Table = ctx.params()?;
     let sizes: Vec<Sizes> = table
         .remove("sizes")
@@ -192,6 +193,11 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         !base.core_buffer_policies.is_empty(),
         "core_buffer_policies must list the policies run with default buffers"
     );
+    Ok((base, sizes, goal))
+}
+
+pub fn run(ctx: &Context) -> anyhow::Result<String> {
+    let (base, sizes, goal) = params(ctx)?;
     let mut rows: Vec<Row> = Vec::new();
     for sz in &sizes {
         check_param!(
@@ -231,7 +237,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 ratio_to_unbounded: vs_unb.map(|x| x.0),
                 ratio_to_unbounded_run_mean: vs_unb.map(|x| x.1),
                 ratio_to_unbounded_run_ci95: vs_unb.map(|x| x.2),
-                vs_unbounded: vs_unb.map_or(String::new(), |x| within_goal(x.1, x.2, goal)),
+                vs_unbounded: String::new(),
                 mean_conn_rel_diff: json_f64(&intr, "mean_conn_rel_diff"),
                 max_rel_diff_aggregate: json_f64(&intr, "max_rel_diff_aggregate"),
                 injected_bytes_ratio: json_f64(&intr, "injected_bytes_ratio"),
@@ -241,14 +247,49 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                     .and_then(serde_json::Value::as_u64)
                     .unwrap_or(0),
             });
-            if let Some(row) = rows.last_mut() {
-                row.vs_tcp = if k == 0 {
-                    "reference".into()
-                } else {
-                    below_one(vs_tcp(row).word)
-                };
-            }
         }
+    }
+    analyse(ctx, &base, &sizes, goal, rows)
+}
+
+/// Renders again what an earlier run wrote to `dir`: every configuration's row of
+/// `table2_buffers.json` (its means over the runs and the per-run ratios' intervals). The
+/// runs' flows are not kept.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    #[derive(Deserialize)]
+    struct Json {
+        rows: Vec<Row>,
+    }
+    let (base, sizes, goal) = params(ctx)?;
+    let jp = dir.join("table2_buffers.json");
+    let json: Json = serde_json::from_str(
+        &std::fs::read_to_string(&jp).with_context(|| format!("reading {}", jp.display()))?,
+    )
+    .with_context(|| format!("parsing {}", jp.display()))?;
+    analyse(ctx, &base, &sizes, goal, json.rows)
+}
+
+/// The words of every row, the verdicts, the outputs and the summary, from the rows' numbers.
+fn analyse(
+    ctx: &Context,
+    base: &Params,
+    sizes: &[Sizes],
+    goal: f64,
+    mut rows: Vec<Row>,
+) -> anyhow::Result<String> {
+    for row in &mut rows {
+        row.vs_tcp = if row.config == "tcp" {
+            "reference".into()
+        } else {
+            below_one(vs_tcp(row).word)
+        };
+        row.vs_unbounded = match (
+            row.ratio_to_unbounded_run_mean,
+            row.ratio_to_unbounded_run_ci95,
+        ) {
+            (Some(m), Some(ci)) => within_goal(m, ci, goal),
+            _ => String::new(),
+        };
     }
     ctx.write_csv("table2_buffers.csv", &rows)?;
     let verdicts: Vec<Verdict> = rows
@@ -261,7 +302,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         "table2_buffers.json",
         &serde_json::json!({ "sizes": sizes, "goal": goal, "rows": rows }),
     )?;
-    Ok(summary(&base, &sizes, goal, &rows))
+    Ok(summary(base, sizes, goal, &rows))
 }
 
 fn summary(p: &Params, sizes: &[Sizes], goal: f64, rows: &[Row]) -> String {
