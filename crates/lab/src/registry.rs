@@ -61,13 +61,13 @@ macro_rules! entry {
 
 /// Every experiment. Add new ones here (one line each).
 pub(crate) const ENTRIES: &[Entry] = &[
-    entry!(p003::run2c_fig1),
-    entry!(p003::run2c_fig2),
+    entry!(p003::run2c_fig1, renders),
+    entry!(p003::run2c_fig2, renders),
     entry!(p003::run2c_pin),
     entry!(p003::run2c_sim, sharded, renders),
     entry!(p003::run2c_testbed),
-    entry!(p004::bg_fig2),
-    entry!(p004::bg_fig3),
+    entry!(p004::bg_fig2, renders),
+    entry!(p004::bg_fig3, renders),
     entry!(p004::bg_fig4),
     entry!(p004::bg_fig5, sharded),
     entry!(p004::bg_fig6, sharded),
@@ -75,7 +75,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(p004::bg_fig8, sharded),
     entry!(p004::bg_fig9, sharded),
     entry!(p004::bg_testbed),
-    entry!(p004::bg_theorem5),
+    entry!(p004::bg_theorem5, renders),
     entry!(p000::fluid_table2),
     entry!(p000::table2, sharded),
     entry!(p000::fig6),

@@ -17,8 +17,6 @@ use std::path::{Path, PathBuf};
 /// Committed experiment folders whose summary cannot yet be regenerated from what is
 /// committed, and why.
 const NOT_REGENERATED: &[(&str, &str)] = &[
-    ("bg-fig2", "no render from its committed CSV"),
-    ("bg-fig3", "no render from its committed CSV"),
     ("bg-fig4", "no render from its committed CSV"),
     ("bg-fig5", "no raw results (--shard 1/1) committed"),
     ("bg-fig6", "no raw results (--shard 1/1) committed"),
@@ -26,7 +24,6 @@ const NOT_REGENERATED: &[(&str, &str)] = &[
     ("bg-fig8", "no raw results (--shard 1/1) committed"),
     ("bg-fig9", "no raw results (--shard 1/1) committed"),
     ("bg-testbed", "no render from its committed CSV"),
-    ("bg-theorem5", "no render from its committed CSV"),
     ("fig6", "no render from its committed CSV"),
     ("fig7", "no raw results (--shard 1/1) committed"),
     ("fig8", "no raw results (--shard 1/1) committed"),
@@ -36,8 +33,6 @@ const NOT_REGENERATED: &[(&str, &str)] = &[
     ("mu-rule", "no raw results (--shard 1/1) committed"),
     ("nonintrusive", "no render from its committed CSV"),
     ("ns3-crosscheck", "no render from its committed CSV"),
-    ("run2c-fig1", "no render from its committed CSV"),
-    ("run2c-fig2", "no render from its committed CSV"),
     ("run2c-pin", "no render from its committed CSV"),
     ("run2c-testbed", "no render from its committed CSV"),
     ("table2", "no raw results (--shard 1/1) committed"),

@@ -14,6 +14,7 @@ pub(crate) mod packet;
 pub(crate) mod ratio;
 pub(crate) mod repeats;
 pub(crate) mod run2c;
+pub(crate) mod saved;
 pub(crate) mod testbed;
 pub mod verdict;
 
