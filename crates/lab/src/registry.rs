@@ -68,7 +68,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(p003::run2c_testbed),
     entry!(p004::bg_fig2, renders),
     entry!(p004::bg_fig3, renders),
-    entry!(p004::bg_fig4),
+    entry!(p004::bg_fig4, renders),
     entry!(p004::bg_fig5, sharded),
     entry!(p004::bg_fig6, sharded),
     entry!(p004::bg_fig7, sharded),

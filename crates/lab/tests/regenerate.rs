@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 /// Committed experiment folders whose summary cannot yet be regenerated from what is
 /// committed, and why.
 const NOT_REGENERATED: &[(&str, &str)] = &[
-    ("bg-fig4", "no render from its committed CSV"),
     ("bg-fig5", "no raw results (--shard 1/1) committed"),
     ("bg-fig6", "no raw results (--shard 1/1) committed"),
     ("bg-fig7", "no raw results (--shard 1/1) committed"),
