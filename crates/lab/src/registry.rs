@@ -63,7 +63,7 @@ macro_rules! entry {
 pub(crate) const ENTRIES: &[Entry] = &[
     entry!(p003::run2c_fig1, renders),
     entry!(p003::run2c_fig2, renders),
-    entry!(p003::run2c_pin),
+    entry!(p003::run2c_pin, renders),
     entry!(p003::run2c_sim, sharded, renders),
     entry!(p003::run2c_testbed),
     entry!(p004::bg_fig2, renders),
