@@ -65,7 +65,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(p003::run2c_fig2, renders),
     entry!(p003::run2c_pin, renders),
     entry!(p003::run2c_sim, sharded, renders),
-    entry!(p003::run2c_testbed),
+    entry!(p003::run2c_testbed, renders),
     entry!(p004::bg_fig2, renders),
     entry!(p004::bg_fig3, renders),
     entry!(p004::bg_fig4, renders),

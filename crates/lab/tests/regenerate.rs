@@ -32,7 +32,6 @@ const NOT_REGENERATED: &[(&str, &str)] = &[
     ("mu-rule", "no raw results (--shard 1/1) committed"),
     ("nonintrusive", "no render from its committed CSV"),
     ("ns3-crosscheck", "no render from its committed CSV"),
-    ("run2c-testbed", "no render from its committed CSV"),
     ("table2", "no raw results (--shard 1/1) committed"),
     ("table2-buffers", "no render from its committed CSV"),
     ("testbed-nonintrusive", "no render from its committed CSV"),
