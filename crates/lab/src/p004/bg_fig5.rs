@@ -8,6 +8,7 @@ use crate::engine::background::{
     bg_flag, bg_within_interval, carried_goal, find, labels, normalised_grid, plot_rows,
     rows_table, series_label, Group, Params, Row,
 };
+use crate::engine::saved::read_csv;
 use crate::Context;
 
 pub const NAME: &str = "bg-fig5";
@@ -32,14 +33,28 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         .collect();
     let rows = normalised_grid(ctx, &p, &groups, None)?.rows;
     ctx.write_csv("bg-fig5.csv", &rows)?;
+    render(ctx, &p, &rows)
+}
+
+/// Renders the verdicts, the plots and the summary again from `bg-fig5.csv` (one row per
+/// group, load and policy, over the repeats), which an earlier run wrote to `dir`, without
+/// simulating.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let p = Params::load(ctx)?;
+    let rows: Vec<Row> = read_csv(dir, "bg-fig5.csv")?;
+    render(ctx, &p, &rows)
+}
+
+/// The verdicts, the plots and the summary of `rows`.
+fn render(ctx: &Context, p: &Params, rows: &[Row]) -> anyhow::Result<String> {
     ctx.write_json(
         "verdicts.json",
-        &delay_verdicts(&rows, "bg-fig5.csv", paper_claim),
+        &delay_verdicts(rows, "bg-fig5.csv", paper_claim),
     )?;
     for (g, a, b) in [("k=0", "a", "c"), ("k=1", "b", "d")] {
         plot_rows(
             ctx,
-            &rows,
+            rows,
             g,
             &format!("bg-fig5{a}.svg"),
             &format!("Fig. 5{a}: short-flow delay / vanilla, {g}"),
@@ -48,7 +63,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         )?;
         plot_rows(
             ctx,
-            &rows,
+            rows,
             g,
             &format!("bg-fig5{b}.svg"),
             &format!("Fig. 5{b}: active micro-flows / vanilla, {g}"),
@@ -56,7 +71,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             |r| r.norm_active,
         )?;
     }
-    Ok(summary(&p, &rows))
+    Ok(summary(p, rows))
 }
 
 /// Paper 004's claim (Fig. 5) on a row's delay against vanilla.

@@ -554,7 +554,7 @@ pub(crate) fn mean(v: &[f64]) -> f64 {
 }
 
 /// One row of a normalised comparison: a group (e.g. k or a route), a load, a policy.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct Row {
     pub group: String,
     pub rho: f64,
@@ -1179,7 +1179,7 @@ pub(crate) fn bin_label(bin: usize) -> String {
 /// One per-size row: the mean delay of the short flows of `stream` (all if `None`) whose
 /// size falls in `bin`, normalised by vanilla's same bin on the same sample path (the same
 /// seed gives the same short flows under every policy), mean and 95% interval over repeats.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct BinRow {
     pub group: String,
     pub rho: f64,
