@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 /// Committed experiment folders whose summary cannot yet be regenerated from what is
 /// committed, and why.
 const NOT_REGENERATED: &[(&str, &str)] = &[
-    ("bg-testbed", "no render from its committed CSV"),
     ("fig6", "no render from its committed CSV"),
     ("fig7", "no raw results (--shard 1/1) committed"),
     ("fig8", "no raw results (--shard 1/1) committed"),
