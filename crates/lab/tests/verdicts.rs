@@ -15,7 +15,10 @@ const MUST: &[&str] = &[
     "testbed-fig6",
     "testbed-table2",
     "bg-fig5",
+    "bg-fig6",
     "bg-fig7",
+    "bg-fig8",
+    "bg-fig9",
     "bg-testbed",
 ];
 

@@ -2,6 +2,7 @@
 //! normalised by the vanilla policy's delay in the same size bin, at ρ = 0.2 and ρ = 0.6.
 
 use crate::engine::background::goals::never_worse;
+use crate::engine::background::goals::{carried_verdicts, delay_verdicts};
 use crate::engine::background::setups::single_link;
 use crate::engine::background::{
     bins_table, carried_goal_lines, find, normalised_grid, plot_bins, rows_table, size_rows,
@@ -59,6 +60,14 @@ fn render(ctx: &Context, p: &Params, rows: &[Row], bins: &[BinRow]) -> anyhow::R
             &format!("Fig. 6: short-flow delay / vanilla per size, k = 1, ρ = {rho}"),
         )?;
     }
+    ctx.write_json(
+        "verdicts.json",
+        &[
+            delay_verdicts(rows, "bg-fig6.csv", |_| None),
+            carried_verdicts(rows, "bg-fig6.csv"),
+        ]
+        .concat(),
+    )?;
     Ok(summary(p, rows, bins))
 }
 

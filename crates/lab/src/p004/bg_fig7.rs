@@ -1,8 +1,8 @@
 //! Paper 004, Figure 7: two links, no long flows; the background class crosses both links,
 //! each link has its own stream of short flows of load ρ.
 
-use crate::engine::background::goals::delay_verdicts;
 use crate::engine::background::goals::vs_vanilla;
+use crate::engine::background::goals::{carried_verdicts, delay_verdicts};
 use crate::engine::background::setups::two_links;
 use crate::engine::background::{
     bg_flag, carried_goal_lines, find, labels, normalised_grid, overloaded, plot_rows, rows_table,
@@ -41,7 +41,11 @@ pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Resul
 fn render(ctx: &Context, p: &Params, rows: &[Row]) -> anyhow::Result<String> {
     ctx.write_json(
         "verdicts.json",
-        &delay_verdicts(rows, "bg-fig7.csv", paper_claim),
+        &[
+            delay_verdicts(rows, "bg-fig7.csv", paper_claim),
+            carried_verdicts(rows, "bg-fig7.csv"),
+        ]
+        .concat(),
     )?;
     plot_rows(
         ctx,

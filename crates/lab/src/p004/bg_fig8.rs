@@ -3,6 +3,7 @@
 //! where on the size axis access control's gain or loss against LEDBAT and TCP-LP lies
 //! (the per-route means are `bg-fig9`).
 
+use crate::engine::background::goals::{carried_verdicts, delay_verdicts};
 use crate::engine::background::setups::{three_link_groups, three_links};
 use crate::engine::background::{
     bg_flag, bins_table, carried_goal_lines, normalised_grid, plot_bins, size_rows, BinRow, Params,
@@ -70,6 +71,14 @@ fn render(ctx: &Context, p: &Params, rows: &[Row], bins: &[BinRow]) -> anyhow::R
             )?;
         }
     }
+    ctx.write_json(
+        "verdicts.json",
+        &[
+            delay_verdicts(rows, "bg-fig8-all.csv", |_| None),
+            carried_verdicts(rows, "bg-fig8-all.csv"),
+        ]
+        .concat(),
+    )?;
     Ok(summary(p, rows, bins))
 }
 

@@ -2,6 +2,7 @@
 //! short-flow delay on each route, normalised by the vanilla policy, for ρ₁ = 0.3 and 0.5
 //! (Fig. 9).
 
+use crate::engine::background::goals::{carried_verdicts, delay_verdicts};
 use crate::engine::background::setups::three_link_groups;
 use crate::engine::background::{
     bg_flag, carried_goal_lines, mean, normalised_grid, vs_vanilla_cells, Params, Ratio, Row,
@@ -79,6 +80,14 @@ fn render(
     rows: &[Row],
     route_rows: &[RouteRow],
 ) -> anyhow::Result<String> {
+    ctx.write_json(
+        "verdicts.json",
+        &[
+            delay_verdicts(rows, "bg-fig9-all.csv", |_| None),
+            carried_verdicts(rows, "bg-fig9-all.csv"),
+        ]
+        .concat(),
+    )?;
     let routes = ["route1", "route123", "route2", "route23"];
     // The policies in the order they ran (the first load's rows list each once per route).
     let mut policies: Vec<&str> = Vec::new();
