@@ -212,7 +212,7 @@ fn render(
             })
             .collect::<Vec<_>>(),
     );
-    let sim_table = simulation_table(&sim_rows);
+    let sim_table = simulation_table(sim_rows);
     Ok(format!(
         "# {NAME}: T(x) under PS, LAS and PS+PS (paper 003, Fig. 2)\n\n\
 BP({k}, {pp}, {a}) packets, load ρ = {load}, PS+PS threshold {th:.0} packets \

@@ -187,7 +187,7 @@ fn render(
         .iter()
         .map(|rho| format!("![ρ = {rho}](fig4_rho{rho}.svg)\n\n"))
         .collect();
-    let sim_table = simulation_table(&sim_rows);
+    let sim_table = simulation_table(sim_rows);
     Ok(format!(
         "# {NAME}: background policies compared (paper 004, Fig. 4)\n\n\
 k = {k}. Exact models: optimal `N_*` (Theorem 1), optimal implementable `M_*` (Theorem 3, \

@@ -1349,15 +1349,24 @@ mod tests {
     /// The goal "background throughput within 5% of the load" is met only when the whole 95%
     /// interval over the repeats is within 5% (bg-fig5, k = 1, ρ = 0.5 over 40 repeats in ten
     /// groups: group means 0.970 ± 0.033 with the default bar, 0.984 ± 0.022 with a bar of
-    /// 0.15); a NaN interval (one repeat) falls back to the mean; a NaN mean is never within.
+    /// 0.15), not met when the whole interval is outside, and undecided otherwise or without
+    /// an interval (one repeat).
     #[test]
     fn within_five_per_cent_needs_the_whole_interval() {
-        assert!(!within_5pct_over(0.970, 0.033));
-        assert!(within_5pct_over(0.984, 0.022));
-        assert!(!within_5pct_over(1.04, 0.02));
-        assert!(within_5pct_over(0.96, f64::NAN));
-        assert!(!within_5pct_over(0.94, f64::NAN));
-        assert!(!within_5pct_over(f64::NAN, 0.01));
+        let word = |m: f64, ci: f64| {
+            let r = Row {
+                bg_throughput_vs_arrived: m,
+                bg_vs_arrived_ci95: ci,
+                ..Row::default()
+            };
+            goals::carried_verdict(&r).word
+        };
+        assert_eq!(word(0.970, 0.033), Word::Undecided);
+        assert_eq!(word(0.984, 0.022), Word::Met);
+        assert_eq!(word(1.04, 0.02), Word::Undecided);
+        assert_eq!(word(0.90, 0.04), Word::NotMet);
+        assert_eq!(word(0.96, f64::NAN), Word::Undecided);
+        assert_eq!(word(f64::NAN, 0.01), Word::Undecided);
     }
 
     /// The goal's verdict by load: a load counts against "within 5%" only where the links
