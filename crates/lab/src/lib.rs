@@ -232,12 +232,12 @@ pub fn render(dir: &Path, progress: bool) -> anyhow::Result<Report> {
     merge(&[dir.to_path_buf()], dir, progress)
 }
 
-/// Analyses and renders again the raw results a run of experiment `name` wrote to `from`
-/// (its `scenario.toml` and raw CSV/JSON; for runs that wrote no `raw/`, see [`render`]), without running anything: the outputs go to
-/// `out_dir` (`from` itself when `None`). Only experiments whose output folder holds what
-/// their summary follows from can ([`ExperimentInfo::renders`]: the testbed's Table 2 and
-/// Figure 6 and `run2c-sim` from every run's results, `nonintrusive` from every run's bytes,
-/// `fig6`, `fluid-table2` and `table2-buffers` from their averaged curves and tables).
+/// Analyses and renders again the files a run of experiment `name` wrote to `from` (its
+/// `scenario.toml` and its CSV/JSON; for a run that kept `raw/`, see [`render`]), without
+/// running anything: the outputs go to `out_dir` (`from` itself when `None`). Only experiments
+/// whose output folder holds what their summary follows from can
+/// ([`ExperimentInfo::renders`]); for some that is every run's numbers, for others the
+/// averaged tables and curves the run wrote (the folder's README says which).
 pub fn render_from(name: &str, from: &Path, out_dir: Option<&Path>) -> anyhow::Result<Report> {
     let entry = find(name)?;
     let render = entry.render.with_context(|| {

@@ -17,20 +17,6 @@ use std::path::{Path, PathBuf};
 /// Committed experiment folders whose summary cannot yet be regenerated from what is
 /// committed, and why.
 const NOT_REGENERATED: &[(&str, &str)] = &[
-    ("bg-fig2", "no render from its committed CSV"),
-    ("bg-fig3", "no render from its committed CSV"),
-    ("bg-fig4", "no render from its committed CSV"),
-    ("bg-fig5", "no raw results (--shard 1/1) committed"),
-    ("bg-fig6", "no raw results (--shard 1/1) committed"),
-    ("bg-fig7", "no raw results (--shard 1/1) committed"),
-    ("bg-fig8", "no raw results (--shard 1/1) committed"),
-    ("bg-fig9", "no raw results (--shard 1/1) committed"),
-    ("bg-testbed", "no render from its committed CSV"),
-    ("bg-theorem5", "no render from its committed CSV"),
-    ("run2c-fig1", "no render from its committed CSV"),
-    ("run2c-fig2", "no render from its committed CSV"),
-    ("run2c-pin", "no render from its committed CSV"),
-    ("run2c-testbed", "no render from its committed CSV"),
     (
         "table2",
         "no raw results: a full run's raw/ (10 paths x 4 repeats of 100 s) is estimated at \

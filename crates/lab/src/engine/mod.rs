@@ -14,6 +14,7 @@ pub(crate) mod packet;
 pub(crate) mod ratio;
 pub(crate) mod repeats;
 pub(crate) mod run2c;
+pub(crate) mod saved;
 pub(crate) mod testbed;
 pub mod verdict;
 
@@ -40,18 +41,6 @@ pub(crate) fn progress_bar(prefix: &str, len: u64, what: &str, shown: bool) -> P
     pb.set_prefix(prefix.to_string());
     pb.set_message(what.to_string());
     pb
-}
-
-/// The rows of a CSV file an experiment wrote (its raw results, read back to render again).
-pub(crate) fn read_csv<R: serde::de::DeserializeOwned>(
-    path: &std::path::Path,
-) -> anyhow::Result<Vec<R>> {
-    use anyhow::Context as _;
-    csv::Reader::from_path(path)
-        .with_context(|| format!("reading {}", path.display()))?
-        .deserialize()
-        .collect::<Result<_, _>>()
-        .with_context(|| format!("parsing {}", path.display()))
 }
 
 /// A markdown table.

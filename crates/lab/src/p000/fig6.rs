@@ -272,7 +272,7 @@ pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Resul
         &std::fs::read_to_string(&jp).with_context(|| format!("reading {}", jp.display()))?,
     )
     .with_context(|| format!("parsing {}", jp.display()))?;
-    let rows: Vec<CsvRow> = crate::engine::read_csv(&dir.join("fig6.csv"))?;
+    let rows: Vec<CsvRow> = crate::engine::saved::read_csv(dir, "fig6.csv")?;
     let all: Vec<Curves> = drivers
         .iter()
         .map(|(_, label)| {

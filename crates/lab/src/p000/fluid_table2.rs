@@ -115,7 +115,7 @@ pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Resul
         &std::fs::read_to_string(&jp).with_context(|| format!("reading {}", jp.display()))?,
     )
     .with_context(|| format!("parsing {}", jp.display()))?;
-    let bins: Vec<BinRow> = crate::engine::read_csv(&dir.join("by_size.csv"))?;
+    let bins: Vec<BinRow> = crate::engine::saved::read_csv(dir, "by_size.csv")?;
     write(
         ctx,
         &p,

@@ -3,8 +3,9 @@
 //! flow's throughput should not depend on the tunnel's policy.
 
 use crate::check_param;
+use crate::engine::saved::read_csv;
 use crate::engine::verdict::{Interval, Rule, Source, Verdict};
-use crate::engine::{md_table, mean_ci, pct, read_csv};
+use crate::engine::{md_table, mean_ci, pct};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
 use anyhow::{bail, Context as _};
@@ -196,8 +197,8 @@ pub(crate) fn render_from(ctx: &Context, dir: &Path) -> anyhow::Result<String> {
         &std::fs::read_to_string(&jp).with_context(|| format!("reading {}", jp.display()))?,
     )
     .with_context(|| format!("parsing {}", jp.display()))?;
-    let run_rows: Vec<RunRow> = read_csv(&dir.join("runs.csv"))?;
-    let series_rows: Vec<SeriesRow> = read_csv(&dir.join("throughput_over_time.csv"))?;
+    let run_rows: Vec<RunRow> = read_csv(dir, "runs.csv")?;
+    let series_rows: Vec<SeriesRow> = read_csv(dir, "throughput_over_time.csv")?;
     report(
         ctx,
         &p,

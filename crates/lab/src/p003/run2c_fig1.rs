@@ -2,6 +2,7 @@
 //! BP(13, 5000, 1.1), with LAS and PS as horizontal lines, and the optimal threshold.
 
 use crate::check_param;
+use crate::engine::saved::{read_csv, read_json};
 use crate::engine::{logspace, md_table, pct};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
@@ -35,7 +36,7 @@ struct Params {
     optimum_loads: Vec<f64>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct OptRow {
     load: f64,
     optimal_threshold: f64,
@@ -63,7 +64,7 @@ fn refine(q: &Mg1, curve: &[(f64, f64)], opts: &psps::SolverOptions) -> anyhow::
     })
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Row {
     threshold: f64,
     psps_mean: f64,
@@ -73,7 +74,7 @@ struct Row {
     rho_threshold: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct SimRow {
     policy: String,
     simulated_mean: f64,
@@ -81,7 +82,7 @@ struct SimRow {
     relative_difference: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Summary {
     mean_size: f64,
     load: f64,
@@ -95,7 +96,7 @@ struct Summary {
     share_of_las_gain: f64,
 }
 
-pub fn run(ctx: &Context) -> anyhow::Result<String> {
+fn params(ctx: &Context) -> anyhow::Result<Params> {
     let p: Params = ctx.params()?;
     check_param!(
         p.load > 0.0 && p.load < 1.0,
@@ -108,6 +109,11 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     );
     check_param!(p.threshold_points >= 3, "threshold_points must be >= 3");
     check_param!(p.grid_points >= 16, "grid_points must be >= 16");
+    Ok(p)
+}
+
+pub fn run(ctx: &Context) -> anyhow::Result<String> {
+    let p = params(ctx)?;
     let dist = SizeDist::bounded_pareto(p.k, p.p, p.alpha).context("flow-size distribution")?;
     let q = Mg1::with_load(p.load, dist.clone()).context("M/G/1 queue")?;
     let opts = psps::SolverOptions {
@@ -165,6 +171,38 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     };
     ctx.write_json("summary.json", &summary)?;
 
+    plot(ctx, &p, &summary, &rows, &sim_rows)?;
+    Ok(render(&p, &summary, &rows, &sim_rows, &opt_rows))
+}
+
+/// Renders the plot and the summary again from `summary.json`, `fig1.csv`,
+/// `simulation_check.csv` and `optimum_vs_load.csv`, which an earlier run wrote to `dir`,
+/// without solving or simulating.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let p = params(ctx)?;
+    let summary: Summary = read_json(dir, "summary.json")?;
+    let rows: Vec<Row> = read_csv(dir, "fig1.csv")?;
+    let sim_rows: Vec<SimRow> = read_csv(dir, "simulation_check.csv")?;
+    let opt_rows: Vec<OptRow> = read_csv(dir, "optimum_vs_load.csv")?;
+    plot(ctx, &p, &summary, &rows, &sim_rows)?;
+    Ok(render(&p, &summary, &rows, &sim_rows, &opt_rows))
+}
+
+/// `fig1.svg`: the PS+PS curve `rows` with PS and LAS as lines across it, the simulated
+/// points and the optimum.
+fn plot(
+    ctx: &Context,
+    p: &Params,
+    summary: &Summary,
+    rows: &[Row],
+    sim_rows: &[SimRow],
+) -> anyhow::Result<()> {
+    let (e_ps, e_las) = (summary.ps_mean, summary.las_mean);
+    let (th_opt, e_opt) = (summary.optimal_threshold, summary.optimal_mean);
+    let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+        anyhow::bail!("the PS+PS curve has no point");
+    };
+    let ends = [first.threshold, last.threshold];
     let plot = LinePlot {
         title: format!(
             "PS+PS mean response vs threshold, BP({}, {}, {}), load {}",
@@ -178,8 +216,8 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 "PS+PS",
                 rows.iter().map(|r| (r.threshold, r.psps_mean)).collect(),
             ),
-            Series::dashed("PS", vec![(ths[0], e_ps), (ths[ths.len() - 1], e_ps)]),
-            Series::dashed("LAS", vec![(ths[0], e_las), (ths[ths.len() - 1], e_las)]),
+            Series::dashed("PS", vec![(ends[0], e_ps), (ends[1], e_ps)]),
+            Series::dashed("LAS", vec![(ends[0], e_las), (ends[1], e_las)]),
             Series::markers(
                 "PS+PS simulated",
                 p.sim_thresholds
@@ -194,7 +232,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     };
     render_svg(&plot, &ctx.path("fig1.svg"))?;
 
-    Ok(render(&p, &summary, &rows, &sim_rows, &opt_rows))
+    Ok(())
 }
 
 /// Simulation check on one shared sample path: PS, LAS and SRPT (`models`: their model

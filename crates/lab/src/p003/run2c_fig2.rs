@@ -2,6 +2,7 @@
 //! PS+PS, and the difference to PS.
 
 use crate::check_param;
+use crate::engine::saved::{read_csv, read_json};
 use crate::engine::{logspace, md_table};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
@@ -33,7 +34,7 @@ struct Params {
     sim_bins: usize,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Row {
     size: f64,
     ps: f64,
@@ -43,7 +44,7 @@ struct Row {
     psps_minus_ps: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct SimRow {
     bin_lo: f64,
     bin_hi: f64,
@@ -56,7 +57,24 @@ struct SimRow {
     psps_model_mid: f64,
 }
 
-pub fn run(ctx: &Context) -> anyhow::Result<String> {
+/// The model's T(x) at the sizes the summary's table shows, and the PS+PS threshold used
+/// (`model.json`).
+#[derive(Serialize, Deserialize)]
+struct Model {
+    threshold: f64,
+    points: Vec<ModelPoint>,
+}
+
+/// T(x) of each policy at one size.
+#[derive(Serialize, Deserialize)]
+struct ModelPoint {
+    size: f64,
+    ps: f64,
+    las: f64,
+    psps: f64,
+}
+
+fn params(ctx: &Context) -> anyhow::Result<Params> {
     let p: Params = ctx.params()?;
     check_param!(
         p.load > 0.0 && p.load < 1.0,
@@ -71,6 +89,11 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     check_param!(p.size_points >= 2, "size_points must be >= 2");
     check_param!(p.grid_points >= 16, "grid_points must be >= 16");
     check_param!(p.sim_bins >= 1, "sim_bins must be >= 1");
+    Ok(p)
+}
+
+pub fn run(ctx: &Context) -> anyhow::Result<String> {
+    let p = params(ctx)?;
     let dist = SizeDist::bounded_pareto(p.k, p.p, p.alpha).context("flow-size distribution")?;
     let q = Mg1::with_load(p.load, dist.clone()).context("M/G/1 queue")?;
     let opts = psps::SolverOptions {
@@ -132,30 +155,64 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     }
     ctx.write_csv("simulation_check.csv", &sim_rows)?;
 
-    plots(ctx, &p, th, &rows, &sim_rows)?;
-    pb.finish_and_clear();
-
-    let last = rows.last().context("no size points")?;
-    let small = &rows[0];
-    let pick = |x: f64| -> anyhow::Result<Vec<String>> {
-        Ok(vec![
-            format!("{x:.0}"),
-            format!("{:.1}", ps::response(&q, x)?),
-            format!("{:.1}", las::response(&q, x)?),
-            format!("{:.1}", sol.response(x)?),
-        ])
+    let model = Model {
+        threshold: th,
+        points: [p.k, 50.0, th, 1000.0, p.p]
+            .iter()
+            .map(|&x| {
+                Ok(ModelPoint {
+                    size: x,
+                    ps: ps::response(&q, x)?,
+                    las: las::response(&q, x)?,
+                    psps: sol.response(x)?,
+                })
+            })
+            .collect::<anyhow::Result<_>>()?,
     };
+    ctx.write_json("model.json", &model)?;
+    pb.finish_and_clear();
+    render(ctx, &p, &model, &rows, &sim_rows)
+}
+
+/// Renders the plots and the summary again from `model.json`, `fig2.csv` and
+/// `simulation_check.csv`, which an earlier run wrote to `dir`, without solving or simulating.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let p = params(ctx)?;
+    let model: Model = read_json(dir, "model.json")?;
+    let rows: Vec<Row> = read_csv(dir, "fig2.csv")?;
+    let sim_rows: Vec<SimRow> = read_csv(dir, "simulation_check.csv")?;
+    render(ctx, &p, &model, &rows, &sim_rows)
+}
+
+/// The plots and the summary of the model's curves `rows`, its values `model` and the
+/// simulation check `sim_rows`.
+fn render(
+    ctx: &Context,
+    p: &Params,
+    model: &Model,
+    rows: &[Row],
+    sim_rows: &[SimRow],
+) -> anyhow::Result<String> {
+    let th = model.threshold;
+    plots(ctx, p, th, rows, sim_rows)?;
+    let last = rows.last().context("no size points")?;
+    let small = rows.first().context("no size points")?;
     let table = md_table(
         &["size x", "T_PS(x)", "T_LAS(x)", "T_PS+PS(x)"],
-        &[
-            pick(p.k)?,
-            pick(50.0)?,
-            pick(th)?,
-            pick(1000.0)?,
-            pick(p.p)?,
-        ],
+        &model
+            .points
+            .iter()
+            .map(|m| {
+                vec![
+                    format!("{:.0}", m.size),
+                    format!("{:.1}", m.ps),
+                    format!("{:.1}", m.las),
+                    format!("{:.1}", m.psps),
+                ]
+            })
+            .collect::<Vec<_>>(),
     );
-    let sim_table = simulation_table(&sim_rows);
+    let sim_table = simulation_table(sim_rows);
     Ok(format!(
         "# {NAME}: T(x) under PS, LAS and PS+PS (paper 003, Fig. 2)\n\n\
 BP({k}, {pp}, {a}) packets, load ρ = {load}, PS+PS threshold {th:.0} packets \

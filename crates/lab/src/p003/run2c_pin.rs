@@ -8,6 +8,7 @@
 use crate::check_param;
 use crate::engine::md_table;
 use crate::engine::run2c::model_sizes;
+use crate::engine::saved::read_csv;
 use crate::Context;
 use queues::PinScheme;
 use serde::{Deserialize, Serialize};
@@ -45,7 +46,7 @@ struct Params {
 type RunKey = (usize, usize, bool);
 
 /// One run of one scheme: the stateful and the stateless core on the same flows.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct RunRow {
     scheme: String,
     run: usize,
@@ -193,7 +194,16 @@ fn compare(scheme: &PinScheme, run: usize, mss: u64, a: &Report, b: &Report) -> 
     }
 }
 
-pub fn run(ctx: &Context) -> anyhow::Result<String> {
+/// What the scenario asks for: its parameters (seed resolved), the schemes, and the segment
+/// size and flow sizes of the S1/D1 runs.
+struct Plan {
+    p: Params,
+    schemes: Vec<PinScheme>,
+    mss: u64,
+    size: sim::workload::SizeDist,
+}
+
+fn plan(ctx: &Context) -> anyhow::Result<Plan> {
     let p: Params = ctx.params()?;
     check_param!(p.runs >= 1 && p.runs <= 100, "runs must be 1..=100");
     check_param!(
@@ -220,11 +230,33 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let seed = ctx.seed(p.seed);
     let p = Params { seed, ..p };
 
+    let sc = scenario(&p, 0, schemes[0], false);
+    let mss = u64::from(sc.tcp.mss);
+    // The models' estimates need D1's sizes: the paper's worst case and D1's expected
+    // overflows per packet.
+    let WorkloadConfig::Poisson { size, unit, .. } = sc.workload else {
+        anyhow::bail!("the S1/D1 scenario has no Poisson workload");
+    };
+    check_param!(
+        unit == SizeUnit::Packets,
+        "the S1/D1 sizes must be in packets"
+    );
+    Ok(Plan {
+        p,
+        schemes,
+        mss,
+        size,
+    })
+}
+
+pub fn run(ctx: &Context) -> anyhow::Result<String> {
+    let plan = plan(ctx)?;
+    let (p, schemes, mss) = (&plan.p, &plan.schemes, plan.mss);
     let mut jobs = Vec::new();
     for (k, s) in schemes.iter().enumerate() {
         for run in 0..p.runs {
             for stateless in [false, true] {
-                let sc = scenario(&p, run, *s, stateless);
+                let sc = scenario(p, run, *s, stateless);
                 sc.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
                 jobs.push(((k, run, stateless), sc));
             }
@@ -259,7 +291,6 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         reports.insert(k, r?);
     }
 
-    let mss = u64::from(jobs[0].1.tcp.mss);
     let mut rows = Vec::new();
     for (k, s) in schemes.iter().enumerate() {
         for run in 0..p.runs {
@@ -271,16 +302,21 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         }
     }
     ctx.write_csv("runs.csv", &rows)?;
+    render(&plan, &rows)
+}
 
-    // The models' estimates: the paper's worst case and D1's expected overflows per packet.
-    let WorkloadConfig::Poisson { size, unit, .. } = &jobs[0].1.workload else {
-        anyhow::bail!("the S1/D1 scenario has no Poisson workload");
-    };
-    check_param!(
-        *unit == SizeUnit::Packets,
-        "the S1/D1 sizes must be in packets"
-    );
-    let t = scheme_table(&schemes, &rows, size, mss)?;
+/// Renders the summary again from `runs.csv`, which an earlier run wrote to `dir`, without
+/// simulating.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let plan = plan(ctx)?;
+    let rows: Vec<RunRow> = read_csv(dir, "runs.csv")?;
+    render(&plan, &rows)
+}
+
+/// The summary of the runs `rows`.
+fn render(plan: &Plan, rows: &[RunRow]) -> anyhow::Result<String> {
+    let (p, mss) = (&plan.p, plan.mss);
+    let t = scheme_table(&plan.schemes, rows, &plan.size, mss)?;
     let flows = rows.first().map_or(0, |r| r.flows);
     Ok(format!(
         "# {NAME}: PIN initial sequence numbers and a stateless RuN2C core (paper 003, Section III)\n\n\

@@ -10,6 +10,7 @@ use crate::engine::run2c::{
     by_size, mean_delay, model_sizes, static_name, FlowRow, Name, ShortRow, ThroughputRow,
     BIN_EDGES,
 };
+use crate::engine::saved::read_csv;
 use crate::engine::verdict::{Interval, Rule, Verdict, Word, DIFFERENCE};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
@@ -334,39 +335,29 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
 pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
     let plan = plan(ctx)?;
     let has = |w| plan.workloads.contains(&w);
-    let read = |f: &str| dir.join(f);
     let tables = Tables {
         short: if has(Workload::D1) {
-            read_csv(&read("short_delay.csv"))?
+            read_csv(dir, "short_delay.csv")?
         } else {
             Vec::new()
         },
         tput: if has(Workload::D1) {
-            read_csv(&read("throughput.csv"))?
+            read_csv(dir, "throughput.csv")?
         } else {
             Vec::new()
         },
         runs: if has(Workload::D1) {
-            read_csv(&read("runs.csv"))?
+            read_csv(dir, "runs.csv")?
         } else {
             Vec::new()
         },
         d2_runs: if has(Workload::D2) {
-            read_csv(&read("d2_runs.csv"))?
+            read_csv(dir, "d2_runs.csv")?
         } else {
             Vec::new()
         },
     };
     render(ctx, &plan, &tables)
-}
-
-fn read_csv<R: serde::de::DeserializeOwned>(path: &std::path::Path) -> anyhow::Result<Vec<R>> {
-    use anyhow::Context as _;
-    csv::Reader::from_path(path)
-        .with_context(|| format!("reading {}", path.display()))?
-        .deserialize()
-        .collect::<Result<_, _>>()
-        .with_context(|| format!("parsing {}", path.display()))
 }
 
 /// Checks the scenario.

@@ -6,9 +6,10 @@
 use crate::check_param;
 use crate::engine::md_table;
 use crate::engine::run2c::{by_size, mean_delay, FlowRow, ShortRow, ThroughputRow, BIN_EDGES};
+use crate::engine::saved::read_csv;
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
-use anyhow::bail;
+use anyhow::{bail, Context as _};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Exp};
@@ -116,19 +117,19 @@ fn arrivals(p: &Params, seed: u64) -> anyhow::Result<Vec<(f64, u64)>> {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct FlowCsv {
     run: usize,
-    variant: &'static str,
+    variant: String,
     size_packets: u64,
     start_s: f64,
     completion_s: Option<f64>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct RunRow {
     run: usize,
-    variant: &'static str,
+    variant: String,
     flows: usize,
     failed: usize,
     mean_delay_under_threshold_s: Option<f64>,
@@ -171,7 +172,8 @@ fn fmt_range(v: &[f64], d: usize) -> String {
     }
 }
 
-pub fn run(ctx: &Context) -> anyhow::Result<String> {
+/// The scenario's parameters, checked, and its variants' labels.
+fn plan(ctx: &Context) -> anyhow::Result<(Params, Vec<&'static str>)> {
     let p: Params = ctx.params()?;
     check_param!(p.runs >= 1 && p.runs <= 100, "runs must be 1..=100");
     check_param!(!p.variants.is_empty(), "variants must not be empty");
@@ -223,6 +225,11 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             .count();
         labels.push(label(v, earlier)?);
     }
+    Ok((p, labels))
+}
+
+pub fn run(ctx: &Context) -> anyhow::Result<String> {
+    let (p, labels) = plan(ctx)?;
     let base_seed = ctx.seed(p.seed);
     let bin = testbed::find_binary()?;
     let nv = p.variants.len();
@@ -317,6 +324,51 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     report(ctx, &p, &labels, &outs, &cc)
 }
 
+/// Analyses and renders again the runs an earlier run wrote to `dir` (`flows.csv`: every
+/// flow; `runs.csv`: the router's counters per run and variant), without the testbed. The
+/// senders' congestion control is the scenario's, which the bed sets on every run.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let (p, labels) = plan(ctx)?;
+    let flows: Vec<FlowCsv> = read_csv(dir, "flows.csv")?;
+    let runs: Vec<RunRow> = read_csv(dir, "runs.csv")?;
+    let mut outs = Vec::new();
+    for r in &runs {
+        let variant = labels
+            .iter()
+            .copied()
+            .find(|l| *l == r.variant)
+            .with_context(|| format!("runs.csv: variant `{}` is not the scenario's", r.variant))?;
+        let mine: Vec<&FlowCsv> = flows
+            .iter()
+            .filter(|f| f.run == r.run && f.variant == r.variant)
+            .collect();
+        // The kernel core's drops are `tc`'s, which do not tell the classes apart.
+        let kernel = r.router_drops_first.is_none();
+        outs.push(RunOut {
+            run: r.run,
+            variant,
+            flows: mine
+                .iter()
+                .map(|f| FlowRow {
+                    setting: "testbed",
+                    discipline: variant,
+                    size_packets: f.size_packets,
+                    delay_s: f.completion_s,
+                })
+                .collect(),
+            starts: mine.iter().map(|f| f.start_s).collect(),
+            counters: RouterCounters {
+                offered: r.router_offered,
+                queue_drops: if kernel { 0 } else { r.router_queue_drops },
+                drops_first: r.router_drops_first.unwrap_or(0),
+                ..Default::default()
+            },
+            kernel_drops: kernel.then_some(r.router_queue_drops),
+        });
+    }
+    report(ctx, &p, &labels, &outs, &p.congestion_control)
+}
+
 /// Per-size delays of the short flows, per variant: the rows and the two plots' series (mean,
 /// maximum).
 struct ShortDelays {
@@ -397,7 +449,7 @@ fn flow_and_run_rows(p: &Params, outs: &[RunOut]) -> (Vec<FlowCsv>, Vec<RunRow>)
         for (f, s) in o.flows.iter().zip(&o.starts) {
             flow_rows.push(FlowCsv {
                 run: o.run,
-                variant: o.variant,
+                variant: o.variant.to_string(),
                 size_packets: f.size_packets,
                 start_s: *s,
                 completion_s: f.delay_s,
@@ -406,7 +458,7 @@ fn flow_and_run_rows(p: &Params, outs: &[RunOut]) -> (Vec<FlowCsv>, Vec<RunRow>)
         let fl: Vec<&FlowRow> = o.flows.iter().collect();
         run_rows.push(RunRow {
             run: o.run,
-            variant: o.variant,
+            variant: o.variant.to_string(),
             flows: fl.len(),
             failed: fl.iter().filter(|f| f.delay_s.is_none()).count(),
             mean_delay_under_threshold_s: mean_delay(&fl, 1, th - 1),

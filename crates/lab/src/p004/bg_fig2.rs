@@ -2,6 +2,7 @@
 //! target fraction `f`, for several loads, with Corollary 1's Erlang approximation.
 
 use crate::check_param;
+use crate::engine::saved::read_csv;
 use crate::engine::{linspace, md_table, pct};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
@@ -28,7 +29,7 @@ struct Params {
     sim_horizon: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Row {
     rho: f64,
     f: f64,
@@ -38,7 +39,7 @@ struct Row {
     erlang_approximation: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct SimRow {
     rho: f64,
     f: f64,
@@ -48,7 +49,7 @@ struct SimRow {
     simulated_cbf_fraction: f64,
 }
 
-pub fn run(ctx: &Context) -> anyhow::Result<String> {
+fn params(ctx: &Context) -> anyhow::Result<Params> {
     let p: Params = ctx.params()?;
     check_param!(p.k >= 1, "k must be >= 1");
     check_param!(p.f_max > 0.0 && p.f_max < 1.0, "f_max must be in (0, 1)");
@@ -58,6 +59,11 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         check_param!(r > 0.0 && r < 1.0, "load {r} must be in (0, 1)");
     }
     check_param!(p.sim_horizon > 0.0, "sim_horizon must be > 0");
+    Ok(p)
+}
+
+pub fn run(ctx: &Context) -> anyhow::Result<String> {
+    let p = params(ctx)?;
     let fs = linspace(0.0, p.f_max, p.f_points);
     let pb = ctx.progress((p.loads.len() + p.sim_points.len()) as u64, "curves");
     let mut rows = Vec::new();
@@ -84,8 +90,21 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let sim_rows = simulation_check(ctx, &p, &pb)?;
     pb.finish_and_clear();
     ctx.write_csv("simulation_check.csv", &sim_rows)?;
+    render(ctx, &p, &rows, &sim_rows)
+}
 
-    plot(ctx, &p, &rows)?;
+/// Renders the plot and the summary again from `fig2.csv` and `simulation_check.csv`, which
+/// an earlier run wrote to `dir`, without computing the curves or simulating.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let p = params(ctx)?;
+    let rows: Vec<Row> = read_csv(dir, "fig2.csv")?;
+    let sim_rows: Vec<SimRow> = read_csv(dir, "simulation_check.csv")?;
+    render(ctx, &p, &rows, &sim_rows)
+}
+
+/// The plot and the summary of the curves `rows` and the simulation check `sim_rows`.
+fn render(ctx: &Context, p: &Params, rows: &[Row], sim_rows: &[SimRow]) -> anyhow::Result<String> {
+    plot(ctx, p, rows)?;
 
     // Largest relative gap between exact and approximation, per load.
     let mut gap_rows = Vec::new();

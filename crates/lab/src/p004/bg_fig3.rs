@@ -1,6 +1,7 @@
 //! Paper 004, Figure 3: wTCP's delay relative to the optimum, against `f`, for several `k`.
 
 use crate::check_param;
+use crate::engine::saved::read_csv;
 use crate::engine::{linspace, md_table, pct};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
@@ -20,7 +21,7 @@ struct Params {
     finite_loads: Vec<f64>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Row {
     k: u32,
     f: f64,
@@ -30,7 +31,7 @@ struct Row {
     finite_relative_difference: Option<f64>,
 }
 
-pub fn run(ctx: &Context) -> anyhow::Result<String> {
+fn params(ctx: &Context) -> anyhow::Result<Params> {
     let p: Params = ctx.params()?;
     check_param!(!p.k_values.is_empty(), "k_values must not be empty");
     check_param!(p.k_values.iter().all(|&k| k >= 1), "every k must be >= 1");
@@ -38,16 +39,15 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     for &r in &p.finite_loads {
         check_param!(r > 0.0 && r < 1.0, "finite load {r} must be in (0, 1)");
     }
+    Ok(p)
+}
+
+pub fn run(ctx: &Context) -> anyhow::Result<String> {
+    let p = params(ctx)?;
     let fs: Vec<f64> = linspace(0.0, 1.0, p.f_points + 2)[1..=p.f_points].to_vec();
     let pb = ctx.progress(p.k_values.len() as u64, "k values");
     let mut rows = Vec::new();
-    let mut worst = Vec::new();
-    let mut series = Vec::new();
-    let mut bound_series = Vec::new();
     for &k in &p.k_values {
-        let mut pts = Vec::new();
-        let mut bpts = Vec::new();
-        let (mut w, mut wf) = (0.0f64, 0.0);
         for &f in &fs {
             let lim = wtcp::theorem5_limit(k, f)?;
             let b = if k >= 2 {
@@ -55,14 +55,6 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             } else {
                 None
             };
-            if lim > w {
-                w = lim;
-                wf = f;
-            }
-            pts.push((f, lim));
-            if let Some(b) = b {
-                bpts.push((f, b));
-            }
             rows.push(Row {
                 k,
                 f,
@@ -84,6 +76,46 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 });
             }
         }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    ctx.write_csv("fig3.csv", &rows)?;
+    render(ctx, &p, &rows)
+}
+
+/// Renders the plot and the summary again from `fig3.csv`, which an earlier run wrote to
+/// `dir`, without computing.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let p = params(ctx)?;
+    let rows: Vec<Row> = read_csv(dir, "fig3.csv")?;
+    render(ctx, &p, &rows)
+}
+
+/// The plot and the summary of the curves `rows`.
+fn render(ctx: &Context, p: &Params, rows: &[Row]) -> anyhow::Result<String> {
+    let mut worst = Vec::new();
+    let mut series = Vec::new();
+    let mut bound_series = Vec::new();
+    for &k in &p.k_values {
+        let limit: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.k == k && r.finite_load.is_none())
+            .collect();
+        let (mut w, mut wf) = (0.0f64, 0.0);
+        for r in &limit {
+            if r.limit_relative_difference > w {
+                w = r.limit_relative_difference;
+                wf = r.f;
+            }
+        }
+        let pts: Vec<(f64, f64)> = limit
+            .iter()
+            .map(|r| (r.f, r.limit_relative_difference))
+            .collect();
+        let bpts: Vec<(f64, f64)> = limit
+            .iter()
+            .filter_map(|r| r.bound_b_k.map(|b| (r.f, b)))
+            .collect();
         let finite_worst: Vec<String> = p
             .finite_loads
             .iter()
@@ -106,10 +138,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         if !bpts.is_empty() && bound_series.len() < 3 {
             bound_series.push(Series::dashed(format!("bound b_{k}(f)"), bpts));
         }
-        pb.inc(1);
     }
-    pb.finish_and_clear();
-    ctx.write_csv("fig3.csv", &rows)?;
     let mut all = series.clone();
     all.extend(bound_series);
     render_svg(

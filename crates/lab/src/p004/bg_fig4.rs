@@ -2,6 +2,7 @@
 //! access-control and vanilla policies, k = 1, moderate and high load.
 
 use crate::check_param;
+use crate::engine::saved::{read_csv, read_json};
 use crate::engine::{linspace, md_table, pct};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
@@ -53,7 +54,7 @@ fn worst_excess(k: u32, rho: f64, fs: &[f64]) -> anyhow::Result<(f64, f64)> {
     Ok(best)
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Row {
     rho: f64,
     f: f64,
@@ -64,7 +65,7 @@ struct Row {
     implementable_over_optimal: f64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct SimRow {
     rho: f64,
     f: f64,
@@ -76,7 +77,16 @@ struct SimRow {
     mean_limit_m: f64,
 }
 
-pub fn run(ctx: &Context) -> anyhow::Result<String> {
+/// The implementable policy's largest excess over the optimal one at a load, on the fine
+/// grid (`peaks.json`).
+#[derive(Serialize, Deserialize)]
+struct Peak {
+    rho: f64,
+    max_excess: f64,
+    at_f: f64,
+}
+
+fn params(ctx: &Context) -> anyhow::Result<Params> {
     let p: Params = ctx.params()?;
     check_param!(p.k >= 1, "k must be >= 1");
     check_param!(p.f_max > 0.0 && p.f_max < 1.0, "f_max must be in (0, 1)");
@@ -98,6 +108,11 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     for &f in &p.sim_f {
         check_param!(f > 0.0 && f < 1.0, "sim f {f} must be in (0, 1)");
     }
+    Ok(p)
+}
+
+pub fn run(ctx: &Context) -> anyhow::Result<String> {
+    let p = params(ctx)?;
     let fs = linspace(0.0, p.f_max, p.f_points);
     let pb = ctx.progress(
         (p.loads.len() * (1 + 5 * p.sim_f.len())) as u64,
@@ -130,30 +145,49 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     pb.finish_and_clear();
     ctx.write_csv("simulation_check.csv", &sim_rows)?;
 
-    let (ratio_rows, fine_worst) = per_load(ctx, &p, &rows, &sim_rows)?;
-    #[derive(Serialize)]
-    struct Peak {
-        rho: f64,
-        max_excess: f64,
-        at_f: f64,
-    }
-    ctx.write_json(
-        "peaks.json",
-        &fine_worst
-            .iter()
-            .map(|&(rho, max_excess, at_f)| Peak {
+    let peaks = p
+        .loads
+        .iter()
+        .map(|&rho| {
+            let (max_excess, at_f) =
+                worst_excess(p.k, rho, &linspace(0.0, p.f_max, p.fine_points))?;
+            Ok(Peak {
                 rho,
                 max_excess,
                 at_f,
             })
-            .collect::<Vec<_>>(),
-    )?;
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    ctx.write_json("peaks.json", &peaks)?;
+    render(ctx, &p, &rows, &sim_rows, &peaks)
+}
+
+/// Renders the plots and the summary again from `fig4.csv`, `simulation_check.csv` and
+/// `peaks.json`, which an earlier run wrote to `dir`, without solving or simulating.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let p = params(ctx)?;
+    let rows: Vec<Row> = read_csv(dir, "fig4.csv")?;
+    let sim_rows: Vec<SimRow> = read_csv(dir, "simulation_check.csv")?;
+    let peaks: Vec<Peak> = read_json(dir, "peaks.json")?;
+    render(ctx, &p, &rows, &sim_rows, &peaks)
+}
+
+/// The plots and the summary of the model curves `rows`, the simulation check `sim_rows` and
+/// the fine-grid peaks `peaks`.
+fn render(
+    ctx: &Context,
+    p: &Params,
+    rows: &[Row],
+    sim_rows: &[SimRow],
+    peaks: &[Peak],
+) -> anyhow::Result<String> {
+    let ratio_rows = per_load(ctx, p, rows, sim_rows, peaks)?;
     let svgs: String = p
         .loads
         .iter()
         .map(|rho| format!("![ρ = {rho}](fig4_rho{rho}.svg)\n\n"))
         .collect();
-    let sim_table = simulation_table(&sim_rows);
+    let sim_table = simulation_table(sim_rows);
     Ok(format!(
         "# {NAME}: background policies compared (paper 004, Fig. 4)\n\n\
 k = {k}. Exact models: optimal `N_*` (Theorem 1), optimal implementable `M_*` (Theorem 3, \
@@ -189,9 +223,14 @@ small f. Its background throughput equals the offered load. Simulations at total
 to 1 (vanilla at ρ = 0.9, large f) mix slowly; their differences shrink with longer horizons.\n",
         k = p.k,
         fine_n = p.fine_points,
-        fine_text = fine_worst
+        fine_text = peaks
             .iter()
-            .map(|(rho, x, f)| format!("{} at ρ = {rho} (f = {f:.3})", pct(*x, 2)))
+            .map(|x| format!(
+                "{} at ρ = {} (f = {:.3})",
+                pct(x.max_excess, 2),
+                x.rho,
+                x.at_f
+            ))
             .collect::<Vec<_>>()
             .join(", "),
         period = p.adapt_period,
@@ -330,22 +369,18 @@ fn simulation_check(
     Ok(sim_rows)
 }
 
-/// The implementable policy's largest excess over the optimal one at a load, on the fine
-/// grid: (ρ, excess, f).
-type FinePeak = (f64, f64, f64);
-
 /// Per load: the delay plot of every policy (model and simulation), and the implementable
-/// policy's excess over the optimal one (its row of the table, its fine-grid peak (ρ, excess,
-/// f)); the plot of that excess over f.
+/// policy's excess over the optimal one (its row of the table, with its fine-grid peak from
+/// `peaks`); the plot of that excess over f.
 fn per_load(
     ctx: &Context,
     p: &Params,
     rows: &[Row],
     sim_rows: &[SimRow],
-) -> anyhow::Result<(Vec<Vec<String>>, Vec<FinePeak>)> {
+    peaks: &[Peak],
+) -> anyhow::Result<Vec<Vec<String>>> {
     let mut ratio_series = Vec::new();
     let mut ratio_rows = Vec::new();
-    let mut fine_worst = Vec::new();
     for &rho in &p.loads {
         let sel: Vec<&Row> = rows.iter().filter(|r| r.rho == rho).collect();
         let col = |g: fn(&Row) -> f64| sel.iter().map(|r| (r.f, g(r))).collect::<Vec<_>>();
@@ -391,8 +426,10 @@ fn per_load(
         }
         let last = sel.last().map_or(f64::NAN, |r| r.vanilla / r.optimal);
         let last_w = sel.last().map_or(f64::NAN, |r| r.vanilla / r.wtcp);
-        let (fine, fine_at) = worst_excess(p.k, rho, &linspace(0.0, p.f_max, p.fine_points))?;
-        fine_worst.push((rho, fine, fine_at));
+        let (fine, fine_at) = peaks
+            .iter()
+            .find(|x| x.rho == rho)
+            .map_or((f64::NAN, f64::NAN), |x| (x.max_excess, x.at_f));
         ratio_rows.push(vec![
             format!("{rho}"),
             pct(worst - 1.0, 1),
@@ -417,5 +454,5 @@ fn per_load(
         },
         &ctx.path("fig4_ratio.svg"),
     )?;
-    Ok((ratio_rows, fine_worst))
+    Ok(ratio_rows)
 }

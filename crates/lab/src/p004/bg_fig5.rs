@@ -1,13 +1,15 @@
 //! Paper 004, Figure 5: single link, k = 0 and k = 1 long flows — short-flow delay and
 //! active micro-flows under each background policy, normalised by the vanilla policy.
 
-use crate::engine::background::goals::delay_verdicts;
+use crate::engine::background::goals::{carried_verdict, carried_verdicts, delay_verdicts};
 use crate::engine::background::goals::{never_worse, never_worse_header, vs_vanilla};
 use crate::engine::background::setups::single_link;
 use crate::engine::background::{
     bg_flag, bg_within_interval, carried_goal, find, labels, normalised_grid, plot_rows,
     rows_table, series_label, Group, Params, Row,
 };
+use crate::engine::saved::read_csv;
+use crate::engine::verdict::Word;
 use crate::Context;
 
 pub const NAME: &str = "bg-fig5";
@@ -32,14 +34,32 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         .collect();
     let rows = normalised_grid(ctx, &p, &groups, None)?.rows;
     ctx.write_csv("bg-fig5.csv", &rows)?;
+    render(ctx, &p, &rows)
+}
+
+/// Renders the verdicts, the plots and the summary again from `bg-fig5.csv` (one row per
+/// group, load and policy, over the repeats), which an earlier run wrote to `dir`, without
+/// simulating.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let p = Params::load(ctx)?;
+    let rows: Vec<Row> = read_csv(dir, "bg-fig5.csv")?;
+    render(ctx, &p, &rows)
+}
+
+/// The verdicts, the plots and the summary of `rows`.
+fn render(ctx: &Context, p: &Params, rows: &[Row]) -> anyhow::Result<String> {
     ctx.write_json(
         "verdicts.json",
-        &delay_verdicts(&rows, "bg-fig5.csv", paper_claim),
+        &[
+            delay_verdicts(rows, "bg-fig5.csv", paper_claim),
+            carried_verdicts(rows, "bg-fig5.csv"),
+        ]
+        .concat(),
     )?;
     for (g, a, b) in [("k=0", "a", "c"), ("k=1", "b", "d")] {
         plot_rows(
             ctx,
-            &rows,
+            rows,
             g,
             &format!("bg-fig5{a}.svg"),
             &format!("Fig. 5{a}: short-flow delay / vanilla, {g}"),
@@ -48,7 +68,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         )?;
         plot_rows(
             ctx,
-            &rows,
+            rows,
             g,
             &format!("bg-fig5{b}.svg"),
             &format!("Fig. 5{b}: active micro-flows / vanilla, {g}"),
@@ -56,7 +76,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             |r| r.norm_active,
         )?;
     }
-    Ok(summary(&p, &rows))
+    Ok(summary(p, rows))
 }
 
 /// Paper 004's claim (Fig. 5) on a row's delay against vanilla.
@@ -140,12 +160,10 @@ fn summary(p: &Params, rows: &[Row]) -> String {
                 .filter(|r| !bg_within_interval(r))
                 .map(|r| format!("{}, ρ = {:.2}: {}", r.group, r.rho, bg_flag(r)))
                 .collect();
-            let verdict = if lo < 0.95 || hi > 1.05 {
-                "NOT within 5% everywhere"
-            } else if unclear.is_empty() {
-                "within 5%, beyond the interval, at every load"
-            } else {
-                "within 5% on the mean at every load, not beyond the interval at every load"
+            let verdict = match Word::all_met(rs.iter().map(|r| carried_verdict(r).word)) {
+                Word::Met => "met: within 5%, beyond the interval, at every load",
+                Word::NotMet => "NOT met: outside 5%, beyond the interval, at some load",
+                _ => "undecided: not within 5%, beyond the interval, at every load",
             };
             s.push_str(&format!(
                 "- background goodput / arrived load, {policy}: {lo:.3} … {hi:.3} over all loads \

@@ -2,11 +2,13 @@
 //! normalised by the vanilla policy's delay in the same size bin, at ρ = 0.2 and ρ = 0.6.
 
 use crate::engine::background::goals::never_worse;
+use crate::engine::background::goals::{carried_verdicts, delay_verdicts};
 use crate::engine::background::setups::single_link;
 use crate::engine::background::{
     bins_table, carried_goal_lines, find, normalised_grid, plot_bins, rows_table, size_rows,
-    BinRow, Group, Params,
+    BinRow, Group, Params, Row,
 };
+use crate::engine::saved::read_csv;
 use crate::engine::verdict::{judge, Interval, Word, DIFFERENCE};
 use crate::Context;
 
@@ -27,19 +29,46 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     )];
     let grid = normalised_grid(ctx, &p, &groups, None)?;
     ctx.write_csv("bg-fig6.csv", &grid.rows)?;
-    let mut bins = Vec::new();
-    for (i, &rho) in p.loads.iter().enumerate() {
-        let rows = size_rows(&grid, i, "k=1", rho, None);
+    let bins: Vec<BinRow> = p
+        .loads
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &rho)| size_rows(&grid, i, "k=1", rho, None))
+        .collect();
+    ctx.write_csv("bg-fig6-bins.csv", &bins)?;
+    render(ctx, &p, &grid.rows, &bins)
+}
+
+/// Renders the plots and the summary again from `bg-fig6.csv` (one row per load and policy)
+/// and `bg-fig6-bins.csv` (one per load, policy and size bin), which an earlier run wrote to
+/// `dir`, without simulating.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let p = Params::load(ctx)?;
+    let rows: Vec<Row> = read_csv(dir, "bg-fig6.csv")?;
+    let bins: Vec<BinRow> = read_csv(dir, "bg-fig6-bins.csv")?;
+    render(ctx, &p, &rows, &bins)
+}
+
+/// The plots and the summary of `rows` and their size bins `bins`.
+fn render(ctx: &Context, p: &Params, rows: &[Row], bins: &[BinRow]) -> anyhow::Result<String> {
+    for &rho in &p.loads {
+        let at: Vec<BinRow> = bins.iter().filter(|b| b.rho == rho).cloned().collect();
         plot_bins(
             ctx,
-            &rows,
+            &at,
             &format!("bg-fig6-rho{}.svg", (rho * 100.0).round()),
             &format!("Fig. 6: short-flow delay / vanilla per size, k = 1, ρ = {rho}"),
         )?;
-        bins.extend(rows);
     }
-    ctx.write_csv("bg-fig6-bins.csv", &bins)?;
-    Ok(summary(&p, &grid.rows, &bins))
+    ctx.write_json(
+        "verdicts.json",
+        &[
+            delay_verdicts(rows, "bg-fig6.csv", |_| None),
+            carried_verdicts(rows, "bg-fig6.csv"),
+        ]
+        .concat(),
+    )?;
+    Ok(summary(p, rows, bins))
 }
 
 /// Per variant at load `rho`: the bins where it is higher / lower than vanilla beyond the
@@ -75,7 +104,7 @@ fn bins_verdict(bins: &[BinRow], rho: f64, label: &str, sizes: impl Fn(usize) ->
     )
 }
 
-fn summary(p: &Params, rows: &[crate::engine::background::Row], bins: &[BinRow]) -> String {
+fn summary(p: &Params, rows: &[Row], bins: &[BinRow]) -> String {
     let mut s = format!(
         "# bg-fig6 — paper 004, Figure 6 (single link, k = 1, delay by size)\n\n\
          Packet-level simulation (`crates/sim`): one {:.0} Mbit/s link, {:.0} ms buffer, {:.0} ms \

@@ -1,13 +1,14 @@
 //! Paper 004, Figure 7: two links, no long flows; the background class crosses both links,
 //! each link has its own stream of short flows of load ρ.
 
-use crate::engine::background::goals::delay_verdicts;
 use crate::engine::background::goals::vs_vanilla;
+use crate::engine::background::goals::{carried_verdicts, delay_verdicts};
 use crate::engine::background::setups::two_links;
 use crate::engine::background::{
     bg_flag, carried_goal_lines, find, labels, normalised_grid, overloaded, plot_rows, rows_table,
     series_label, Group, Params, Row,
 };
+use crate::engine::saved::read_csv;
 use crate::Context;
 
 pub const NAME: &str = "bg-fig7";
@@ -24,13 +25,31 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     )];
     let rows = normalised_grid(ctx, &p, &groups, None)?.rows;
     ctx.write_csv("bg-fig7.csv", &rows)?;
+    render(ctx, &p, &rows)
+}
+
+/// Renders the verdicts, the plots and the summary again from `bg-fig7.csv` (one row per
+/// load and policy, over the repeats), which an earlier run wrote to `dir`, without
+/// simulating.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let p = Params::load(ctx)?;
+    let rows: Vec<Row> = read_csv(dir, "bg-fig7.csv")?;
+    render(ctx, &p, &rows)
+}
+
+/// The verdicts, the plots and the summary of `rows`.
+fn render(ctx: &Context, p: &Params, rows: &[Row]) -> anyhow::Result<String> {
     ctx.write_json(
         "verdicts.json",
-        &delay_verdicts(&rows, "bg-fig7.csv", paper_claim),
+        &[
+            delay_verdicts(rows, "bg-fig7.csv", paper_claim),
+            carried_verdicts(rows, "bg-fig7.csv"),
+        ]
+        .concat(),
     )?;
     plot_rows(
         ctx,
-        &rows,
+        rows,
         "two links",
         "bg-fig7a.svg",
         "Fig. 7a: short-flow delay / vanilla, two links",
@@ -39,14 +58,14 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     )?;
     plot_rows(
         ctx,
-        &rows,
+        rows,
         "two links",
         "bg-fig7b.svg",
         "Fig. 7b: active micro-flows / vanilla, two links",
         "normalised active micro-flows",
         |r| r.norm_active,
     )?;
-    Ok(summary(&p, &rows))
+    Ok(summary(p, rows))
 }
 
 /// Paper 004's claim (Fig. 7) on a row's delay against vanilla: at ρ = 0.65 LEDBAT cuts it

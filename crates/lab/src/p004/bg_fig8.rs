@@ -3,10 +3,13 @@
 //! where on the size axis access control's gain or loss against LEDBAT and TCP-LP lies
 //! (the per-route means are `bg-fig9`).
 
+use crate::engine::background::goals::{carried_verdicts, delay_verdicts};
 use crate::engine::background::setups::{three_link_groups, three_links};
 use crate::engine::background::{
     bg_flag, bins_table, carried_goal_lines, normalised_grid, plot_bins, size_rows, BinRow, Params,
+    Row,
 };
+use crate::engine::saved::read_csv;
 use crate::Context;
 use sim::driver::StreamKind;
 
@@ -24,27 +27,62 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     for (g, &rho1) in p.loads.iter().enumerate() {
         let setup = three_links(&p, rho1);
         for (i, sd) in setup.streams.iter().enumerate() {
-            if sd.kind != StreamKind::Short {
-                continue;
+            if sd.kind == StreamKind::Short {
+                bins.extend(size_rows(&grid, g, sd.route, rho1, Some(i)));
             }
-            let rows = size_rows(&grid, g, sd.route, rho1, Some(i));
+        }
+    }
+    ctx.write_csv("bg-fig8-bins.csv", &bins)?;
+    render(ctx, &p, &grid.rows, &bins)
+}
+
+/// Renders the plots and the summary again from `bg-fig8-all.csv` (one row per load and
+/// policy) and `bg-fig8-bins.csv` (one per load, route, policy and size bin), which an
+/// earlier run wrote to `dir`, without simulating.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let p = Params::load(ctx)?;
+    let rows: Vec<Row> = read_csv(dir, "bg-fig8-all.csv")?;
+    let bins: Vec<BinRow> = read_csv(dir, "bg-fig8-bins.csv")?;
+    render(ctx, &p, &rows, &bins)
+}
+
+/// The plots (one per load and route) and the summary of `rows` and their size bins `bins`.
+fn render(ctx: &Context, p: &Params, rows: &[Row], bins: &[BinRow]) -> anyhow::Result<String> {
+    for &rho1 in &p.loads {
+        let setup = three_links(p, rho1);
+        for sd in setup
+            .streams
+            .iter()
+            .filter(|sd| sd.kind == StreamKind::Short)
+        {
+            let at: Vec<BinRow> = bins
+                .iter()
+                .filter(|b| b.rho == rho1 && b.group == sd.route)
+                .cloned()
+                .collect();
             plot_bins(
                 ctx,
-                &rows,
+                &at,
                 &format!("bg-fig8-rho{}-{}.svg", (rho1 * 10.0).round(), sd.route),
                 &format!(
                     "short-flow delay / vanilla per size, {}, ρ1 = {rho1}",
                     sd.route
                 ),
             )?;
-            bins.extend(rows);
         }
     }
-    ctx.write_csv("bg-fig8-bins.csv", &bins)?;
-    Ok(summary(&p, &grid.rows, &bins))
+    ctx.write_json(
+        "verdicts.json",
+        &[
+            delay_verdicts(rows, "bg-fig8-all.csv", |_| None),
+            carried_verdicts(rows, "bg-fig8-all.csv"),
+        ]
+        .concat(),
+    )?;
+    Ok(summary(p, rows, bins))
 }
 
-fn summary(p: &Params, rows: &[crate::engine::background::Row], bins: &[BinRow]) -> String {
+fn summary(p: &Params, rows: &[Row], bins: &[BinRow]) -> String {
     let mut s = format!(
         "# bg-fig8 — paper 004, Figure 8's network: delay by size on each route\n\n\
          Packet-level simulation: three {:.0} Mbit/s links in a row ({:.0} ms buffers, {:.0} ms \

@@ -2,14 +2,17 @@
 //! short-flow delay on each route, normalised by the vanilla policy, for ρ₁ = 0.3 and 0.5
 //! (Fig. 9).
 
+use crate::engine::background::goals::{carried_verdicts, delay_verdicts};
 use crate::engine::background::setups::three_link_groups;
 use crate::engine::background::{
-    bg_flag, carried_goal_lines, mean, normalised_grid, vs_vanilla_cells, Params, Ratio, RunOut,
+    bg_flag, carried_goal_lines, mean, normalised_grid, vs_vanilla_cells, Params, Ratio, Row,
+    RunOut,
 };
 use crate::engine::md_table;
+use crate::engine::saved::read_csv;
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sim::driver::StreamKind;
 
 pub const NAME: &str = "bg-fig9";
@@ -17,10 +20,10 @@ pub const DESCRIPTION: &str =
     "Paper 004 Figs. 8-9: three links, routes 1/123/2/23: per-route short-flow delay normalised by vanilla, rho1 = 0.3 and 0.5 (packet level)";
 pub const SCENARIO: &str = include_str!("../../scenarios/bg-fig9.toml");
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct RouteRow {
     rho1: f64,
-    route: &'static str,
+    route: String,
     policy: String,
     delay_s: f64,
     norm_delay: f64,
@@ -47,7 +50,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                 let ratio = Ratio::of(of(k).iter().zip(of(0)).map(|(r, v)| (d(r), d(v))));
                 route_rows.push(RouteRow {
                     rho1: *rho1,
-                    route: sd.route,
+                    route: sd.route.to_string(),
                     policy: policy.clone(),
                     delay_s: mean(&of(k).iter().map(d).collect::<Vec<_>>()),
                     norm_delay: ratio.mean,
@@ -57,11 +60,48 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
         }
     }
     ctx.write_csv("bg-fig9.csv", &route_rows)?;
+    render(ctx, &p, rows, &route_rows)
+}
+
+/// Renders the plots and the summary again from `bg-fig9-all.csv` (one row per load and
+/// policy) and `bg-fig9.csv` (one per load, route and policy), which an earlier run wrote to
+/// `dir`, without simulating.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let p = Params::load(ctx)?;
+    let rows: Vec<Row> = read_csv(dir, "bg-fig9-all.csv")?;
+    let route_rows: Vec<RouteRow> = read_csv(dir, "bg-fig9.csv")?;
+    render(ctx, &p, &rows, &route_rows)
+}
+
+/// The plots and the summary of `rows` and the per-route rows `route_rows`.
+fn render(
+    ctx: &Context,
+    p: &Params,
+    rows: &[Row],
+    route_rows: &[RouteRow],
+) -> anyhow::Result<String> {
+    ctx.write_json(
+        "verdicts.json",
+        &[
+            delay_verdicts(rows, "bg-fig9-all.csv", |_| None),
+            carried_verdicts(rows, "bg-fig9-all.csv"),
+        ]
+        .concat(),
+    )?;
     let routes = ["route1", "route123", "route2", "route23"];
+    // The policies in the order they ran (the first load's rows list each once per route).
+    let mut policies: Vec<&str> = Vec::new();
+    for r in route_rows
+        .iter()
+        .filter(|r| Some(r.rho1) == p.loads.first().copied())
+    {
+        if !policies.contains(&r.policy.as_str()) {
+            policies.push(&r.policy);
+        }
+    }
     for &rho1 in &p.loads {
-        let series = grid.variants[0]
+        let series = policies
             .iter()
-            .map(|v| &v.2)
             .filter_map(|pol| {
                 let pts: Vec<(f64, f64)> = routes
                     .iter()
@@ -73,7 +113,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                             .map(|q| (x as f64 + 1.0, q.norm_delay))
                     })
                     .collect();
-                (!pts.is_empty()).then(|| Series::markers(pol, pts))
+                (!pts.is_empty()).then(|| Series::markers(*pol, pts))
             })
             .collect();
         render_svg(
@@ -105,7 +145,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
                     vs_vanilla_cells(r.norm_delay, r.norm_delay_ci95, r.policy == "vanilla");
                 vec![
                     format!("{:.1}", r.rho1),
-                    r.route.to_string(),
+                    r.route.clone(),
                     r.policy.clone(),
                     format!("{:.2}", r.delay_s),
                     ratio,

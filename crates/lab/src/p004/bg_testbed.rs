@@ -12,6 +12,8 @@
 
 use crate::check_param;
 use crate::engine::background::{critical_m, mean, ratio_cells, Ratio};
+use crate::engine::saved::read_csv;
+use crate::engine::verdict::{judge, Interval, Rule, Source, Verdict, Word};
 use crate::engine::{md_table, mean_ci};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
@@ -95,7 +97,7 @@ struct Out {
     m_samples: Vec<MSample>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Row {
     variant: String,
     sizes: String,
@@ -149,19 +151,22 @@ impl BgAccount {
     }
 }
 
-/// Words for a ratio's mean `m` and 95% half-width `ci` against the goal of 0.95: within 5%
-/// when the interval's low end is at or above it, not within when its high end is below it,
-/// and otherwise the mean's side, undecided by the interval.
-fn against_95(m: f64, ci: f64) -> &'static str {
-    let ci = if ci.is_finite() { ci } else { f64::INFINITY };
-    if m - ci >= 0.95 {
-        "within 5%"
-    } else if m + ci < 0.95 {
-        "NOT within 5%"
-    } else if m >= 0.95 {
-        "within 5% on the mean, not beyond the interval"
-    } else {
-        "below 95% on the mean, not beyond the interval"
+/// The goal on the background's carried rate: at least 95% of the arrival load (or of
+/// vanilla's), over the whole 95% interval.
+const CARRIED: Rule = Rule::AtLeast {
+    min: 0.95,
+    margin: 0.0,
+};
+
+/// The verdict on a ratio's mean `m` with 95% half-width `ci` against [`CARRIED`], in words:
+/// met (the interval's low end at or above 0.95), not met (its high end below), or undecided,
+/// with the mean's side.
+fn against_95(m: f64, ci: f64) -> String {
+    match judge(Interval::new(m, ci), CARRIED) {
+        Word::Met => "within 5%".into(),
+        Word::NotMet => "NOT within 5%".into(),
+        _ if m >= 0.95 => "undecided: within 5% on the mean, not beyond the interval".into(),
+        _ => "undecided: below 95% on the mean, not beyond the interval".into(),
     }
 }
 
@@ -208,7 +213,7 @@ fn bg_account(
     a
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct BgRow {
     variant: String,
     repeat: usize,
@@ -224,6 +229,8 @@ struct BgRow {
     window_ratio: f64,
     steady_ratio: f64,
     whole_ratio: f64,
+    /// Short flows that failed (error or timeout) in the run.
+    short_failed: usize,
 }
 
 /// One poll of the client's `schedtcp_admission_*` metrics (NaN: absent, or NaN there).
@@ -259,7 +266,7 @@ const POLLED: [&str; 9] = [
     "check_engaged",
 ];
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct MRow {
     variant: String,
     repeat: usize,
@@ -357,7 +364,8 @@ fn parse_sample(line: &str) -> Option<MSample> {
     })
 }
 
-pub fn run(ctx: &Context) -> anyhow::Result<String> {
+/// The scenario's parameters, checked, and the fixed M of `access-fixed`.
+fn params(ctx: &Context) -> anyhow::Result<(Params, u32)> {
     let p: Params = ctx.params()?;
     check_param!(
         p.rho > 0.0 && p.rho_b > 0.0 && p.rho + p.rho_b < 1.0,
@@ -390,6 +398,11 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     } else {
         p.fixed_m
     };
+    Ok((p, m_fixed))
+}
+
+pub fn run(ctx: &Context) -> anyhow::Result<String> {
+    let (p, m_fixed) = params(ctx)?;
     let bin = testbed::find_binary()?;
     let mut cfg = BedConfig::new(p.rate_bytes_per_s, Queue::Bfifo(p.queue_bytes));
     cfg.burst_bytes = p.burst_bytes;
@@ -548,19 +561,24 @@ fn m_rows(outs: &[Out]) -> Vec<MRow> {
 }
 
 /// Plots: M and the waiting flows over time (repeat 1), completion time by size bin.
-fn plots(ctx: &Context, p: &Params, rows: &[Row], outs: &[Out]) -> anyhow::Result<()> {
-    let series: Vec<Series> = outs
+fn plots(ctx: &Context, p: &Params, rows: &[Row], m: &[MRow]) -> anyhow::Result<()> {
+    let series: Vec<Series> = p
+        .variants
         .iter()
-        .filter(|o| o.variant != "vanilla" && o.repeat == 0)
-        .flat_map(|o| {
+        .filter(|v| *v != "vanilla")
+        .flat_map(|v| {
+            let first: Vec<&MRow> = m
+                .iter()
+                .filter(|s| s.variant == *v && s.repeat == 0)
+                .collect();
             [
                 Series::line(
-                    format!("{} M", o.variant),
-                    o.m_samples.iter().map(|s| (s.t_s, s.m)).collect(),
+                    format!("{v} M"),
+                    first.iter().map(|s| (s.t_s, s.m)).collect(),
                 ),
                 Series::line(
-                    format!("{} waiting", o.variant),
-                    o.m_samples.iter().map(|s| (s.t_s, s.waiting)).collect(),
+                    format!("{v} waiting"),
+                    first.iter().map(|s| (s.t_s, s.waiting)).collect(),
                 ),
             ]
         })
@@ -658,15 +676,100 @@ fn bg_rows(outs: &[Out]) -> Vec<BgRow> {
             window_ratio: o.bg.window_ratio(),
             steady_ratio: o.bg.steady_ratio(),
             whole_ratio: o.bg.whole_ratio(),
+            short_failed: o.short_failed,
         })
         .collect()
 }
 
-/// Analysis and render of the background class per variant: its table (steady-state rate,
-/// window and whole ratios, backlog, drain, M, failures, with the verdicts against 95% of the
-/// arrival load and of vanilla's) and the per-repeat lines below it.
-fn bg_section(p: &Params, outs: &[Out]) -> (String, String) {
-    let vanilla = runs_of(outs, "vanilla");
+/// The background's steady-state rate per variant, over the repeats: against its arrival
+/// load and against vanilla's on the same sample paths (`bg-testbed-carried.csv`).
+#[derive(Serialize)]
+struct CarriedRow {
+    variant: String,
+    repeats: usize,
+    steady_ratio: f64,
+    steady_ratio_ci95: f64,
+    /// NaN for vanilla itself.
+    of_vanilla: f64,
+    of_vanilla_ci95: f64,
+}
+
+/// The runs of variant `v` in `bg` (one row per run), by repeat.
+fn bg_runs<'a>(bg: &'a [BgRow], v: &str) -> Vec<&'a BgRow> {
+    let mut o: Vec<&BgRow> = bg.iter().filter(|o| o.variant == v).collect();
+    o.sort_by_key(|o| o.repeat);
+    o
+}
+
+/// Per variant: the steady-state rate over the arrival load and over vanilla's, with their
+/// intervals over the repeats.
+fn carried_rows(p: &Params, bg: &[BgRow]) -> Vec<CarriedRow> {
+    let vanilla = bg_runs(bg, "vanilla");
+    p.variants
+        .iter()
+        .map(|v| {
+            let runs = bg_runs(bg, v);
+            let steady: Vec<f64> = runs.iter().map(|o| o.steady_ratio).collect();
+            let (m, ci) = mean_ci(&steady);
+            let vs = Ratio::of(
+                runs.iter()
+                    .zip(&vanilla)
+                    .map(|(a, z)| (a.steady_ratio, z.steady_ratio)),
+            );
+            let base = v == "vanilla";
+            CarriedRow {
+                variant: v.clone(),
+                repeats: runs.len(),
+                steady_ratio: m,
+                steady_ratio_ci95: ci,
+                of_vanilla: if base { f64::NAN } else { vs.mean },
+                of_vanilla_ci95: if base { f64::NAN } else { vs.ci95 },
+            }
+        })
+        .collect()
+}
+
+/// The verdicts on the carried rate ([`CARRIED`]), each pointing at its value in
+/// `bg-testbed-carried.csv`.
+fn carried_verdicts(carried: &[CarriedRow]) -> Vec<Verdict> {
+    let mut out = Vec::new();
+    for c in carried {
+        let at = [("variant", c.variant.as_str())];
+        out.push(
+            Verdict::new(
+                format!("{}: background steady-state rate / arrival load", c.variant),
+                Some("access control carries the background's load (Section IV)"),
+                Interval::new(c.steady_ratio, c.steady_ratio_ci95),
+                CARRIED,
+            )
+            .from(Source::new(CARRIED_CSV, "steady_ratio", &at)),
+        );
+        if c.variant != "vanilla" {
+            out.push(
+                Verdict::new(
+                    format!(
+                        "{}: background steady-state rate / vanilla's, same sample paths",
+                        c.variant
+                    ),
+                    None,
+                    Interval::new(c.of_vanilla, c.of_vanilla_ci95),
+                    CARRIED,
+                )
+                .from(Source::new(CARRIED_CSV, "of_vanilla", &at)),
+            );
+        }
+    }
+    out
+}
+
+/// Where [`carried_rows`] are written.
+const CARRIED_CSV: &str = "bg-testbed-carried.csv";
+
+/// Render of the background class per variant: its table (steady-state rate, window and
+/// whole ratios, backlog, drain, M, failures, with the verdicts against 95% of the arrival
+/// load and of vanilla's, from `carried`) and the per-repeat lines below it.
+fn bg_section(p: &Params, bg: &[BgRow], m: &[MRow], carried: &[CarriedRow]) -> (String, String) {
+    let vanilla = bg_runs(bg, "vanilla");
     let per_repeat = |v: &[f64]| {
         v.iter()
             .map(|c| format!("{c:.3}"))
@@ -681,58 +784,52 @@ fn bg_section(p: &Params, outs: &[Out]) -> (String, String) {
         }
     };
     let mut bg_table = Vec::new();
-    let mut bg = String::new();
-    for v in &p.variants {
-        let runs = runs_of(outs, v);
-        let steady: Vec<f64> = runs.iter().map(|o| o.bg.steady_ratio()).collect();
-        let window: Vec<f64> = runs.iter().map(|o| o.bg.window_ratio()).collect();
-        let whole: Vec<f64> = runs.iter().map(|o| o.bg.whole_ratio()).collect();
+    let mut lines = String::new();
+    for (v, c) in p.variants.iter().zip(carried) {
+        let runs = bg_runs(bg, v);
+        let steady: Vec<f64> = runs.iter().map(|o| o.steady_ratio).collect();
+        let window: Vec<f64> = runs.iter().map(|o| o.window_ratio).collect();
+        let whole: Vec<f64> = runs.iter().map(|o| o.whole_ratio).collect();
         let flows_of = |b: u64| b as f64 / p.mean_size;
-        let back_w: Vec<f64> = runs.iter().map(|o| flows_of(o.bg.backlog_at_w)).collect();
-        let back_t: Vec<f64> = runs.iter().map(|o| flows_of(o.bg.backlog_at_end)).collect();
-        let drain: Vec<f64> = runs.iter().map(|o| o.bg.drain_s).collect();
-        let bg_failed: usize = runs.iter().map(|o| o.bg.failed).sum();
+        let back_w: Vec<f64> = runs.iter().map(|o| flows_of(o.backlog_at_w)).collect();
+        let back_t: Vec<f64> = runs.iter().map(|o| flows_of(o.backlog_at_end)).collect();
+        let drain: Vec<f64> = runs.iter().map(|o| o.drain_s).collect();
+        let bg_failed: usize = runs.iter().map(|o| o.failed).sum();
         let failed: usize = runs.iter().map(|o| o.short_failed).sum();
-        let ms: Vec<f64> = runs
+        let ms: Vec<f64> = m
             .iter()
-            .flat_map(|o| {
-                o.m_samples
-                    .iter()
-                    .filter(|s| s.t_s <= p.duration_s)
-                    .map(|s| s.m)
-            })
+            .filter(|s| s.variant == *v && s.t_s <= p.duration_s)
+            .map(|s| s.m)
             .collect();
-        let paired = |f: fn(&BgAccount) -> f64| {
-            Ratio::of(runs.iter().zip(&vanilla).map(|(a, z)| (f(&a.bg), f(&z.bg))))
-        };
-        let steady_ci = mean_ci(&steady);
-        let steady_vs = paired(BgAccount::steady_ratio);
-        // The issue's goal on the steady-state rate, against the arrival load and against
-        // vanilla's (which admits every flow at once: what the window's end leaves in flight).
-        let verdict = if v == "vanilla" {
-            against_95(steady_ci.0, steady_ci.1).to_string()
+        let window_vs = Ratio::of(
+            runs.iter()
+                .zip(&vanilla)
+                .map(|(a, z)| (a.window_ratio, z.window_ratio)),
+        );
+        let steady_ci = (c.steady_ratio, c.steady_ratio_ci95);
+        // The goal on the steady-state rate, against the arrival load and against vanilla's
+        // (which admits every flow at once: what the window's end leaves in flight).
+        let base = v == "vanilla";
+        let verdict = if base {
+            against_95(steady_ci.0, steady_ci.1)
         } else {
             format!(
                 "{}; of vanilla's: {}",
                 against_95(steady_ci.0, steady_ci.1),
-                against_95(steady_vs.mean, steady_vs.ci95)
+                against_95(c.of_vanilla, c.of_vanilla_ci95)
             )
         };
+        let vs = |r: Ratio| if base { "–".into() } else { r.show() };
         bg_table.push(vec![
             v.clone(),
             show(steady_ci),
-            if v == "vanilla" {
-                "–".into()
-            } else {
-                steady_vs.show()
-            },
+            vs(Ratio {
+                mean: c.of_vanilla,
+                ci95: c.of_vanilla_ci95,
+            }),
             verdict,
             show(mean_ci(&window)),
-            if v == "vanilla" {
-                "–".into()
-            } else {
-                paired(BgAccount::window_ratio).show()
-            },
+            vs(window_vs),
             format!("{:.3}", mean(&whole)),
             format!("{:.1} → {:.1}", mean(&back_w), mean(&back_t)),
             format!("{:.1}", mean(&drain)),
@@ -743,7 +840,7 @@ fn bg_section(p: &Params, outs: &[Out]) -> (String, String) {
             },
             format!("{failed} / {bg_failed}"),
         ]);
-        bg.push_str(&format!(
+        lines.push_str(&format!(
             "- {v}: steady-state rate / arrival load per repeat: {}; bytes received in the \
              window / arrived: {}; backlog at the window's end (flows of mean size): {}\n",
             per_repeat(&steady),
@@ -767,7 +864,7 @@ fn bg_section(p: &Params, outs: &[Out]) -> (String, String) {
         ],
         &bg_table,
     );
-    (bg_table, bg)
+    (bg_table, lines)
 }
 
 fn summarise(
@@ -778,12 +875,41 @@ fn summarise(
     outs: &[Out],
 ) -> anyhow::Result<String> {
     let rows = short_rows(p, plans, outs);
+    let m = m_rows(outs);
+    let bg = bg_rows(outs);
     ctx.write_csv("bg-testbed.csv", &rows)?;
-    ctx.write_csv("bg-testbed-m.csv", &m_rows(outs))?;
-    plots(ctx, p, &rows, outs)?;
-    ctx.write_csv("bg-testbed-bg.csv", &bg_rows(outs))?;
-    let (bg_table, bg) = bg_section(p, outs);
-    Ok(render(p, m_fixed, &short_table(&rows), &bg_table, &bg))
+    ctx.write_csv("bg-testbed-m.csv", &m)?;
+    ctx.write_csv("bg-testbed-bg.csv", &bg)?;
+    render_all(ctx, p, m_fixed, &rows, &bg, &m)
+}
+
+/// Analyses and renders again the runs an earlier run wrote to `dir` (`bg-testbed.csv`: the
+/// short flows by size bin against vanilla's; `bg-testbed-bg.csv`: the background's account
+/// of every run; `bg-testbed-m.csv`: M over time), without the testbed.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let (p, m_fixed) = params(ctx)?;
+    let rows: Vec<Row> = read_csv(dir, "bg-testbed.csv")?;
+    let bg: Vec<BgRow> = read_csv(dir, "bg-testbed-bg.csv")?;
+    let m: Vec<MRow> = read_csv(dir, "bg-testbed-m.csv")?;
+    render_all(ctx, &p, m_fixed, &rows, &bg, &m)
+}
+
+/// The plots, the carried rate and its verdicts, and the summary of the short-flow rows
+/// `rows`, the background's account `bg` and the M samples `m`.
+fn render_all(
+    ctx: &Context,
+    p: &Params,
+    m_fixed: u32,
+    rows: &[Row],
+    bg: &[BgRow],
+    m: &[MRow],
+) -> anyhow::Result<String> {
+    plots(ctx, p, rows, m)?;
+    let carried = carried_rows(p, bg);
+    ctx.write_csv(CARRIED_CSV, &carried)?;
+    ctx.write_json("verdicts.json", &carried_verdicts(&carried))?;
+    let (bg_table, lines) = bg_section(p, bg, m, &carried);
+    Ok(render(p, m_fixed, &short_table(rows), &bg_table, &lines))
 }
 
 /// The summary: the setup, the paper's claim, the tables.
@@ -944,16 +1070,16 @@ mod tests {
         assert_eq!(against_95(0.90, 0.04), "NOT within 5%");
         assert_eq!(
             against_95(0.96, 0.05),
-            "within 5% on the mean, not beyond the interval"
+            "undecided: within 5% on the mean, not beyond the interval"
         );
         assert_eq!(
             against_95(0.93, 0.05),
-            "below 95% on the mean, not beyond the interval"
+            "undecided: below 95% on the mean, not beyond the interval"
         );
         // One repeat: no interval, nothing decided.
         assert_eq!(
             against_95(0.99, f64::NAN),
-            "within 5% on the mean, not beyond the interval"
+            "undecided: within 5% on the mean, not beyond the interval"
         );
     }
 

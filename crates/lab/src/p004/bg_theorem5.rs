@@ -1,6 +1,7 @@
 //! Paper 004, Theorem 5: the table of wTCP's worst-case distance from the optimum.
 
 use crate::check_param;
+use crate::engine::saved::read_json;
 use crate::engine::{linspace, md_table, pct};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
@@ -19,7 +20,7 @@ struct Params {
     f_points: usize,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Row {
     k: u32,
     sup_limit: f64,
@@ -28,11 +29,16 @@ struct Row {
     bound_argmax_f: Option<f64>,
 }
 
-pub fn run(ctx: &Context) -> anyhow::Result<String> {
+fn params(ctx: &Context) -> anyhow::Result<Params> {
     let p: Params = ctx.params()?;
     check_param!(!p.k_values.is_empty(), "k_values must not be empty");
     check_param!(p.k_values.iter().all(|&k| k >= 1), "every k must be >= 1");
     check_param!(p.f_points >= 10, "f_points must be >= 10");
+    Ok(p)
+}
+
+pub fn run(ctx: &Context) -> anyhow::Result<String> {
+    let p = params(ctx)?;
     let fs: Vec<f64> = linspace(0.0, 1.0, p.f_points + 2)[1..=p.f_points].to_vec();
     let pb = ctx.progress(p.k_values.len() as u64, "k values");
     let mut rows = Vec::new();
@@ -65,6 +71,19 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     pb.finish_and_clear();
     ctx.write_csv("theorem5.csv", &rows)?;
     ctx.write_json("theorem5.json", &rows)?;
+    render(ctx, &p, &rows)
+}
+
+/// Renders the plot and the summary again from `theorem5.json`, which an earlier run wrote to
+/// `dir`, without computing.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let p = params(ctx)?;
+    let rows: Vec<Row> = read_json(dir, "theorem5.json")?;
+    render(ctx, &p, &rows)
+}
+
+/// The plot and the summary of the table `rows`.
+fn render(ctx: &Context, p: &Params, rows: &[Row]) -> anyhow::Result<String> {
     let (f1, v1) = wtcp::theorem5_k1_max();
     render_svg(
         &LinePlot {

@@ -228,8 +228,8 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
 /// run's bytes; `over_time.csv`, the throughput over time), without running anything.
 pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
     let p: Params = ctx.params()?;
-    let rows: Vec<RunRow> = crate::engine::read_csv(&dir.join("runs.csv"))?;
-    let series_rows: Vec<SeriesRow> = crate::engine::read_csv(&dir.join("over_time.csv"))?;
+    let rows: Vec<RunRow> = crate::engine::saved::read_csv(dir, "runs.csv")?;
+    let series_rows: Vec<SeriesRow> = crate::engine::saved::read_csv(dir, "over_time.csv")?;
     analyse(ctx, &p, &rows, &series_rows)
 }
 

@@ -4,7 +4,7 @@
 
 use super::{bg_within_interval, labels, series_label, Row};
 use crate::engine::says;
-use crate::engine::verdict::{Interval, Source, Verdict, DIFFERENCE};
+use crate::engine::verdict::{Interval, Rule, Source, Verdict, Word, DIFFERENCE};
 
 /// The verdict on a row's short-flow delay against vanilla's on the same sample paths:
 /// delay / vanilla's − 1, paired by repeat, against 0. `paper` says what the paper claims
@@ -45,6 +45,45 @@ pub(crate) fn delay_verdicts(
         .collect()
 }
 
+/// The goal on the background's carried load: its goodput over the load that arrived within
+/// 5% of 1, over the whole 95% interval over the repeats.
+pub(crate) const CARRIED: Rule = Rule::Goal { lo: 0.95, hi: 1.05 };
+
+/// The verdict on a row's background goodput over its arrivals against [`CARRIED`].
+pub(crate) fn carried_verdict(r: &Row) -> Verdict {
+    Verdict::new(
+        format!(
+            "{} ρ = {:.2} {}: background goodput / arrived load",
+            r.group, r.rho, r.label
+        ),
+        Some("access control carries the background's load (Section IV)"),
+        Interval::new(r.bg_throughput_vs_arrived, r.bg_vs_arrived_ci95),
+        CARRIED,
+    )
+}
+
+/// Verdicts on the carried load of every access-control row of `rows` at a load the links
+/// carry (not [`super::overloaded`] under vanilla: there no policy carries every class's
+/// load, and the goal does not apply); the rows are in the CSV file `file`.
+pub(crate) fn carried_verdicts(rows: &[Row], file: &str) -> Vec<Verdict> {
+    let all: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.policy.starts_with("access"))
+        .collect();
+    super::carried_check(rows, &all)
+        .feasible
+        .into_iter()
+        .map(|r| {
+            let rho = serde_json::to_string(&r.rho).unwrap_or_default();
+            carried_verdict(r).from(Source::new(
+                file,
+                "bg_throughput_vs_arrived",
+                &[("group", &r.group), ("rho", &rho), ("label", &r.label)],
+            ))
+        })
+        .collect()
+}
+
 /// The words of [`delay_verdict`].
 pub(crate) fn vs_vanilla(r: &Row) -> String {
     says(
@@ -79,7 +118,7 @@ pub(crate) fn never_worse(rows: &[Row], group: &str) -> String {
         };
         let worse = v
             .iter()
-            .filter(|r| r.norm_delay - r.norm_delay_ci95 > 1.0)
+            .filter(|r| delay_verdict(r, None).word == Word::Higher)
             .count();
         let carried = v.iter().all(|r| bg_within_interval(r));
         s.push_str(&format!(

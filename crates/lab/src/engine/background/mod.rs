@@ -14,6 +14,7 @@ pub(crate) mod setups;
 
 use crate::check_param;
 use crate::engine::mean_ci;
+use crate::engine::verdict::Word;
 use crate::Context;
 use anyhow::anyhow;
 use serde::{Deserialize, Serialize};
@@ -554,7 +555,7 @@ pub(crate) fn mean(v: &[f64]) -> f64 {
 }
 
 /// One row of a normalised comparison: a group (e.g. k or a route), a load, a policy.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct Row {
     pub group: String,
     pub rho: f64,
@@ -934,8 +935,8 @@ pub(crate) fn overloaded(vanilla: &Row) -> bool {
 }
 
 /// The background's goodput over its arrivals, with its interval over the repeats, the worst
-/// repeat, and a verdict against the goal (within 5% of the load): "within 5%" only when the
-/// whole interval is.
+/// repeat, and its verdict against the goal (within 5% of the load, [`goals::carried_verdict`]):
+/// nothing added when met, the word otherwise with the mean's side.
 pub(crate) fn bg_flag(r: &Row) -> String {
     let (m, ci) = (r.bg_throughput_vs_arrived, r.bg_vs_arrived_ci95);
     let spread = if ci.is_finite() {
@@ -943,12 +944,11 @@ pub(crate) fn bg_flag(r: &Row) -> String {
     } else {
         String::new()
     };
-    let verdict = if !r.bg_within_5pct {
-        " **NOT within 5%**"
-    } else if !bg_within_interval(r) {
-        " (within 5% on the mean, **not beyond the interval**)"
-    } else {
-        ""
+    let verdict = match goals::carried_verdict(r).word {
+        Word::Met => "",
+        Word::NotMet => " **NOT within 5%**",
+        _ if r.bg_within_5pct => " (**undecided**: within 5% on the mean, not beyond the interval)",
+        _ => " (**undecided**: not within 5% on the mean, nor beyond the interval)",
     };
     format!("{m:.3}{spread}{verdict}")
 }
@@ -964,13 +964,18 @@ pub(crate) fn carried_goal(all: &[Row], rows: &[&Row]) -> String {
     let g = carried_check(all, rows);
     let mut s = match g.met() {
         None => "no load here is free of overload".to_string(),
-        Some(true) => format!(
-            "within 5%, beyond the interval, at every load that is not overloaded ({} of {})",
+        Some(Word::Met) => format!(
+            "met: within 5%, beyond the interval, at every load that is not overloaded ({} of {})",
             g.feasible.len(),
             rows.len()
         ),
-        Some(false) => format!(
-            "NOT within 5%, beyond the interval, at every load that is not overloaded: {}",
+        Some(w) => format!(
+            "{}: not within 5%, beyond the interval, at every load that is not overloaded: {}",
+            if w == Word::NotMet {
+                "NOT met"
+            } else {
+                "undecided"
+            },
             g.short
                 .iter()
                 .map(|r| format!("{}, ρ = {:.2}: {}", r.group, r.rho, bg_flag(r)))
@@ -1015,9 +1020,11 @@ pub(crate) struct CarriedGoal<'a> {
 }
 
 impl CarriedGoal<'_> {
-    /// Met (every judged row within 5%), not met, or nothing to judge.
-    pub fn met(&self) -> Option<bool> {
-        (!self.feasible.is_empty()).then_some(self.short.is_empty())
+    /// The goal over every judged row ([`Word::all_met`] of their verdicts), or nothing to
+    /// judge.
+    pub fn met(&self) -> Option<Word> {
+        (!self.feasible.is_empty())
+            .then(|| Word::all_met(self.feasible.iter().map(|r| goals::carried_verdict(r).word)))
     }
 }
 
@@ -1054,16 +1061,9 @@ pub(crate) fn carried_goal_lines(rows: &[Row]) -> String {
 }
 
 /// Whether the background's goodput over its arrivals is within 5% of 1 over its whole 95%
-/// interval (on the mean alone when there is no interval: one repeat).
+/// interval: its verdict ([`goals::carried_verdict`]) is met.
 pub(crate) fn bg_within_interval(r: &Row) -> bool {
-    within_5pct_over(r.bg_throughput_vs_arrived, r.bg_vs_arrived_ci95)
-}
-
-/// Whether `mean ± ci95` lies within [0.95, 1.05] (a missing interval counts as none).
-fn within_5pct_over(mean: f64, ci95: f64) -> bool {
-    let ci = if ci95.is_finite() { ci95 } else { 0.0 };
-    let inside = |x: f64| (0.95..=1.05).contains(&x);
-    inside(mean - ci) && inside(mean + ci)
+    goals::carried_verdict(r).word == Word::Met
 }
 
 /// The markdown table of `rows`.
@@ -1179,7 +1179,7 @@ pub(crate) fn bin_label(bin: usize) -> String {
 /// One per-size row: the mean delay of the short flows of `stream` (all if `None`) whose
 /// size falls in `bin`, normalised by vanilla's same bin on the same sample path (the same
 /// seed gives the same short flows under every policy), mean and 95% interval over repeats.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct BinRow {
     pub group: String,
     pub rho: f64,
@@ -1349,15 +1349,24 @@ mod tests {
     /// The goal "background throughput within 5% of the load" is met only when the whole 95%
     /// interval over the repeats is within 5% (bg-fig5, k = 1, ρ = 0.5 over 40 repeats in ten
     /// groups: group means 0.970 ± 0.033 with the default bar, 0.984 ± 0.022 with a bar of
-    /// 0.15); a NaN interval (one repeat) falls back to the mean; a NaN mean is never within.
+    /// 0.15), not met when the whole interval is outside, and undecided otherwise or without
+    /// an interval (one repeat).
     #[test]
     fn within_five_per_cent_needs_the_whole_interval() {
-        assert!(!within_5pct_over(0.970, 0.033));
-        assert!(within_5pct_over(0.984, 0.022));
-        assert!(!within_5pct_over(1.04, 0.02));
-        assert!(within_5pct_over(0.96, f64::NAN));
-        assert!(!within_5pct_over(0.94, f64::NAN));
-        assert!(!within_5pct_over(f64::NAN, 0.01));
+        let word = |m: f64, ci: f64| {
+            let r = Row {
+                bg_throughput_vs_arrived: m,
+                bg_vs_arrived_ci95: ci,
+                ..Row::default()
+            };
+            goals::carried_verdict(&r).word
+        };
+        assert_eq!(word(0.970, 0.033), Word::Undecided);
+        assert_eq!(word(0.984, 0.022), Word::Met);
+        assert_eq!(word(1.04, 0.02), Word::Undecided);
+        assert_eq!(word(0.90, 0.04), Word::NotMet);
+        assert_eq!(word(0.96, f64::NAN), Word::Undecided);
+        assert_eq!(word(f64::NAN, 0.01), Word::Undecided);
     }
 
     /// The goal's verdict by load: a load counts against "within 5%" only where the links
@@ -1386,7 +1395,7 @@ mod tests {
         ];
         let adaptive: Vec<&Row> = all.iter().filter(|r| r.policy != "vanilla").collect();
         let g = carried_check(&all, &adaptive);
-        assert_eq!(g.met(), Some(true));
+        assert_eq!(g.met(), Some(Word::Met));
         assert_eq!((g.feasible.len(), g.over.len()), (1, 1));
         assert_eq!(g.over[0].rho, 0.6);
         // The same row at a load the links carry counts against the goal.
@@ -1394,15 +1403,17 @@ mod tests {
         feasible[1].link_carried = 0.9;
         let adaptive: Vec<&Row> = feasible.iter().filter(|r| r.policy != "vanilla").collect();
         let g = carried_check(&feasible, &adaptive);
-        assert_eq!(g.met(), Some(false));
+        assert_eq!(g.met(), Some(Word::NotMet));
         assert!(g.over.is_empty());
         assert_eq!(g.short.len(), 1);
         assert_eq!(g.short[0].rho, 0.6);
-        // Within on the mean but not over the interval is not within.
+        // Within on the mean but not over the interval is not met: undecided.
         let mut wide = all.clone();
         wide[2].bg_vs_arrived_ci95 = 0.05;
         let adaptive: Vec<&Row> = wide.iter().filter(|r| r.policy != "vanilla").collect();
-        assert_eq!(carried_check(&wide, &adaptive).met(), Some(false));
+        let g = carried_check(&wide, &adaptive);
+        assert_eq!(g.met(), Some(Word::Undecided));
+        assert_eq!(g.short.len(), 1);
         // Every load overloaded: nothing to judge.
         let mut over = all.clone();
         over[0].link_carried = 0.8;

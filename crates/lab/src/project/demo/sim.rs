@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use super::report::{competitor, CompetitorRun, Part, PolicyRow};
 use crate::engine::ratio::{Interval, Verdict};
+use crate::engine::saved::read_csv;
 
 /// Paper 000's Table 2 scaled to seconds (lab's `table2`).
 const TABLE2: &str = include_str!("sim-table2.toml");
@@ -32,15 +33,6 @@ pub fn run_lab(dir: &Path, name: &str, text: &str, quick: bool, seed: Option<u64
     );
     let _ = std::fs::remove_file(&scenario);
     r.map(|_| ())
-}
-
-/// Reads every row of a CSV file an experiment wrote.
-pub fn read_csv<R: serde::de::DeserializeOwned>(file: &Path) -> Result<Vec<R>> {
-    let mut r =
-        csv::Reader::from_path(file).with_context(|| format!("opening {}", file.display()))?;
-    r.deserialize()
-        .collect::<Result<Vec<R>, _>>()
-        .with_context(|| format!("reading {}", file.display()))
 }
 
 /// `table2/table2.csv`: the fluid rows.
@@ -140,15 +132,15 @@ pub fn run(dir: &Path, quick: bool, seed: Option<u64>) -> Result<Part> {
 
     let t2 = dir.join("table2");
     let flows = Flows::read(&t2.join("flows.csv"))?;
-    let fluid: BTreeMap<String, f64> = read_csv::<Table2Row>(&t2.join("table2.csv"))?
+    let fluid: BTreeMap<String, f64> = read_csv::<Table2Row>(&t2, "table2.csv")?
         .into_iter()
         .filter(|r| r.source == "fluid")
         .map(|r| (r.policy, r.ratio_to_tcp))
         .collect();
-    let checks: Vec<CheckRow> = read_csv(&t2.join("nonintrusive.csv"))?;
+    let checks: Vec<CheckRow> = read_csv(&t2, "nonintrusive.csv")?;
     let ni = dir.join("nonintrusive");
-    let comp: Vec<CompetitorRun> = read_csv(&ni.join("runs.csv"))?;
-    let comp_runs: Vec<CompetitorChecks> = read_csv(&ni.join("runs.csv"))?;
+    let comp: Vec<CompetitorRun> = read_csv(&ni, "runs.csv")?;
+    let comp_runs: Vec<CompetitorChecks> = read_csv(&ni, "runs.csv")?;
 
     let tcp = flows.of("tcp")?;
     let tcp_done: Vec<f64> = tcp.iter().flatten().flatten().copied().collect();

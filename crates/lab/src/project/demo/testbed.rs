@@ -9,8 +9,9 @@ use anyhow::Result;
 use serde::Deserialize;
 
 use super::report::{competitor, CompetitorRun, Part, PolicyRow};
-use super::sim::{ratios, read_csv, run_lab};
+use super::sim::{ratios, run_lab};
 use crate::engine::ratio::{Interval, Verdict};
+use crate::engine::saved::read_csv;
 
 /// Paper 000's Table 2 on the testbed, cut to about a minute.
 const TABLE2: &str = include_str!("testbed-table2.toml");
@@ -62,15 +63,15 @@ pub fn run(dir: &Path, quick: bool, seed: Option<u64>) -> Result<Part> {
     run_lab(dir, "testbed-nonintrusive", NONINTRUSIVE, quick, seed)?;
 
     let t2 = dir.join("testbed-table2");
-    let flows: Vec<FlowRow> = read_csv(&t2.join("flows.csv"))?;
-    let ideal: BTreeMap<String, Option<f64>> = read_csv::<VariantRow>(&t2.join("table2.csv"))?
+    let flows: Vec<FlowRow> = read_csv(&t2, "flows.csv")?;
+    let ideal: BTreeMap<String, Option<f64>> = read_csv::<VariantRow>(&t2, "table2.csv")?
         .into_iter()
         .map(|r| (r.variant, r.ideal_mean_ratio))
         .collect();
-    let inv: Vec<InvariantRow> = read_csv(&t2.join("invariant.csv"))?;
+    let inv: Vec<InvariantRow> = read_csv(&t2, "invariant.csv")?;
     let ni = dir.join("testbed-nonintrusive");
-    let comp: Vec<CompetitorRun> = read_csv(&ni.join("runs.csv"))?;
-    let comp_runs: Vec<CompetitorChecks> = read_csv(&ni.join("runs.csv"))?;
+    let comp: Vec<CompetitorRun> = read_csv(&ni, "runs.csv")?;
+    let comp_runs: Vec<CompetitorChecks> = read_csv(&ni, "runs.csv")?;
 
     // Blocks: one per (path, repeat), each flow's completion time in order.
     let mut blocks: Vec<(usize, usize)> = flows.iter().map(|f| (f.path, f.repeat)).collect();
