@@ -137,9 +137,21 @@ pub trait Role: Send + Sync + 'static {
     );
     /// A flow lost its pool connection (client): open a replacement.
     fn conn_needed(&self, engine: &Arc<Engine>, owner: FlowId);
-    /// A pool connection ended (before the core learns it): `clean` if both sides said `Done`,
-    /// after `lived` since it was established.
-    fn conn_ended(&self, _clean: bool, _lived: Duration) {}
+    /// A pool connection ended (before the core learns it), `lived` after it was established.
+    fn conn_ended(&self, _end: ConnEnd, _lived: Duration) {}
+}
+
+/// How a pool connection ended, as a role's reconnect policy reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnEnd {
+    /// Both sides said `Done`.
+    Clean,
+    /// This side closed it on purpose while it was usable ([`Engine::retire_connection`]):
+    /// its end says nothing of the path or of the peer.
+    Retired,
+    /// It died before both sides were done: the peer or the path ended it, it fell silent,
+    /// or it broke the protocol.
+    Lost,
 }
 
 struct ConnIo {
@@ -148,6 +160,8 @@ struct ConnIo {
     /// The connection's writer ended (its peer is gone, or its key sealed all it may): nothing
     /// more is sent on it, so its reader stops waiting for the control backlog to drain.
     writer_ended: AtomicBool,
+    /// This side closed the connection on purpose ([`Engine::retire_connection`]).
+    retired: AtomicBool,
     stream: Arc<TcpStream>,
 }
 
@@ -546,6 +560,7 @@ impl Engine {
             ready: Notify::new(),
             closing: AtomicBool::new(false),
             writer_ended: AtomicBool::new(false),
+            retired: AtomicBool::new(false),
             stream,
         });
         lock(&self.conns).insert(conn, io.clone());
@@ -571,11 +586,14 @@ impl Engine {
             .read_loop(conn, &io, &mut leftover, opener.as_mut())
             .await;
         let clean = io.closing.load(Ordering::Acquire);
+        let retired = io.retired.load(Ordering::Acquire);
         // Lost connections are logged at a bounded rate where refusals are counted (a peer
         // that connects and closes again and again must not flood the log).
         let churn = self.rejections.get().map(|r| &r.churn);
         match &reason {
             Ok(()) if clean => debug!(session = %self.label, %conn, "pool connection closed"),
+            // Whatever its reader saw after this side shut it down.
+            _ if retired => debug!(session = %self.label, %conn, "pool connection retired"),
             Ok(()) => match churn.map_or(Some(0), crate::limits::LogRate::allow) {
                 Some(0) => {
                     warn!(session = %self.label, %conn, "pool connection closed by the peer mid-session")
@@ -654,8 +672,12 @@ impl Engine {
                 }
             }
         }
-        self.role
-            .conn_ended(clean && reason.is_ok(), started.elapsed());
+        let end = match reason {
+            Ok(()) if clean => ConnEnd::Clean,
+            _ if retired => ConnEnd::Retired,
+            _ => ConnEnd::Lost,
+        };
+        self.role.conn_ended(end, started.elapsed());
         self.with(|s, now| s.connection_closed(now, conn));
         self.idle.notify_waiters();
         self.conns_changed.notify_waiters();
@@ -1105,6 +1127,16 @@ impl Engine {
         }
     }
 
+    /// Closes pool connection `conn` on purpose while it is usable (a warm connection past its
+    /// maximum age): as [`kill_connection`](Self::kill_connection), but its end is reported to
+    /// the role as [`ConnEnd::Retired`], not as a connection lost.
+    pub fn retire_connection(&self, conn: ConnId) {
+        if let Some(io) = lock(&self.conns).get(&conn) {
+            io.retired.store(true, Ordering::Release);
+            let _ = socket2::SockRef::from(io.stream.as_ref()).shutdown(std::net::Shutdown::Both);
+        }
+    }
+
     /// Whether pool connection `conn` may carry a new flow: the core still has it and its
     /// socket has seen neither an error nor the peer's end (a warm connection is checked with
     /// this before a flow takes it).
@@ -1377,6 +1409,7 @@ mod tests {
             ready: Notify::new(),
             closing: AtomicBool::new(false),
             writer_ended: AtomicBool::new(false),
+            retired: AtomicBool::new(false),
             stream: Arc::new(
                 tokio::net::TcpStream::connect(l.local_addr().unwrap())
                     .await
