@@ -17,7 +17,7 @@ use tracing::{info, warn};
 use crate::auth::{PreSharedKey, SessionKey};
 use crate::backoff::Backoff;
 use crate::config::{ClientConfig, ClientRoute};
-use crate::engine::{codes, Engine, Role};
+use crate::engine::{codes, ConnEnd, Engine, Role};
 use crate::limits::{self, Rejections};
 use crate::metrics::Registry;
 use crate::net;
@@ -53,14 +53,17 @@ impl Role for ClientRole {
         tokio::spawn(open_conn(engine.clone(), self.0.clone(), Some(owner)));
     }
 
-    fn conn_ended(&self, clean: bool, lived: Duration) {
+    fn conn_ended(&self, end: ConnEnd, lived: Duration) {
         let b = &self.0.backoff;
         // A connection that lived a while says nothing of the next attempt (if the server is
         // gone, that attempt fails and counts); one that died soon after its handshake does.
-        if clean || lived >= STABLE_AFTER {
-            b.succeeded();
-        } else {
-            b.failed();
+        // One this client retired (a warm connection past `warm_max_age_secs`, which may be
+        // shorter than `STABLE_AFTER`) counts neither way.
+        match end {
+            ConnEnd::Retired => {}
+            ConnEnd::Clean => b.succeeded(),
+            ConnEnd::Lost if lived >= STABLE_AFTER => b.succeeded(),
+            ConnEnd::Lost => b.failed(),
         }
     }
 }
@@ -403,16 +406,22 @@ fn open_background(
 
 /// A warm connection for a new flow, checked before use: established less than
 /// `warm_max_age_secs` ago, still known to the core, its socket without error or end of
-/// stream. Those that fail the check are closed (a replacement is opened by [`keep_warm`]).
+/// stream. Those that fail the check are closed (a replacement is opened by [`keep_warm`]):
+/// retired if only their age failed it, killed if they are dead.
 fn take_warm(engine: &Arc<Engine>, p: &Params) -> Option<ConnId> {
     let max_age = Duration::from_secs(p.cfg.get().warm_max_age_secs);
     loop {
         let (conn, since) = p.warm.lock().unwrap_or_else(|e| e.into_inner()).pop()?;
-        if since.elapsed() < max_age && engine.connection_usable(conn) {
+        let usable = engine.connection_usable(conn);
+        if usable && since.elapsed() < max_age {
             return Some(conn);
         }
-        tracing::debug!(%conn, "warm connection stale or dead: not used");
-        engine.kill_connection(conn);
+        tracing::debug!(%conn, usable, "warm connection past its maximum age or dead: not used");
+        if usable {
+            engine.retire_connection(conn);
+        } else {
+            engine.kill_connection(conn);
+        }
         p.warm_taken.notify_one();
     }
 }
@@ -446,7 +455,7 @@ async fn keep_warm(engine: Arc<Engine>, p: Arc<Params>, mut stop: watch::Receive
                     if let Some((_, old)) = expired {
                         if let Some(i) = w.iter().position(|&(c, _)| c == old) {
                             w.remove(i);
-                            engine.kill_connection(old);
+                            engine.retire_connection(old);
                         }
                     }
                     w.push((c, Instant::now()));
@@ -466,5 +475,62 @@ async fn keep_warm(engine: Arc<Engine>, p: Arc<Params>, mut stop: watch::Receive
             _ = tokio::time::sleep(next_expiry.min(Duration::from_secs(5))) => {}
             _ = stop.changed() => return,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ServerConfig;
+
+    /// Warm connections retired by age are this client's own doing, whatever their age: with
+    /// `warm_max_age_secs` below `STABLE_AFTER`, each refresh once counted as a failed attempt,
+    /// so after a few refreshes flows that found no warm connection waited up to half the
+    /// handshake timeout per attempt and were reset when their deadline came first.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn warm_connections_retired_by_age_do_not_count_as_failed_attempts() {
+        const KEY: &str = "warm-pool-test-key-0123456789abcdef";
+        let srv = crate::server::start(
+            ServerConfig::from_toml(&format!(
+                "listen = \"127.0.0.1:0\"\nkey = \"{KEY}\"\n[[route]]\nname = \"t\"\ntarget = \"127.0.0.1:9\"\n"
+            ))
+            .unwrap(),
+            KEY.as_bytes(),
+        )
+        .await
+        .unwrap();
+        let cli = start(
+            ClientConfig::from_toml(&format!(
+                "server = \"{}\"\nkey = \"{KEY}\"\nwarm_pool = 2\nwarm_max_age_secs = 1\n[tuning]\nshutdown_grace_secs = 1\n[[route]]\nname = \"t\"\nlisten = \"127.0.0.1:0\"\n",
+                srv.addr
+            ))
+            .unwrap(),
+            KEY.as_bytes(),
+        )
+        .await
+        .unwrap();
+        // Three retired connections have ended (the core counts each as lost: it never said
+        // Done) and the role has heard of each end before the core did.
+        let retired = 3;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let changed = cli.engine.conns_changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if cli.engine.inspect(|s| s.counters().conns_lost) >= retired {
+                break;
+            }
+            assert!(
+                tokio::time::timeout_at(deadline, changed).await.is_ok(),
+                "fewer than {retired} warm connections refreshed in 30 s"
+            );
+        }
+        assert_eq!(
+            cli.params.backoff.delay(),
+            Duration::ZERO,
+            "retired warm connections were counted as failed attempts"
+        );
+        cli.shutdown().await;
+        srv.shutdown().await;
     }
 }

@@ -83,13 +83,13 @@ impl Role for ServerRole {
                 }
                 Ok::<_, std::io::Error>(stream)
             };
-            // On the heap while it runs (its timer, the connect): the task keeps only the
-            // relay's state for the flow's life.
+            // On the heap while it runs (its timer, the connect), and the relay a task of its
+            // own: nothing of the connect (the route, the origin) is kept for the flow's life.
             match Box::pin(tokio::time::timeout(timeout, connect)).await {
                 Ok(Ok(stream)) => {
                     debug!(session = %engine.label, %flow, target = %r.target, "target connected");
                     let sizer = r.http_content_length.then(HttpResponseSizer::new);
-                    engine.run_flow(flow, stream, sizer).await;
+                    tokio::spawn(engine.run_flow(flow, stream, sizer));
                 }
                 Ok(Err(e)) => {
                     warn!(session = %engine.label, %flow, target = %r.target, "target unreachable: {e}");
@@ -240,16 +240,16 @@ pub async fn start(cfg: ServerConfig, key: &[u8]) -> Result<ServerHandle> {
 
 /// One pool connection: its handshake (within `auth_timeout_secs`, holding a place in the
 /// [`Gate`] until then), its admission, then its life in the session. The handshake's state
-/// (its timer, messages and keys) lives on the heap while it runs and is freed before the
-/// connection's life begins: the task keeps only what a live connection needs for as long
-/// as the connection lasts.
+/// (its timer, messages and keys) lives on the heap while it runs, and the connection's life
+/// is a task of its own: this one ends with the handshake, so what it held (its arguments,
+/// the handshake's result) is not kept for as long as the connection lasts.
 async fn serve_conn(p: Arc<Params>, stream: TcpStream, peer: SocketAddr, ticket: Ticket) {
     let Some((engine, conn, stream, leftover, record)) =
         Box::pin(accept_conn(p, stream, peer, ticket)).await
     else {
         return;
     };
-    engine.run_connection(conn, stream, leftover, record).await;
+    tokio::spawn(engine.run_connection(conn, stream, leftover, record));
 }
 
 /// A pool connection that completed its handshake and was admitted.
