@@ -921,7 +921,7 @@ impl Engine {
 
     /// Relays between an application socket (client: the accepted connection; server: the
     /// target) and its flow until both directions are over. Not an `async fn`, as
-    /// [`connection_life`](Self::connection_life): its arguments are kept once.
+    /// `connection_life`: its arguments are kept once (an `async fn` keeps them twice).
     pub fn run_flow(
         self: Arc<Self>,
         flow: FlowId,
