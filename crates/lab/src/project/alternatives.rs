@@ -1,4 +1,4 @@
-//! The alternatives to gtcp on the same flows (issue: policies that need no tuning): plain
+//! The alternatives to gtcp on the same flows, as an operator could deploy them: plain
 //! TCP, one multiplexed connection per pair (HTTP/2, yamux: `sim`'s `mux` driver), the same
 //! with a low-water mark, static lanes (interactive and bulk flows on multiplexed
 //! connections of their own), and schedtcp under `auto`, each beside a long plain-TCP
