@@ -7,6 +7,7 @@ use crate::check_param;
 use crate::engine::md_table;
 use crate::engine::run2c::{by_size, mean_delay, FlowRow, ShortRow, ThroughputRow, BIN_EDGES};
 use crate::engine::saved::read_csv;
+use crate::engine::verdict::{aa_margin, Interval, Rule, Verdict, Word, DIFFERENCE};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
 use anyhow::{bail, Context as _};
@@ -385,8 +386,8 @@ struct LongBin {
     flows_run2c: usize,
     droptail: f64,
     run2c: f64,
-    two_se: f64,
-    word: &'static str,
+    /// RuN2C − DropTail mean throughput (kbit/s), its 95% interval over the flows.
+    diff: Verdict,
     /// DropTail A/A's mean, with at least two flows.
     aa: Option<f64>,
 }
@@ -397,11 +398,24 @@ struct BesidePaper {
     gain: Vec<f64>,
     /// DropTail / DropTail A/A, per run.
     aa: Vec<f64>,
-    /// The largest A/A ratio either way (1 without A/A runs).
-    aa_spread: f64,
     /// Maximum delay of 7-packet flows, all runs pooled: DropTail, RuN2C.
     max7: (Option<f64>, Option<f64>),
     long: Vec<LongBin>,
+    /// The mean-delay gain against the paper's tenfold, then against the A/A noise.
+    gain_verdicts: Option<(Verdict, Verdict)>,
+}
+
+impl BesidePaper {
+    /// Every verdict, in the order of the summary (`verdicts.json`).
+    fn verdicts(&self) -> Vec<Verdict> {
+        let mut v = Vec::new();
+        if let Some((tenfold, noise)) = &self.gain_verdicts {
+            v.push(tenfold.clone());
+            v.push(noise.clone());
+        }
+        v.extend(self.long.iter().map(|l| l.diff.clone()));
+        v
+    }
 }
 
 /// What the runs show.
@@ -422,8 +436,10 @@ fn report(
     cc: &str,
 ) -> anyhow::Result<String> {
     let a = analyse(p, labels, outs);
-    write_files(ctx, &a)?;
-    let kernel = kernel_section(p, labels, outs, a.beside.aa_spread);
+    let (kernel, kernel_verdicts) = kernel_section(p, labels, outs, &a.beside.aa);
+    let mut verdicts = a.beside.verdicts();
+    verdicts.extend(kernel_verdicts);
+    write_files(ctx, &a, &verdicts)?;
     Ok(render(p, labels, outs, &a, &kernel, cc))
 }
 
@@ -543,7 +559,6 @@ fn beside_paper(p: &Params, outs: &[RunOut]) -> BesidePaper {
     let ratio = |a: &str, b: &str| delay_ratio(p, outs, a, b);
     let gain = ratio("DropTail", "RuN2C");
     let aa = ratio("DropTail", "DropTail A/A");
-    let aa_spread = aa.iter().map(|r| r.max(1.0 / r)).fold(1.0f64, f64::max);
     let max7 = |v: &str| by_size(&pooled_flows(outs, v), 7).map(|x| x.1);
     let mut long = Vec::new();
     for w in BIN_EDGES.windows(2).filter(|w| w[0] >= 100) {
@@ -559,14 +574,20 @@ fn beside_paper(p: &Params, outs: &[RunOut]) -> BesidePaper {
             continue;
         }
         let ((ma, sa), (mb, sb)) = (mean_se(&a), mean_se(&b));
-        let two_se = 2.0 * (sa * sa + sb * sb).sqrt();
-        let word = if mb - ma > two_se {
-            "higher"
-        } else if ma - mb > two_se {
-            "lower"
-        } else {
-            "no difference beyond 2 SE"
-        };
+        // Hundreds of flows a bin: the normal quantile.
+        let diff = Verdict::new(
+            format!(
+                "RuN2C − DropTail mean throughput of flows of {}–{} packets (kbit/s)",
+                w[0],
+                w[1] - 1
+            ),
+            Some("the same or better (Fig. 7)"),
+            Interval::new(
+                mb - ma,
+                crate::engine::t95(usize::MAX) * (sa * sa + sb * sb).sqrt(),
+            ),
+            DIFFERENCE,
+        );
         let c = t("DropTail A/A");
         long.push(LongBin {
             lo: w[0],
@@ -575,24 +596,51 @@ fn beside_paper(p: &Params, outs: &[RunOut]) -> BesidePaper {
             flows_run2c: b.len(),
             droptail: ma,
             run2c: mb,
-            two_se,
-            word,
+            diff,
             aa: (c.len() >= 2).then(|| mean_se(&c).0),
         });
     }
+    let gain_verdicts = (!gain.is_empty()).then(|| {
+        let claim = format!(
+            "DropTail / RuN2C mean delay of flows of 1–{} packets, per run",
+            p.threshold_packets - 1
+        );
+        let ours = Interval::of(&gain);
+        (
+            Verdict::new(
+                claim.clone(),
+                Some("more than tenfold (Fig. 5)"),
+                ours,
+                Rule::AtLeast {
+                    min: 10.0,
+                    margin: 0.0,
+                },
+            ),
+            Verdict::new(
+                format!("{claim}, against the DropTail A/A ratio"),
+                None,
+                ours,
+                Rule::Against {
+                    reference: 1.0,
+                    margin: aa_margin(Interval::of(&aa), 1.0),
+                },
+            ),
+        )
+    });
     BesidePaper {
         gain,
         aa,
-        aa_spread,
+        gain_verdicts,
         max7: (max7("DropTail"), max7("RuN2C")),
         long,
     }
 }
 
 /// `flows.csv`, `runs.csv`, `short_delay.csv`, `throughput.csv` and the three plots.
-fn write_files(ctx: &Context, a: &Analysis) -> anyhow::Result<()> {
+fn write_files(ctx: &Context, a: &Analysis, verdicts: &[Verdict]) -> anyhow::Result<()> {
     ctx.write_csv("flows.csv", &a.flows)?;
     ctx.write_csv("runs.csv", &a.runs)?;
+    ctx.write_json("verdicts.json", &verdicts)?;
     ctx.write_csv("short_delay.csv", &a.short.rows)?;
     for (title, series, file) in [
         ("Mean delay of short flows", &a.short.mean, "mean_delay.svg"),
@@ -672,29 +720,35 @@ fn per_variant_table(th: u64, labels: &[&'static str], run_rows: &[RunRow]) -> S
 
 /// The paper's three statements beside ours, as a table.
 fn paper_table(th: u64, b: &BesidePaper) -> String {
-    let aa_spread = b.aa_spread;
-    let gain_verdict = if b.gain.is_empty() {
-        "not measured (needs DropTail and RuN2C)".to_string()
-    } else {
-        let lo = b.gain.iter().cloned().fold(f64::INFINITY, f64::min);
-        let beyond = if b.aa.is_empty() {
-            "no A/A run to compare with".to_string()
-        } else if lo > aa_spread {
-            format!("beyond the A/A spread ({aa_spread:.2}×) in every run")
-        } else {
-            format!("not beyond the A/A spread ({aa_spread:.2}×) in every run")
-        };
-        format!(
-            "DropTail / RuN2C mean delay of flows of 1–{} packets: {}× per run; {}; {}",
-            th - 1,
-            fmt_range(&b.gain, 1),
-            beyond,
-            if lo >= 10.0 {
-                "reaches the paper's 10× in every run"
+    let gain_verdict = match &b.gain_verdicts {
+        None => "not measured (needs DropTail and RuN2C)".to_string(),
+        Some((tenfold, noise)) => {
+            let beyond = if b.aa.is_empty() {
+                "no A/A run to compare with".to_string()
             } else {
-                "below the paper's 10× in at least one run"
-            }
-        )
+                format!(
+                    "against the A/A ratio's reach (±{:.2}): {}",
+                    aa_margin(Interval::of(&b.aa), 1.0),
+                    noise
+                        .word
+                        .says("longer under RuN2C", "a cut beyond the noise")
+                )
+            };
+            let paper = match tenfold.word {
+                Word::Met => "above the paper's 10×: agrees",
+                Word::NotMet => "below the paper's 10×: does not reach it",
+                _ => "the interval reaches 10×: undecided",
+            };
+            format!(
+                "DropTail / RuN2C mean delay of flows of 1–{} packets: {}× per run, {:.2} ± {:.2} (95%); {}; {}",
+                th - 1,
+                fmt_range(&b.gain, 1),
+                tenfold.ours.mean,
+                tenfold.ours.half,
+                beyond,
+                paper
+            )
+        }
     };
     let fmt_opt = |x: Option<f64>| x.map_or("—".into(), |x| format!("{x:.3} s"));
     let seven = format!(
@@ -710,8 +764,15 @@ fn paper_table(th: u64, b: &BesidePaper) -> String {
                 .aa
                 .map_or(String::new(), |m| format!("; A/A DropTail {m:.0}"));
             format!(
-                "[{}, {}] pkts ({} / {} flows): DropTail {:.0}, RuN2C {:.0} kbit/s ({}, 2 SE {:.0}){aa_part}",
-                l.lo, l.hi, l.flows_droptail, l.flows_run2c, l.droptail, l.run2c, l.word, l.two_se
+                "[{}, {}] pkts ({} / {} flows): DropTail {:.0}, RuN2C {:.0} kbit/s ({}, 95% ±{:.0}){aa_part}",
+                l.lo,
+                l.hi,
+                l.flows_droptail,
+                l.flows_run2c,
+                l.droptail,
+                l.run2c,
+                l.diff.word.says("lower", "higher"),
+                l.diff.ours.half
             )
         })
         .collect();
@@ -779,10 +840,11 @@ The paper's senders are ns-2 agents: initial window 1, maximum window 30, no SAC
 one burst), recovers most losses with SACK and fast retransmit, and backs off from 200 ms, so a drop \
 costs a short flow far less under DropTail and the room RuN2C has to win is smaller; our delays also \
 include the handshake and the digest's round trip. The load (0.8) is our assumption, as in \
-`run2c-sim`. With few runs the per-run ranges are the only noise margin: the verdicts above are \
-computed from them, not written in advance.\n\n\
+`run2c-sim`. Every verdict word above comes from the lab's one rule (`engine::verdict::judge`): a \
+per-run ratio's 95% interval over the runs against the paper's 10× or against the reach of the \
+DropTail A/A ratio's interval, a throughput difference's 95% interval over the flows against 0.\n\n\
 Files: `flows.csv` (every flow), `runs.csv` (per run and variant, with the router's counters), \
-`short_delay.csv`, `throughput.csv`.\n",
+`short_delay.csv`, `throughput.csv`, `verdicts.json`.\n",
         rate = p.rate_bytes_per_s as f64 / 1e6,
         mbit = p.rate_bytes_per_s as f64 * 8.0 / 1e6,
         buf = p.buffer_packets,
@@ -818,12 +880,21 @@ fn delay_ratio(p: &Params, outs: &[RunOut], a: &str, b: &str) -> Vec<f64> {
 /// The section on the kernel-core variants: RuN2C with the edge router marking and the
 /// kernel's `pfifo_fast` serving the classes, against drop-tail (the kernel's and the TUN
 /// router's) and against the TUN router's own RuN2C (push-out), per run and pooled.
-fn kernel_section(p: &Params, labels: &[&'static str], outs: &[RunOut], aa_spread: f64) -> String {
+/// The kernel core's section, and its cuts judged against the A/A ratio's reach (`aa`: the
+/// per-run DropTail / DropTail A/A ratios).
+fn kernel_section(
+    p: &Params,
+    labels: &[&'static str],
+    outs: &[RunOut],
+    aa: &[f64],
+) -> (String, Vec<Verdict>) {
     let pooled = |v: &str| pooled_flows(outs, v);
     let ratio = |a: &str, b: &str| delay_ratio(p, outs, a, b);
     if !labels.contains(&"Kernel RuN2C") {
-        return String::new();
+        return (String::new(), Vec::new());
     }
+    let margin = aa_margin(Interval::of(aa), 1.0);
+    let verdicts = std::cell::RefCell::new(Vec::new());
     let th = p.threshold_packets;
     // Pooled mean delay of flows under the threshold, ± 2 standard errors over flows.
     let short = |v: &str| -> String {
@@ -868,22 +939,33 @@ fn kernel_section(p: &Params, labels: &[&'static str], outs: &[RunOut], aa_sprea
     let cut = |a: &str, b: &str| -> String {
         let r = ratio(a, b);
         if r.is_empty() {
-            "not measured".into()
-        } else {
-            let lo = r.iter().cloned().fold(f64::INFINITY, f64::min);
-            format!(
-                "{}× per run ({})",
-                fmt_range(&r, 2),
-                if lo > aa_spread {
-                    format!("beyond the A/A spread {aa_spread:.2}× in every run")
-                } else {
-                    format!("not beyond the A/A spread {aa_spread:.2}× in every run")
-                }
-            )
+            return "not measured".into();
         }
+        let v = Verdict::new(
+            format!(
+                "{a} / {b} mean delay of flows of 1–{} packets, per run",
+                th - 1
+            ),
+            None,
+            Interval::of(&r),
+            Rule::Against {
+                reference: 1.0,
+                margin,
+            },
+        );
+        let text = format!(
+            "{}× per run, {:.2} ± {:.2} (95%; against the A/A ratio's reach ±{margin:.2}: {})",
+            fmt_range(&r, 2),
+            v.ours.mean,
+            v.ours.half,
+            v.word
+                .says("longer under the second", "a cut beyond the noise")
+        );
+        verdicts.borrow_mut().push(v);
+        text
     };
     let cost = ratio("Kernel RuN2C", "RuN2C");
-    format!(
+    let text = format!(
         "## RuN2C on a stock core: the kernel's queue, marked at the edge\n\n\
 `Kernel RuN2C`: the TUN router in the router namespace is only the edge of footnote 3: it adds the \
 delay, reads each packet's running number (ISN learnt from the SYN) and writes the class into the \
@@ -913,7 +995,8 @@ forwarding path twice (TUN device, then `r1`).\n\n",
         } else {
             fmt_range(&cost, 2)
         },
-    )
+    );
+    (text, verdicts.into_inner())
 }
 
 #[cfg(test)]
