@@ -89,6 +89,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(project::table2_buffers, renders),
     entry!(project::ns3_crosscheck, sharded),
     entry!(project::gittins_sweep, sharded),
+    entry!(project::gittins_packet, sharded, renders),
     entry!(project::mu_rule, sharded),
     entry!(project::alternatives, sharded),
 ];

@@ -21,6 +21,7 @@ const MUST: &[&str] = &[
     "table2-buffers",
     "mu-rule",
     "gittins-sweep",
+    "gittins-packet",
     "ns3-crosscheck",
     "bg-fig5",
     "bg-fig6",
