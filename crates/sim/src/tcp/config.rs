@@ -100,7 +100,6 @@ pub struct TcpConfig {
     /// outright; Linux's halving per RTO is RFC 2861's decay. ns-3.44's TcpSocketBase does
     /// not restart (its `CA_EVENT_CWND_RESTART` is declared "Not triggered"). Off by
     /// default: a connection keeps its window across any silence.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub restart_after_idle: bool,
 }
 
