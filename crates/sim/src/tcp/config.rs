@@ -89,6 +89,18 @@ pub struct TcpConfig {
     /// see [`crate::tcp::pin_isn`]. `None` (the default): every ISN is 0, as ns-2's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pin_isn: Option<Pin>,
+    /// Restart after idle (RFC 5681 §4.1, RFC 2861): when a connection with nothing
+    /// outstanding sends data again after no data segment has left for longer than the
+    /// current RTO, the window that no ACK clock has validated meanwhile is cut first. The
+    /// rule is Linux's (`tcp_slow_start_after_idle_check` and `tcp_cwnd_restart`, on by
+    /// default as `net.ipv4.tcp_slow_start_after_idle = 1`): ssthresh becomes
+    /// max(ssthresh, ¾ cwnd), cwnd is halved ⌈idle / RTO⌉ − 1 times and never falls below
+    /// the restart window min(initial window, cwnd); the connection
+    /// then slow-starts back towards ssthresh. RFC 5681 §4.1 sets cwnd to the restart window
+    /// outright; Linux's halving per RTO is RFC 2861's decay. ns-3.44's TcpSocketBase does
+    /// not restart (its `CA_EVENT_CWND_RESTART` is declared "Not triggered"). Off by
+    /// default: a connection keeps its window across any silence.
+    pub restart_after_idle: bool,
 }
 
 impl Default for TcpConfig {
@@ -113,6 +125,7 @@ impl Default for TcpConfig {
             ecn: false,
             ledbat_target_ms: 25.0,
             pin_isn: None,
+            restart_after_idle: false,
         }
     }
 }
@@ -158,6 +171,8 @@ pub struct TcpParams {
     pub ledbat_target: Time,
     /// See [`TcpConfig::pin_isn`].
     pub pin_isn: Option<PinScheme>,
+    /// See [`TcpConfig::restart_after_idle`].
+    pub restart_after_idle: bool,
 }
 
 impl TcpConfig {
@@ -213,6 +228,7 @@ impl TcpConfig {
             cc: self.congestion_control,
             ledbat_target: ms("ledbat_target_ms", self.ledbat_target_ms)?,
             pin_isn: self.pin_isn.map(|p| p.0),
+            restart_after_idle: self.restart_after_idle,
         };
         if p.ledbat_target == 0 {
             return Err("tcp.ledbat_target_ms must be positive".into());

@@ -24,7 +24,8 @@
 //! Congestion control is NewReno's (RFC 5681) or CUBIC's (RFC 9438), or one of the
 //! less-than-best-effort senders of paper 004's Section IV, LEDBAT (RFC 6817) and TCP-LP,
 //! which read the one-way delays the receiver echoes ([`Sender::on_delay_sample`]; state
-//! and rules in `super::lbe`), see [`CongestionControl`]. Not implemented: limited transmit, timestamps, window scaling,
+//! and rules in `super::lbe`), see [`CongestionControl`]. Optionally, Linux's restart after
+//! idle (RFC 5681 §4.1, RFC 2861; `TcpConfig::restart_after_idle`). Not implemented: limited transmit, timestamps, window scaling,
 //! FIN (a connection is done when its last byte is ACKed), HyStart. Sequence numbers are
 //! 64-bit byte offsets from 0 and never wrap.
 
@@ -152,6 +153,10 @@ pub struct Sender {
     /// most once per window of data).
     ecn_recover: u64,
     ecn_reductions: u64,
+    /// When the last data segment left (Linux's `lsndtime`); `None` before the first.
+    last_data_sent: Option<Time>,
+    /// Windows cut by the restart after idle so far.
+    idle_restarts: u64,
 }
 
 impl Sender {
@@ -198,6 +203,8 @@ impl Sender {
             tcp_lp: TcpLp::default(),
             ecn_recover: 0,
             ecn_reductions: 0,
+            last_data_sent: None,
+            idle_restarts: 0,
         }
     }
 
@@ -272,6 +279,60 @@ impl Sender {
         if self.state != SenderState::Established {
             return None;
         }
+        if self.p.restart_after_idle && self.snd_una == self.snd_max && self.snd_nxt < self.app_end
+        {
+            self.restart_after_idle(now);
+        }
+        let seg = self.output(now);
+        if seg.is_some() {
+            self.last_data_sent = Some(now);
+        }
+        seg
+    }
+
+    /// RFC 5681 §4.1 / RFC 2861 as Linux does it ([`TcpConfig::restart_after_idle`]): called
+    /// before data leaves a connection with nothing outstanding. If no data segment has left
+    /// for longer than the current RTO, ssthresh is raised to ¾ cwnd if below it
+    /// (`tcp_current_ssthresh`), and cwnd is halved ⌈idle / RTO⌉ − 1 times
+    /// (`while ((delta -= rto) > 0 && cwnd > restart_cwnd) cwnd >>= 1`), not below the
+    /// restart window min(initial window, cwnd) (`tcp_cwnd_restart`). A CUBIC sender whose
+    /// window was cut begins a new epoch when it next leaves slow start (RFC 9438 §4.2: `t`
+    /// counts from the start of the current congestion-avoidance stage); Linux's CUBIC
+    /// instead shifts its epoch by the idle time (`CA_EVENT_TX_START`), which this sender
+    /// does not model.
+    ///
+    /// [`TcpConfig::restart_after_idle`]: super::TcpConfig::restart_after_idle
+    fn restart_after_idle(&mut self, now: Time) {
+        let Some(last) = self.last_data_sent else {
+            return;
+        };
+        let rto = self.rtt.rto();
+        let mut idle = now.saturating_sub(last);
+        if idle <= rto {
+            return;
+        }
+        self.ssthresh = self.ssthresh.max(self.cwnd / 2 + self.cwnd / 4);
+        let restart = self.p.initial_window.min(self.p.max_window).min(self.cwnd);
+        let mut cwnd = self.cwnd;
+        // Linux's loop subtracts one RTO before each test; it ends at the restart window
+        // whatever the RTO.
+        loop {
+            idle = idle.saturating_sub(rto);
+            if idle == 0 || cwnd <= restart {
+                break;
+            }
+            cwnd /= 2;
+        }
+        let cwnd = cwnd.max(restart);
+        if cwnd < self.cwnd {
+            self.cwnd = cwnd;
+            self.cubic.epoch = None;
+            self.idle_restarts += 1;
+        }
+    }
+
+    /// The segment [`Sender::next_segment`] sends, once the restart after idle is done.
+    fn output(&mut self, now: Time) -> Option<Segment> {
         if self.p.sack && self.in_recovery {
             return self.next_segment_sack(now);
         }
@@ -492,6 +553,12 @@ impl Sender {
     /// Window reductions on an ECN echo so far.
     pub fn ecn_reductions(&self) -> u64 {
         self.ecn_reductions
+    }
+
+    /// Windows cut by the restart after idle so far (see
+    /// [`TcpConfig::restart_after_idle`](super::TcpConfig::restart_after_idle)).
+    pub fn idle_restarts(&self) -> u64 {
+        self.idle_restarts
     }
 
     /// Congestion avoidance on an ACK of `acked` new bytes at `now`.
@@ -1240,6 +1307,101 @@ mod tests {
             }
         }
         assert!(worst < 0.03, "largest relative gap to W_cubic: {worst}");
+    }
+
+    /// Two segments of 100 B, slow start over three rounds of 10 ms to 16 segments, every
+    /// byte acknowledged; the last data left at 20 ms and the RTO is 200 ms (`min_rto`).
+    fn warmed(restart_after_idle: bool) -> (Sender, Time) {
+        let ms = crate::time::millis;
+        let mut s = sender(TcpConfig {
+            mss: 100,
+            initial_window: 2,
+            restart_after_idle,
+            ..TcpConfig::default()
+        });
+        for round in 0..3 {
+            let now = ms(10.0 * round as f64);
+            s.write(s.cwnd());
+            for g in drain(&mut s, now) {
+                s.on_ack(g.seq + g.len as u64, now + ms(10.0));
+            }
+            assert!(s.all_acked());
+        }
+        assert_eq!(
+            (s.cwnd(), s.ssthresh(), s.rtt().rto()),
+            (1_600, u64::MAX, ms(200.0))
+        );
+        (s, ms(20.0))
+    }
+
+    /// The burst a write of 10 kB sends `idle_ms` after the last data left.
+    fn burst_after(s: &mut Sender, last: Time, idle_ms: f64) -> usize {
+        let now = last + crate::time::millis(idle_ms);
+        s.write(10_000);
+        drain(s, now).len()
+    }
+
+    #[test]
+    fn idle_longer_than_the_rto_restarts_from_half_the_window_per_rto() {
+        // Idle 300 ms (one RTO and a half): cwnd halved once; ssthresh stays infinite (as
+        // Linux's TCP_INFINITE_SSTHRESH: max(ssthresh, ¾ cwnd)).
+        let (mut s, last) = warmed(true);
+        assert_eq!(burst_after(&mut s, last, 300.0), 8);
+        assert_eq!((s.ssthresh(), s.idle_restarts()), (u64::MAX, 1));
+        // With a finite ssthresh below ¾ cwnd (left by an earlier loss), it rises to ¾ cwnd.
+        let (mut s, last) = warmed(true);
+        s.ssthresh = 800;
+        assert_eq!(burst_after(&mut s, last, 300.0), 8);
+        assert_eq!(s.ssthresh(), 1_200);
+        // Idle 450 ms: ⌈450 / 200⌉ − 1 = 2 halvings.
+        let (mut s, last) = warmed(true);
+        assert_eq!(burst_after(&mut s, last, 450.0), 4);
+        // Idle 10 s: halved down to the restart window, min(IW, cwnd) = 2 segments, no lower.
+        let (mut s, last) = warmed(true);
+        assert_eq!(burst_after(&mut s, last, 10_000.0), 2);
+        assert_eq!(s.cwnd(), 200);
+        // Then slow start back towards ssthresh: an ACK of each segment adds one.
+        let una = s.snd_una();
+        s.on_ack(una + 100, last + crate::time::millis(10_010.0));
+        s.on_ack(una + 200, last + crate::time::millis(10_010.0));
+        assert_eq!(s.cwnd(), 400);
+    }
+
+    #[test]
+    fn idle_shorter_than_the_rto_or_the_option_off_keeps_the_window() {
+        let (mut s, last) = warmed(true);
+        assert_eq!(burst_after(&mut s, last, 150.0), 16);
+        assert_eq!((s.ssthresh(), s.idle_restarts()), (u64::MAX, 0));
+        let (mut s, last) = warmed(false);
+        assert_eq!(burst_after(&mut s, last, 10_000.0), 16);
+        assert_eq!(
+            (s.cwnd(), s.ssthresh(), s.idle_restarts()),
+            (1_600, u64::MAX, 0)
+        );
+    }
+
+    #[test]
+    fn no_restart_while_data_is_outstanding() {
+        // Four segments leave at 0; the ACK of the first at 100 ms sets the RTO to 300 ms
+        // and restarts the timer (400 ms). At 350 ms no data has left for longer than the
+        // RTO, but three segments are outstanding: the connection is not idle.
+        let ms = crate::time::millis;
+        let mut s = sender(TcpConfig {
+            mss: 100,
+            initial_window: 4,
+            restart_after_idle: true,
+            ..TcpConfig::default()
+        });
+        s.write(400);
+        assert_eq!(drain(&mut s, 0).len(), 4);
+        s.on_ack(100, ms(100.0));
+        assert_eq!(
+            (s.cwnd(), s.rtt().rto(), s.timer()),
+            (500, ms(300.0), Some(ms(400.0)))
+        );
+        s.write(10_000);
+        assert_eq!(drain(&mut s, ms(350.0)).len(), 2);
+        assert_eq!((s.cwnd(), s.idle_restarts()), (500, 0));
     }
 
     #[test]
