@@ -3,7 +3,10 @@
 //! SACK. The ns-3 half runs outside CI (`ns3/run.sh`, `ns3/dumbbell.cc`) and its outputs are
 //! committed; this experiment re-runs `sim` on the same flow lists (`sim::Scenario::ns3`)
 //! and compares per size bucket mean completion time, loss rate at the bottleneck,
-//! retransmissions and mean queue occupancy, the two settings by the same code.
+//! retransmissions and mean queue occupancy, the two settings by the same code. Then two long
+//! background transfers over our LEDBAT and TCP-LP senders against ns-3's `TcpLedbat` and
+//! `TcpLp` beside the same foreground flows (`ns3/run-lbe.sh`, [`simulate_lbe`]): the
+//! foreground's buckets, the background's throughput and the queue it leaves.
 
 use crate::check_param;
 use crate::engine::verdict::{Interval, Rule, Source, Verdict, Word};
