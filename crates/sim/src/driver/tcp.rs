@@ -191,6 +191,8 @@ mod tests {
     fn mean_queue(cc: Option<CongestionControl>) -> f64 {
         let mut sc = Scenario::ns3(Ns3Setting::S1p, 0.5, 1.0, false);
         sc.topology.pairs = 2;
+        // Access links faster than the bottleneck, so that the queue forms there.
+        sc.topology.access_rate_bps = 100_000_000;
         sc.drain_s = 19.0;
         sc.workload = WorkloadConfig::List {
             flows: vec![ListedFlow {
