@@ -18,7 +18,14 @@
 // transmit, classic recovery, maximum window 30 segments (receive buffer), min RTO 200 ms,
 // SACK on or off (--sack).
 //
-// Build and run: ns3/run.sh (outside CI).
+// Background transfers (--bgFrom=N, the LBE cross-check): flows of sources N and up use
+// --bgCc (ledbat, tcp-lp or newreno: ns-3's TcpLedbat, TcpLp or TcpNewReno) with TCP timestamps on both ends (ns-3's
+// TcpLedbat and TcpLp read the one-way delay from them); --pairs adds the pairs they run on
+// (same links as the others). At --bgWindow s the bytes their receivers have got and the
+// bottleneck queue's time-average so far are recorded (.stats: bg_bytes, bg_window_s,
+// window_mean_queue_packets).
+//
+// Build and run: ns3/run.sh, ns3/run-lbe.sh (outside CI).
 
 #include <chrono>
 
@@ -29,6 +36,7 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -59,6 +67,8 @@ struct Flow
 };
 
 std::vector<Flow> g_flows;
+// Sources from this index on carry background transfers (-1: none).
+int64_t g_bg_from = -1;
 std::map<std::pair<uint32_t, uint16_t>, size_t> g_by_port; // (receiver, sender port) -> flow
 NodeContainer g_senders, g_receivers;
 std::vector<Ipv4Address> g_rx_addr;
@@ -90,6 +100,25 @@ QueueLen(uint32_t, uint32_t now_len)
     g_q_area += g_q_len * (t - g_q_last_t);
     g_q_last_t = t;
     g_q_len = now_len;
+}
+
+// At the end of the background window: the bytes background receivers have got and the
+// queue's integral so far.
+uint64_t g_bg_bytes = 0;
+double g_window_q_area = 0;
+
+void
+BackgroundWindowEnd()
+{
+    QueueLen(0, g_q_len);
+    g_window_q_area = g_q_area;
+    for (const Flow& f : g_flows)
+    {
+        if (g_bg_from >= 0 && (int64_t)f.source >= g_bg_from)
+        {
+            g_bg_bytes += f.received;
+        }
+    }
 }
 
 void
@@ -244,6 +273,12 @@ uint64_t g_dup_arrivals = 0;
 void
 ReceiverMacRx(uint32_t pair, Ptr<const Packet> p)
 {
+    // Not on the background's pairs: deserializing their TCP headers (timestamps on) from
+    // this trace aborts ns-3.44 (Buffer::Iterator assertion in TcpHeader::Deserialize).
+    if (g_bg_from >= 0 && (int64_t)pair >= g_bg_from)
+    {
+        return;
+    }
     Ptr<Packet> c = p->Copy();
     PppHeader ppp;
     Ipv4Header ip;
@@ -306,6 +341,10 @@ StartFlow(size_t i)
 {
     Flow& f = g_flows[i];
     Ptr<Socket> s = Socket::CreateSocket(g_senders.Get(f.source), TcpSocketFactory::GetTypeId());
+    if (g_bg_from >= 0 && (int64_t)f.source >= g_bg_from)
+    {
+        s->SetAttribute("Timestamp", BooleanValue(true));
+    }
     s->Bind();
     Address local;
     s->GetSockName(local);
@@ -370,6 +409,114 @@ AcceptAll(Ptr<Socket>, const Address&)
 
 } // namespace
 
+namespace ns3
+{
+
+// Evidence variants (--bgCc=ledbat-ss-half-target, tcp-lp-ssthresh): ns-3's senders with one
+// rule of ours each, to show what a difference between the two comes from.
+
+// TcpLedbat whose slow start ends once the queuing delay reaches half the target, as
+// sim::tcp's LEDBAT (crates/sim/src/tcp/sender.rs, `grow`); ns-3's leaves it only at a loss.
+// The queuing delay is estimated as TcpLedbat does (the one-way delay from the timestamps,
+// ms: the minimum of the last four samples less the minimum of all).
+class TcpLedbatSsHalfTarget : public TcpLedbat
+{
+  public:
+    static double s_target_ms;
+
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TcpLedbatSsHalfTarget")
+                                .SetParent<TcpLedbat>()
+                                .AddConstructor<TcpLedbatSsHalfTarget>()
+                                .SetGroupName("Internet");
+        return tid;
+    }
+
+    TcpLedbatSsHalfTarget() = default;
+    TcpLedbatSsHalfTarget(const TcpLedbatSsHalfTarget&) = default;
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<TcpLedbatSsHalfTarget>(this);
+    }
+
+    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt) override
+    {
+        TcpLedbat::PktsAcked(tcb, segmentsAcked, rtt);
+        if (tcb->m_rcvTimestampValue == 0 || tcb->m_rcvTimestampEchoReply == 0 ||
+            !rtt.IsPositive())
+        {
+            return;
+        }
+        uint32_t owd = tcb->m_rcvTimestampValue - tcb->m_rcvTimestampEchoReply;
+        m_base = std::min(m_base, owd);
+        m_current.push_back(owd);
+        if (m_current.size() > 4)
+        {
+            m_current.erase(m_current.begin());
+        }
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (!m_current.empty() && tcb->m_cWnd <= tcb->m_ssThresh)
+        {
+            uint32_t current = *std::min_element(m_current.begin(), m_current.end());
+            if (2.0 * (current - m_base) >= s_target_ms)
+            {
+                tcb->m_ssThresh = tcb->m_cWnd - 1;
+            }
+        }
+        TcpLedbat::IncreaseWindow(tcb, segmentsAcked);
+    }
+
+  private:
+    uint32_t m_base = ~0U;
+    std::vector<uint32_t> m_current;
+};
+
+double TcpLedbatSsHalfTarget::s_target_ms = 25;
+NS_OBJECT_ENSURE_REGISTERED(TcpLedbatSsHalfTarget);
+
+// TcpLp whose reaction to an early congestion indication also sets ssthresh to the new
+// window, as sim::tcp's TCP-LP (`on_delay_sample`); ns-3's leaves ssthresh as it is, so
+// before any loss its window slow-starts back after each halving.
+class TcpLpSsthresh : public TcpLp
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TcpLpSsthresh")
+                                .SetParent<TcpLp>()
+                                .AddConstructor<TcpLpSsthresh>()
+                                .SetGroupName("Internet");
+        return tid;
+    }
+
+    TcpLpSsthresh() = default;
+    TcpLpSsthresh(const TcpLpSsthresh&) = default;
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<TcpLpSsthresh>(this);
+    }
+
+    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt) override
+    {
+        uint32_t before = tcb->m_cWnd;
+        TcpLp::PktsAcked(tcb, segmentsAcked, rtt);
+        if (tcb->m_cWnd < before)
+        {
+            tcb->m_ssThresh = std::max(tcb->m_cWnd.Get(), 2 * tcb->m_segmentSize);
+        }
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(TcpLpSsthresh);
+
+} // namespace ns3
+
 int
 main(int argc, char* argv[])
 {
@@ -383,6 +530,10 @@ main(int argc, char* argv[])
     // ConnTimeout is RFC 1122's 3 s.
     double syn_rto_ms = 1000;
     std::string setting = "S1";
+    uint32_t pairs = 10;
+    std::string bg_cc = "ledbat";
+    double ledbat_target_ms = 25;
+    double bg_window_s = -1;
     double bottleneck_delay_ms = -1;
     double stop_s = -1;
     double msl_s = 120; // ns-3's default
@@ -403,6 +554,13 @@ main(int argc, char* argv[])
     cmd.AddValue("initialWindow", "initial window, segments", initial_window);
     cmd.AddValue("minRtoMs", "minimum RTO, ms", min_rto_ms);
     cmd.AddValue("synRtoMs", "SYN retransmission timeout (ns-3 ConnTimeout), ms", syn_rto_ms);
+    cmd.AddValue("pairs", "sender-receiver pairs", pairs);
+    cmd.AddValue("bgFrom", "flows of this source and up are background transfers", g_bg_from);
+    cmd.AddValue("bgCc", "background congestion control: ledbat, tcp-lp, newreno, or the evidence "
+                 "variants ledbat-ss-half-target, tcp-lp-ssthresh", bg_cc);
+    cmd.AddValue("ledbatTargetMs", "TcpLedbat's TargetDelay, ms", ledbat_target_ms);
+    cmd.AddValue("bgWindow", "record background bytes and mean queue at this time, s",
+                 bg_window_s);
     cmd.AddValue("debugFlow", "print the segments of this flow (stderr)", g_debug_flow);
     cmd.Parse(argc, argv);
 
@@ -427,6 +585,42 @@ main(int argc, char* argv[])
         g_flows.push_back(Flow{std::stod(a), std::stoull(b), c.empty() ? 0u : (uint32_t)std::stoul(c)});
     }
 
+    for (const Flow& f : g_flows)
+    {
+        if (f.source >= pairs)
+        {
+            std::cerr << "flow at " << f.arrival << " s uses source " << f.source << " but there are "
+                      << pairs << " pairs\n";
+            return 1;
+        }
+    }
+    TypeId bg_type;
+    if (bg_cc == "ledbat")
+    {
+        bg_type = TcpLedbat::GetTypeId();
+    }
+    else if (bg_cc == "tcp-lp")
+    {
+        bg_type = TcpLp::GetTypeId();
+    }
+    else if (bg_cc == "ledbat-ss-half-target")
+    {
+        bg_type = TcpLedbatSsHalfTarget::GetTypeId();
+        TcpLedbatSsHalfTarget::s_target_ms = ledbat_target_ms;
+    }
+    else if (bg_cc == "tcp-lp-ssthresh")
+    {
+        bg_type = TcpLpSsthresh::GetTypeId();
+    }
+    else if (bg_cc == "newreno")
+    {
+        bg_type = TcpNewReno::GetTypeId();
+    }
+    else
+    {
+        std::cerr << "unknown bgCc " << bg_cc << ": ledbat, tcp-lp or newreno\n";
+        return 1;
+    }
     std::string access_rate;
     double access_delay_ms, receiver_delay_ms;
     if (setting == "S1" || setting == "S1p")
@@ -472,13 +666,22 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(min_rto_ms)));
     Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(MilliSeconds(syn_rto_ms)));
     Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime", DoubleValue(msl_s));
+    Config::SetDefault("ns3::TcpLedbat::TargetDelay", TimeValue(MilliSeconds(ledbat_target_ms)));
 
     NodeContainer routers;
     routers.Create(2);
-    g_senders.Create(10);
-    g_receivers.Create(10);
+    g_senders.Create(pairs);
+    g_receivers.Create(pairs);
     InternetStackHelper stack;
     stack.InstallAll();
+    for (uint32_t i = 0; g_bg_from >= 0 && i < pairs; i++)
+    {
+        if ((int64_t)i >= g_bg_from)
+        {
+            g_senders.Get(i)->GetObject<TcpL4Protocol>()->SetAttribute("SocketType",
+                                                                       TypeIdValue(bg_type));
+        }
+    }
 
     PointToPointHelper link;
     link.SetDeviceAttribute("DataRate", StringValue(access_rate));
@@ -501,7 +704,7 @@ main(int argc, char* argv[])
         return std::make_pair(d, ifs);
     };
     auto core = wire(bottleneck, routers.Get(0), routers.Get(1), "10.0.0.0");
-    for (uint32_t i = 0; i < 10; i++)
+    for (uint32_t i = 0; i < pairs; i++)
     {
         std::string sn = "10.1." + std::to_string(i) + ".0";
         std::string rn = "10.2." + std::to_string(i) + ".0";
@@ -539,9 +742,13 @@ main(int argc, char* argv[])
         Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::PointToPointNetDevice/PhyRxDrop",
                                       MakeCallback(&PhyRxDrop));
     }
-    for (uint32_t i = 0; i < 10; i++)
+    for (uint32_t i = 0; i < pairs; i++)
     {
         Ptr<Socket> l = Socket::CreateSocket(g_receivers.Get(i), TcpSocketFactory::GetTypeId());
+        if (g_bg_from >= 0 && (int64_t)i >= g_bg_from)
+        {
+            l->SetAttribute("Timestamp", BooleanValue(true));
+        }
         l->Bind(InetSocketAddress(Ipv4Address::GetAny(), kPort));
         l->Listen();
         l->SetAcceptCallback(MakeCallback(&AcceptAll), MakeBoundCallback(&Accept, i));
@@ -553,6 +760,10 @@ main(int argc, char* argv[])
         last = std::max(last, g_flows[i].arrival);
     }
     double end = stop_s > 0 ? stop_s : last + drain;
+    if (bg_window_s > 0)
+    {
+        Simulator::Schedule(Seconds(bg_window_s), &BackgroundWindowEnd);
+    }
     Simulator::Stop(Seconds(end));
     auto wall0 = std::chrono::steady_clock::now();
     Simulator::Run();
@@ -594,11 +805,14 @@ main(int argc, char* argv[])
     std::ofstream st(out_path + ".stats");
     st << "enqueued,dropped,data_packets_sent,unique_segments,mean_queue_packets,horizon_s,"
           "all_queue_drops,ip_drops,phy_rx_drops,fast_recoveries,timeouts,tc_drops,"
-          "forwarded,forwarded_both,wall_s,sent_below_una,duplicate_arrivals,control_drops\n"
+          "forwarded,forwarded_both,wall_s,sent_below_una,duplicate_arrivals,control_drops,"
+          "bg_bytes,bg_window_s,window_mean_queue_packets\n"
        << g_enqueued << "," << g_dropped + g_tc_drops << "," << g_data_sent << "," << unique << ","
        << g_q_area / end << "," << end << "," << g_other_queue_drops << "," << g_ip_drops
        << "," << g_phy_rx_drops << "," << g_recoveries << "," << g_rtos << "," << g_tc_drops << "," << fwd << ","
-       << fwd + rev << "," << wall << "," << g_below_una << "," << g_dup_arrivals << "," << g_control_drops << "\n";
+       << fwd + rev << "," << wall << "," << g_below_una << "," << g_dup_arrivals << "," << g_control_drops << ","
+       << g_bg_bytes << "," << bg_window_s << ","
+       << (bg_window_s > 0 ? g_window_q_area / bg_window_s : 0.0) << "\n";
     Simulator::Destroy();
     return 0;
 }

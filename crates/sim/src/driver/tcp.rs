@@ -2,7 +2,7 @@
 
 use super::{Arrivals, Driver, FlowDriver};
 use crate::packet::{ConnId, NodeId, PayloadTag};
-use crate::tcp::Segment;
+use crate::tcp::{CongestionControl, Segment};
 use crate::time::Time;
 use crate::workload::FlowSource;
 use crate::world::World;
@@ -54,6 +54,9 @@ pub struct TcpDriver<S> {
     delivered: Vec<u64>,
     /// Flows whose source index had no endpoint (skipped).
     pub skipped: u64,
+    /// Per source index, a congestion control (and LEDBAT target) other than the world's:
+    /// background transfers over LEDBAT or TCP-LP beside TCP flows, on the sources given.
+    source_cc: Vec<Option<(CongestionControl, Time)>>,
 }
 
 impl<S: FlowSource> TcpDriver<S> {
@@ -65,7 +68,19 @@ impl<S: FlowSource> TcpDriver<S> {
             flows: Vec::new(),
             delivered: Vec::new(),
             skipped: 0,
+            source_cc: Vec::new(),
         }
+    }
+
+    /// Flows of source index `source` open with congestion control `cc` (and LEDBAT target
+    /// `ledbat_target`, used only by [`CongestionControl::Ledbat`]) instead of the world's.
+    /// Flows arrived before the call keep theirs.
+    pub fn set_source_cc(&mut self, source: u32, cc: CongestionControl, ledbat_target: Time) {
+        let i = source as usize;
+        if self.source_cc.len() <= i {
+            self.source_cc.resize(i + 1, None);
+        }
+        self.source_cc[i] = Some((cc, ledbat_target));
     }
 
     /// Records of every flow that has arrived.
@@ -99,7 +114,10 @@ impl<S: FlowSource> Driver for TcpDriver<S> {
         match self.endpoints.get(f.source as usize) {
             Some(&(src, dst)) => {
                 let id = self.flows.len() as u64;
-                let conn = w.open(src, dst, id);
+                let conn = match self.source_cc.get(f.source as usize) {
+                    Some(&Some((cc, target))) => w.open_with(src, dst, id, cc, target),
+                    _ => w.open(src, dst, id),
+                };
                 self.flows.push(FlowRecord {
                     id,
                     source: f.source,
@@ -157,5 +175,47 @@ impl<S: FlowSource> FlowDriver for TcpDriver<S> {
 
     fn delivered_bytes(&self, flow: u64) -> u64 {
         self.delivered.get(flow as usize).copied().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Scenario;
+    use crate::tcp::CongestionControl;
+    use crate::time::{millis, secs};
+    use crate::topology::Ns3Setting;
+    use crate::workload::{ListedFlow, WorkloadConfig};
+
+    /// The bottleneck's mean queue (packets) over 20 s of one long flow on source 1, that
+    /// source's flows over `cc` (LEDBAT target 5 ms) or, with `None`, the world's NewReno.
+    fn mean_queue(cc: Option<CongestionControl>) -> f64 {
+        let mut sc = Scenario::ns3(Ns3Setting::S1p, 0.5, 1.0, false);
+        sc.topology.pairs = 2;
+        // Access links faster than the bottleneck, so that the queue forms there.
+        sc.topology.access_rate_bps = 100_000_000;
+        sc.drain_s = 19.0;
+        sc.workload = WorkloadConfig::List {
+            flows: vec![ListedFlow {
+                arrival_s: 0.0,
+                size_bytes: 1 << 40,
+                source: 1,
+            }],
+        };
+        let (mut s, fwd, _) = sc.build_tcp().expect("a valid scenario");
+        if let Some(cc) = cc {
+            s.driver.set_source_cc(1, cc, millis(5.0));
+        }
+        s.run_until(secs(20.0));
+        s.world.net.links[fwd as usize].stats.queue_area as f64 / 1e9 / 20.0
+    }
+
+    #[test]
+    fn flows_of_a_source_given_its_own_congestion_control_open_with_it() {
+        // NewReno fills the queue to its 30-segment window (the path holds about 10
+        // packets); LEDBAT holds it near its 5 ms target (about 4 packets at 10 Mbit/s).
+        let reno = mean_queue(None);
+        let ledbat = mean_queue(Some(CongestionControl::Ledbat));
+        assert!(reno > 15.0, "NewReno: {reno}");
+        assert!(ledbat < 8.0, "LEDBAT: {ledbat}");
     }
 }
