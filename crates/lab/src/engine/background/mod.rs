@@ -9,6 +9,7 @@
 //! (the core's [`gtcp::admission::Admission`], plain TCP once admitted), `ledbat`,
 //! `ledbat-60`, `tcp-lp` (at once, over the simulator-only LBE senders).
 
+pub(crate) mod frontier;
 pub(crate) mod goals;
 pub(crate) mod setups;
 
@@ -217,7 +218,7 @@ pub(crate) fn critical_m(k: usize, rho: f64, rho_b: f64) -> u32 {
     (m.floor() as u32 + 1).clamp(1, 64)
 }
 
-fn policy(p: &Params, name: &str, fixed_m: u32) -> anyhow::Result<BgPolicy> {
+pub(crate) fn policy(p: &Params, name: &str, fixed_m: u32) -> anyhow::Result<BgPolicy> {
     use gtcp::admission::{AdmissionConfig, Limit};
     let access = |limit| {
         BgPolicy::Access(AdmissionConfig {
@@ -249,8 +250,18 @@ pub(crate) fn run_one(
     fixed_m: u32,
     seed: u64,
 ) -> anyhow::Result<RunOut> {
+    run_policy(p, setup, policy(p, policy_name, fixed_m)?, seed)
+}
+
+/// One run of `setup` with the background under `bg` and `seed`.
+pub(crate) fn run_policy(
+    p: &Params,
+    setup: &Setup,
+    bg: BgPolicy,
+    seed: u64,
+) -> anyhow::Result<RunOut> {
     let stop = secs(p.duration_s);
-    let mut s = build(p, setup, policy_name, fixed_m, seed)?;
+    let mut s = build(p, setup, bg, seed)?;
     let warm = secs(p.warmup_s);
     s.run_until(warm);
     s.driver.settle(warm);
@@ -313,8 +324,7 @@ pub(crate) fn run_one(
 fn build(
     p: &Params,
     setup: &Setup,
-    policy_name: &str,
-    fixed_m: u32,
+    bg: BgPolicy,
     seed: u64,
 ) -> anyhow::Result<Sim<BackgroundDriver>> {
     let mut b = NetworkBuilder::new();
@@ -373,8 +383,8 @@ fn build(
             ledbat_target: tcp.ledbat_target,
         })
         .collect();
-    let driver = BackgroundDriver::new(policy(p, policy_name, fixed_m)?, streams, long)
-        .map_err(|e| anyhow!("access control: {e}"))?;
+    let driver =
+        BackgroundDriver::new(bg, streams, long).map_err(|e| anyhow!("access control: {e}"))?;
     Ok(Sim::new(World::new(net, tcp), driver))
 }
 
