@@ -28,6 +28,13 @@ use sim::topology::NetworkBuilder;
 use sim::workload::{Poisson, SizeDist, SourcePick};
 use sim::{Sim, World};
 
+/// The line each figure's summary ends with: where its mechanisms are compared at equal
+/// throughput.
+pub(crate) const AT_EQUAL_CARRIED: &str =
+    "\nAt equal carried fraction (each mechanism read against access control's frontier over M \
+     and LEDBAT's over its target delay) and against each of the paper's claims, with every \
+     contradiction listed: `results/bg-frontier/summary.md`.\n";
+
 /// The policies, in plot order.
 pub(crate) const POLICIES: [&str; 6] = [
     "vanilla",
