@@ -142,8 +142,8 @@ mod tests {
         }
     }
 
-    /// A frontier of M = 1, 2, 4 carrying 0.5, 0.8, 1.0 of the arrivals: read at 0.9 it is
-    /// half way between M = 2 and M = 4, on each repeat's delays; outside 0.5..1.0 it has no
+    /// A frontier of M = 1, 2, 4 carrying 0.5, 0.8, 1.0 of the arrivals: read at 0.85 it is
+    /// a quarter of the way from M = 2 to M = 4, on each repeat's delays; outside 0.5..1.0 it has no
     /// reading; a point with the frontier's delays there is at ratio 1 exactly.
     #[test]
     fn a_frontier_is_read_between_the_two_values_that_bracket_the_fraction() {
@@ -152,13 +152,17 @@ mod tests {
             point(2.0, &[0.8, 0.8], &[3.0, 4.0]),
             point(4.0, &[1.0, 1.0], &[5.0, 8.0]),
         ];
-        let r = read_at(&f, 0.9).unwrap();
+        let r = read_at(&f, 0.85).unwrap();
         assert_eq!((r.lo, r.hi), (1, 2));
-        assert!((r.w - 0.5).abs() < 1e-12);
-        assert_eq!(delays_at(&f, r), vec![4.0, 6.0]);
-        let i = ratio_at(&[4.0, 6.0], &f, r);
+        assert!((r.w - 0.25).abs() < 1e-12);
+        let at = delays_at(&f, r);
+        assert!(
+            (at[0] - 3.5).abs() < 1e-12 && (at[1] - 5.0).abs() < 1e-12,
+            "{at:?}"
+        );
+        let i = ratio_at(&[3.5, 5.0], &f, r);
         assert!((i.mean - 1.0).abs() < 1e-12 && i.half.abs() < 1e-12);
-        let i = ratio_at(&[2.0, 3.0], &f, r);
+        let i = ratio_at(&[1.75, 2.5], &f, r);
         assert!((i.mean - 0.5).abs() < 1e-12);
         assert_eq!(read_at(&f, 0.5).map(|r| (r.lo, r.w)), Some((0, 0.0)));
         assert!(read_at(&f, 0.49).is_none());
