@@ -874,69 +874,7 @@ fn summary(
             View::new(st, p.view == "large", sc).title
         });
         s.push_str(&format!("\n## `{}` ({}): {title}\n\n", p.setting, p.view));
-        s.push_str(&md_table(
-            &[
-                "mechanism",
-                "carried fraction",
-                "delay (s)",
-                "delay / vanilla",
-                "mean M",
-            ],
-            &points
-                .iter()
-                .filter(|q| (q.setting.as_str(), q.view.as_str()) == key)
-                .map(|q| {
-                    vec![
-                        q.label.clone(),
-                        format!("{:.3} ± {:.3}", q.carried, q.carried_ci95),
-                        format!("{:.2} ± {:.2}", q.delay_s, q.delay_ci95),
-                        format!("{:.3} ± {:.3}", q.norm_delay, q.norm_delay_ci95),
-                        if q.mean_m.is_finite() {
-                            format!("{:.1}", q.mean_m)
-                        } else {
-                            String::new()
-                        },
-                    ]
-                })
-                .collect::<Vec<_>>(),
-        ));
-        s.push_str("\nDelay at equal carried fraction:\n\n");
-        let rows: Vec<Vec<String>> = equal
-            .iter()
-            .filter(|e| (e.setting.as_str(), e.view.as_str()) == key)
-            .map(|e| {
-                if e.ratio.is_finite() {
-                    vec![
-                        e.label.clone(),
-                        e.frontier.clone(),
-                        format!("{:.3}", e.carried),
-                        format!("{} (w = {:.2})", e.between, e.weight),
-                        format!("{:.3} ± {:.3}", e.ratio, e.ratio_ci95),
-                        e.word.clone(),
-                    ]
-                } else {
-                    vec![
-                        e.label.clone(),
-                        e.frontier.clone(),
-                        format!("{:.3}", e.carried),
-                        format!("outside {:.3} – {:.3}", e.frontier_lo, e.frontier_hi),
-                        String::new(),
-                        e.word.clone(),
-                    ]
-                }
-            })
-            .collect();
-        s.push_str(&md_table(
-            &[
-                "mechanism",
-                "frontier",
-                "its carried fraction",
-                "frontier read between",
-                "delay / frontier's",
-                "verdict",
-            ],
-            &rows,
-        ));
+        s.push_str(&view_tables(points, equal, key));
         if let Some(st) = st {
             s.push_str(&format!(
                 "\nPlot: `{}`.\n",
@@ -951,6 +889,75 @@ fn summary(
          TCP-LP instead of ns-2's modules; the paper compares the mechanisms at their own \
          throughputs, not at equal carried fraction.\n",
         variants.len()
+    ));
+    s
+}
+
+/// A view's tables: each mechanism's point, and each reading at equal carried fraction.
+fn view_tables(points: &[PointRow], equal: &[EqualRow], key: (&str, &str)) -> String {
+    let mut s = String::new();
+    s.push_str(&md_table(
+        &[
+            "mechanism",
+            "carried fraction",
+            "delay (s)",
+            "delay / vanilla",
+            "mean M",
+        ],
+        &points
+            .iter()
+            .filter(|q| (q.setting.as_str(), q.view.as_str()) == key)
+            .map(|q| {
+                vec![
+                    q.label.clone(),
+                    format!("{:.3} ± {:.3}", q.carried, q.carried_ci95),
+                    format!("{:.2} ± {:.2}", q.delay_s, q.delay_ci95),
+                    format!("{:.3} ± {:.3}", q.norm_delay, q.norm_delay_ci95),
+                    if q.mean_m.is_finite() {
+                        format!("{:.1}", q.mean_m)
+                    } else {
+                        String::new()
+                    },
+                ]
+            })
+            .collect::<Vec<_>>(),
+    ));
+    s.push_str("\nDelay at equal carried fraction:\n\n");
+    let rows: Vec<Vec<String>> = equal
+        .iter()
+        .filter(|e| (e.setting.as_str(), e.view.as_str()) == key)
+        .map(|e| {
+            if e.ratio.is_finite() {
+                vec![
+                    e.label.clone(),
+                    e.frontier.clone(),
+                    format!("{:.3}", e.carried),
+                    format!("{} (w = {:.2})", e.between, e.weight),
+                    format!("{:.3} ± {:.3}", e.ratio, e.ratio_ci95),
+                    e.word.clone(),
+                ]
+            } else {
+                vec![
+                    e.label.clone(),
+                    e.frontier.clone(),
+                    format!("{:.3}", e.carried),
+                    format!("outside {:.3} – {:.3}", e.frontier_lo, e.frontier_hi),
+                    String::new(),
+                    e.word.clone(),
+                ]
+            }
+        })
+        .collect();
+    s.push_str(&md_table(
+        &[
+            "mechanism",
+            "frontier",
+            "its carried fraction",
+            "frontier read between",
+            "delay / frontier's",
+            "verdict",
+        ],
+        &rows,
     ));
     s
 }
