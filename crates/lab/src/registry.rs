@@ -74,6 +74,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(p004::bg_fig7, sharded, renders),
     entry!(p004::bg_fig8, sharded, renders),
     entry!(p004::bg_fig9, sharded, renders),
+    entry!(p004::bg_frontier, sharded),
     entry!(p004::bg_testbed, renders),
     entry!(p004::bg_theorem5, renders),
     entry!(p000::fluid_table2, renders),

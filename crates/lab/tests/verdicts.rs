@@ -28,6 +28,7 @@ const MUST: &[&str] = &[
     "bg-fig7",
     "bg-fig8",
     "bg-fig9",
+    "bg-frontier",
     "bg-testbed",
 ];
 

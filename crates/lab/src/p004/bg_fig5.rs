@@ -185,6 +185,7 @@ fn summary(p: &Params, rows: &[Row]) -> String {
          simulator's NewReno and its own RFC 6817 LEDBAT / TCP-LP; runs are much shorter than \
          the paper's (not stated there), so the intervals are wide at high load.\n",
     );
+    s.push_str(crate::engine::background::AT_EQUAL_CARRIED);
     s
 }
 

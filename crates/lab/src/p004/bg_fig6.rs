@@ -186,5 +186,6 @@ fn summary(p: &Params, rows: &[Row], bins: &[BinRow]) -> String {
          drawn at 16 MB). Differences from the paper: this simulator's NewReno, RFC 6817 LEDBAT \
          and TCP-LP instead of ns-2's modules; far fewer flows per bin, hence the intervals.\n",
     );
+    s.push_str(crate::engine::background::AT_EQUAL_CARRIED);
     s
 }

@@ -187,6 +187,7 @@ fn summary(p: &Params, rows: &[Row]) -> String {
          number there depends on it (`long-runs-40000s-bounded-loop/` and `creep-diagnosis/` \
          are of an adaptive loop without the sequential test).\n",
     );
+    s.push_str(crate::engine::background::AT_EQUAL_CARRIED);
     s
 }
 
@@ -226,10 +227,13 @@ fn cut_at_top_load(p: &Params, rows: &[Row]) -> String {
         if let Some(l) = l {
             let beyond = a.norm_delay + a.norm_delay_ci95 < l.norm_delay - l.norm_delay_ci95;
             line.push_str(&format!(
-                "; LEDBAT {:.3} ± {:.3} (a cut of {:.0}%, the paper: 10%): access control {}",
+                "; LEDBAT {:.3} ± {:.3} (a cut of {:.0}%, the paper: 10%; background goodput / \
+                 arrived {:.3} ± {:.3}): access control {}",
                 l.norm_delay,
                 l.norm_delay_ci95,
                 100.0 * (1.0 - l.norm_delay),
+                l.bg_throughput_vs_arrived,
+                l.bg_vs_arrived_ci95,
                 if beyond {
                     "cuts more, beyond both intervals"
                 } else if a.norm_delay < l.norm_delay {

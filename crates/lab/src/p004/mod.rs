@@ -9,5 +9,6 @@ pub mod bg_fig6;
 pub mod bg_fig7;
 pub mod bg_fig8;
 pub mod bg_fig9;
+pub mod bg_frontier;
 pub mod bg_testbed;
 pub mod bg_theorem5;

@@ -9,6 +9,7 @@
 //! (the core's [`gtcp::admission::Admission`], plain TCP once admitted), `ledbat`,
 //! `ledbat-60`, `tcp-lp` (at once, over the simulator-only LBE senders).
 
+pub(crate) mod frontier;
 pub(crate) mod goals;
 pub(crate) mod setups;
 
@@ -26,6 +27,13 @@ use sim::time::{as_secs, millis, secs};
 use sim::topology::NetworkBuilder;
 use sim::workload::{Poisson, SizeDist, SourcePick};
 use sim::{Sim, World};
+
+/// The line each figure's summary ends with: where its mechanisms are compared at equal
+/// throughput.
+pub(crate) const AT_EQUAL_CARRIED: &str =
+    "\nAt equal carried fraction (each mechanism read against access control's frontier over M \
+     and LEDBAT's over its target delay) and against each of the paper's claims, with every \
+     contradiction listed: `results/bg-frontier/summary.md`.\n";
 
 /// The policies, in plot order.
 pub(crate) const POLICIES: [&str; 6] = [
@@ -217,7 +225,7 @@ pub(crate) fn critical_m(k: usize, rho: f64, rho_b: f64) -> u32 {
     (m.floor() as u32 + 1).clamp(1, 64)
 }
 
-fn policy(p: &Params, name: &str, fixed_m: u32) -> anyhow::Result<BgPolicy> {
+pub(crate) fn policy(p: &Params, name: &str, fixed_m: u32) -> anyhow::Result<BgPolicy> {
     use gtcp::admission::{AdmissionConfig, Limit};
     let access = |limit| {
         BgPolicy::Access(AdmissionConfig {
@@ -249,8 +257,18 @@ pub(crate) fn run_one(
     fixed_m: u32,
     seed: u64,
 ) -> anyhow::Result<RunOut> {
+    run_policy(p, setup, policy(p, policy_name, fixed_m)?, seed)
+}
+
+/// One run of `setup` with the background under `bg` and `seed`.
+pub(crate) fn run_policy(
+    p: &Params,
+    setup: &Setup,
+    bg: BgPolicy,
+    seed: u64,
+) -> anyhow::Result<RunOut> {
     let stop = secs(p.duration_s);
-    let mut s = build(p, setup, policy_name, fixed_m, seed)?;
+    let mut s = build(p, setup, bg, seed)?;
     let warm = secs(p.warmup_s);
     s.run_until(warm);
     s.driver.settle(warm);
@@ -313,8 +331,7 @@ pub(crate) fn run_one(
 fn build(
     p: &Params,
     setup: &Setup,
-    policy_name: &str,
-    fixed_m: u32,
+    bg: BgPolicy,
     seed: u64,
 ) -> anyhow::Result<Sim<BackgroundDriver>> {
     let mut b = NetworkBuilder::new();
@@ -373,8 +390,8 @@ fn build(
             ledbat_target: tcp.ledbat_target,
         })
         .collect();
-    let driver = BackgroundDriver::new(policy(p, policy_name, fixed_m)?, streams, long)
-        .map_err(|e| anyhow!("access control: {e}"))?;
+    let driver =
+        BackgroundDriver::new(bg, streams, long).map_err(|e| anyhow!("access control: {e}"))?;
     Ok(Sim::new(World::new(net, tcp), driver))
 }
 
