@@ -154,18 +154,7 @@ impl Scenario {
             adaptive: self.adaptive,
             tcp: self.tcp.clone(),
         };
-        check_param!(
-            p.rate_bps > 0.0 && p.buffer_ms > 0.0 && p.propagation_ms >= 0.0,
-            "rate_bps and buffer_ms must be > 0"
-        );
-        check_param!(
-            p.mean_size_bytes >= 1.0 && p.background_bps > 0.0,
-            "mean_size_bytes and background_bps must be positive"
-        );
-        p.tcp
-            .params()
-            .map_err(|e| anyhow::anyhow!("invalid scenario parameter: {e}"))?;
-        Ok(p)
+        p.checked()
     }
 
     fn setup(&self, p: &Params, s: &Setting) -> Setup {

@@ -91,6 +91,12 @@ impl Params {
     pub fn load(ctx: &Context) -> anyhow::Result<Self> {
         let mut p: Params = ctx.params()?;
         p.seed = ctx.seed(p.seed);
+        p.checked()
+    }
+
+    /// The parameters if every one is in range (vanilla added to the policies if missing).
+    pub fn checked(self) -> anyhow::Result<Self> {
+        let mut p = self;
         check_param!(p.repeats >= 1, "repeats must be >= 1");
         check_param!(p.threads >= 1, "threads must be >= 1");
         check_param!(
