@@ -22,7 +22,7 @@
 
 use crate::check_param;
 use crate::engine::md_table;
-use crate::engine::verdict::{Interval, Rule, Source, Verdict, Word, DIFFERENCE};
+use crate::engine::verdict::{Interval, Rule, Source, Verdict, DIFFERENCE};
 use crate::Context;
 use serde::{Deserialize, Serialize};
 use sim::competitor::{measure_flows, with_competitor};
@@ -444,14 +444,7 @@ fn render(p: &Params, cells: &[Cell], table: &[Row], verdicts: &[Verdict]) -> St
     }
     s.push_str("## Verdicts\n\n");
     for v in verdicts {
-        let word = match v.word {
-            Word::Lower => "lower",
-            Word::Higher => "higher",
-            Word::WithinNoise => "within noise",
-            Word::Met => "met",
-            Word::NotMet => "NOT met",
-            Word::Undecided => "undecided",
-        };
+        let word = v.word.says("lower", "higher");
         s.push_str(&format!(
             "- {}: {} → **{word}**\n",
             v.claim,
