@@ -1,12 +1,13 @@
 //! The gtcp drivers: Proposition 1 holds exactly for `gtcp-ideal`, runs are deterministic,
 //! and the shipped core keeps its invariant under `schedtcp`.
 
+mod common;
+
 use sim::driver::GtcpStats;
 use sim::queue::QueueConfig;
 use sim::scenario::{DriverKind, GtcpConfig, RecordConfig, Scenario};
 use sim::stats::{injected_series, injection_distance, Report};
 use sim::tcp::TcpConfig;
-use sim::topology::DumbbellConfig;
 use sim::workload::{SizeDist, SizeUnit, SourcePick, WorkloadConfig};
 
 const POLICIES: [&str; 7] = [
@@ -28,18 +29,7 @@ fn scenario(seed: u64, driver: DriverKind, policy: &str) -> Scenario {
         duration_s: 6.0,
         drain_s: 30.0,
         driver,
-        topology: DumbbellConfig {
-            pairs: 2,
-            access_rate_bps: 1_000_000_000,
-            receiver_rate_bps: 1_000_000_000,
-            access_delay_ms: 1.0,
-            receiver_delay_ms: 1.0,
-            bottleneck_rate_bps: 20_000_000,
-            bottleneck_delay_ms: 13.0,
-            bottleneck_queue: QueueConfig::DropTailPackets { limit: 40 },
-            other_queue: QueueConfig::DropTailPackets { limit: 10_000 },
-            ecn_mark_packets: None,
-        },
+        topology: common::two_pairs_20mbit(40),
         tcp: TcpConfig {
             mss: 1448,
             header_bytes: 52,

@@ -2,13 +2,13 @@
 //! lane), frames round robin; every byte delivered; a flow that arrives behind a full send
 //! buffer waits for it, a bulk lane keeps interactive flows off it.
 
+mod common;
+
 use sim::driver::MuxConfig;
-use sim::queue::QueueConfig;
 use sim::scenario::{DriverKind, Scenario};
 use sim::stats::Report;
 use sim::tcp::TcpConfig;
 use sim::time::as_secs;
-use sim::topology::DumbbellConfig;
 use sim::workload::{ListedFlow, WorkloadConfig};
 
 const BULK: u64 = 8_000_000;
@@ -21,18 +21,7 @@ fn scenario(driver: DriverKind, mux: MuxConfig, flows: &[(f64, u64, u32)]) -> Sc
         duration_s: 20.0,
         drain_s: 30.0,
         driver,
-        topology: DumbbellConfig {
-            pairs: 2,
-            access_rate_bps: 1_000_000_000,
-            receiver_rate_bps: 1_000_000_000,
-            access_delay_ms: 1.0,
-            receiver_delay_ms: 1.0,
-            bottleneck_rate_bps: 20_000_000,
-            bottleneck_delay_ms: 13.0,
-            bottleneck_queue: QueueConfig::DropTailPackets { limit: 100 },
-            other_queue: QueueConfig::DropTailPackets { limit: 10_000 },
-            ecn_mark_packets: None,
-        },
+        topology: common::two_pairs_20mbit(100),
         tcp: TcpConfig {
             mss: 1448,
             header_bytes: 52,

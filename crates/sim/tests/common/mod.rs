@@ -24,6 +24,23 @@ pub fn path() -> DumbbellConfig {
     }
 }
 
+/// Two pairs over a 20 Mbit/s, 13 ms bottleneck with a drop-tail buffer of `limit` packets
+/// (1 Gbit/s, 1 ms access links): the path of the driver tests.
+pub fn two_pairs_20mbit(limit: usize) -> DumbbellConfig {
+    DumbbellConfig {
+        pairs: 2,
+        access_rate_bps: 1_000_000_000,
+        receiver_rate_bps: 1_000_000_000,
+        access_delay_ms: 1.0,
+        receiver_delay_ms: 1.0,
+        bottleneck_rate_bps: 20_000_000,
+        bottleneck_delay_ms: 13.0,
+        bottleneck_queue: sim::queue::QueueConfig::DropTailPackets { limit },
+        other_queue: sim::queue::QueueConfig::DropTailPackets { limit: 10_000 },
+        ecn_mark_packets: None,
+    }
+}
+
 pub fn tcp() -> TcpConfig {
     TcpConfig {
         mss: MSS,
