@@ -179,3 +179,59 @@ fn attack(order: Order) {
     drop(s);
     assert!(live() - base < 4096, "{} bytes left", live() - base);
 }
+
+/// A flow whose bytes are all acknowledged holds no send buffer: 64 idle flows (each on its
+/// warm connection) write 1 000 bytes each (copied into the flows' buffers), the peer reads and
+/// acknowledges them, and the opener's session holds less than half of that per flow more than
+/// the same session whose flows wrote nothing (what it holds more is bookkeeping that grew on
+/// the way: segment lists, queue slots), with nothing left in `buffer_bytes`. A buffer that
+/// kept its allocation held at least the 1 000 bytes per flow.
+#[test]
+fn flows_whose_bytes_are_acknowledged_hold_no_send_buffer() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    const FLOWS: usize = 64;
+    const WRITE: usize = 1000;
+    let idle = opener_heap(FLOWS, 0);
+    let wrote = opener_heap(FLOWS, WRITE);
+    let per_flow = (wrote - idle) as f64 / FLOWS as f64;
+    println!(
+        "{FLOWS} flows: opener's heap {idle} bytes; after {WRITE} bytes each written and \
+         acknowledged {wrote} bytes, {per_flow:.0} more per flow"
+    );
+    assert!(
+        per_flow < (WRITE / 2) as f64,
+        "{per_flow:.0} heap bytes more per flow after its bytes were acknowledged"
+    );
+}
+
+/// The heap the opener's session of a [`Pair`](gtcp::pair::Pair) holds (freed when it is
+/// dropped) with `flows` flows open, each on its own connection, after each wrote `write`
+/// bytes and the peer read and acknowledged them all.
+fn opener_heap(flows: usize, write: usize) -> isize {
+    use gtcp::pair::{Pair, Side, Source};
+    let mut p = Pair::new(Config::default()).expect("config");
+    let mut ids = Vec::new();
+    for _ in 0..flows {
+        let c = p.add_connection(None).expect("connection");
+        ids.push(
+            p.open_flow(Some(c), "r", 0, None, Source::Pattern)
+                .expect("flow"),
+        );
+    }
+    assert!(p.pump(1000, usize::MAX), "the opened flows settle");
+    for &f in &ids {
+        assert_eq!(p.app_write(Side::Opener, f, write), write);
+    }
+    assert!(p.pump(1000, usize::MAX), "the writes settle");
+    assert_eq!(
+        p.opener().counters().send_buffered_bytes,
+        0,
+        "every byte is acknowledged"
+    );
+    assert_eq!(p.opener().buffer_bytes(), 0);
+    let spare = Session::new(Role::Opener, Config::default()).expect("config");
+    let opener = std::mem::replace(p.session_mut(Side::Opener), spare);
+    let before = live();
+    drop(opener);
+    before - live()
+}

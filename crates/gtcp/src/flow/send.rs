@@ -22,18 +22,49 @@ const TAIL_MAX: usize = 64 * 1024;
 /// into its frame. Such a slice keeps its allocation alive until acknowledged; a driver bounds
 /// that by how it carves its buffers (the tunnel: at most a third of a 256 KiB read buffer
 /// unused, see its `engine` module).
+///
+/// The tail is allocated when a copied write comes and released as soon as all it holds is
+/// acknowledged: a flow whose bytes are all acknowledged holds no buffer. While some of it is
+/// unacknowledged its allocation is counted ([`SendStream::allocated`]): what it holds,
+/// its acknowledged front (moved out when the tail runs out of room and the front is at least
+/// what is left, so a move copies no more than was freed) and room grown by doubling, at most
+/// about 2 × [`TAIL_MAX`] plus the last write. A tail frozen into a piece keeps its
+/// acknowledged front (less than [`TAIL_MAX`]) until the piece is all acknowledged; that front
+/// is not counted.
 #[derive(Debug, Default)]
 struct SendBuf {
     pieces: VecDeque<Bytes>,
+    /// Copied writes, `[front..]` not yet acknowledged. Never advanced, so that its
+    /// `capacity()` is its whole allocation.
     tail: BytesMut,
+    /// Bytes at the start of `tail` already acknowledged.
+    front: usize,
 }
 
 impl SendBuf {
     fn push(&mut self, data: &[u8]) {
+        let live = self.tail.len() - self.front;
+        if self.front > 0
+            && self.front >= live
+            && self.tail.capacity() - self.tail.len() < data.len()
+        {
+            self.tail.copy_within(self.front.., 0);
+            self.tail.truncate(live);
+            self.front = 0;
+        }
         self.tail.extend_from_slice(data);
         if self.tail.len() >= TAIL_MAX {
-            let full = std::mem::take(&mut self.tail).freeze();
-            self.pieces.push_back(full);
+            self.freeze_tail();
+        }
+    }
+
+    /// Moves the tail's unacknowledged bytes into a piece (the tail is then empty, with no
+    /// allocation).
+    fn freeze_tail(&mut self) {
+        let mut t = std::mem::take(&mut self.tail).freeze();
+        t.advance(std::mem::take(&mut self.front));
+        if !t.is_empty() {
+            self.pieces.push_back(t);
         }
     }
 
@@ -42,10 +73,7 @@ impl SendBuf {
             self.push(&data);
             return;
         }
-        if !self.tail.is_empty() {
-            let t = std::mem::take(&mut self.tail).freeze();
-            self.pieces.push_back(t);
-        }
+        self.freeze_tail();
         self.pieces.push_back(data);
     }
 
@@ -55,7 +83,7 @@ impl SendBuf {
             .pieces
             .iter()
             .map(|b| &b[..])
-            .chain(std::iter::once(&self.tail[..]))
+            .chain(std::iter::once(&self.tail[self.front..]))
         {
             if len == 0 {
                 return;
@@ -71,11 +99,15 @@ impl SendBuf {
         }
     }
 
-    /// Forgets the first `n` bytes.
+    /// Forgets the first `n` bytes. A tail left empty is released.
     fn drain(&mut self, mut n: usize) {
         while n > 0 {
             let Some(front) = self.pieces.front_mut() else {
-                self.tail.advance(n.min(self.tail.len()));
+                self.front += n.min(self.tail.len() - self.front);
+                if self.front == self.tail.len() {
+                    self.tail = BytesMut::new();
+                    self.front = 0;
+                }
                 return;
             };
             if n < front.len() {
@@ -87,9 +119,15 @@ impl SendBuf {
         }
     }
 
+    /// Bytes the tail's allocation holds beyond its unacknowledged bytes (its acknowledged
+    /// front and its room).
+    fn spare(&self) -> usize {
+        self.tail.capacity() - (self.tail.len() - self.front)
+    }
+
+    /// Forgets everything and releases the tail.
     fn clear(&mut self) {
-        self.pieces.clear();
-        self.tail.clear();
+        *self = Self::default();
     }
 }
 
@@ -152,6 +190,12 @@ impl SendStream {
     /// Bytes held in the buffer (handed over, not yet acknowledged).
     pub fn buffered(&self) -> u64 {
         self.written - self.base
+    }
+
+    /// Bytes of memory the buffer occupies: [`buffered`](Self::buffered) plus the spare part of
+    /// its copy buffer (see `SendBuf`); 0 once everything handed over is acknowledged.
+    pub fn allocated(&self) -> u64 {
+        self.buffered() + self.buf.spare() as u64
     }
 
     /// Appends application bytes; the caller has checked the buffer bound.
@@ -468,6 +512,72 @@ mod tests {
         s.copy_out(0, s.written, &mut out);
         assert_eq!(out.len(), 160_000);
         assert!(out.iter().all(|&b| b == 7));
+    }
+
+    /// Once everything handed over is acknowledged the flow holds no buffer: the tail's
+    /// allocation goes with its last byte (an idle flow kept up to `TAIL_MAX` of it), and an
+    /// abandoned flow's too.
+    #[test]
+    fn a_drained_buffer_holds_no_allocation() {
+        let mut s = SendStream::new();
+        s.push(&[5; 1000]);
+        assert!(s.allocated() >= 1000);
+        s.take(u64::MAX, ConnId(1));
+        s.on_ack(400, u64::MAX, |_, _| {});
+        assert_eq!(s.buffered(), 600);
+        assert!(
+            s.allocated() >= 1000,
+            "the acknowledged front is still allocated"
+        );
+        s.on_ack(1000, u64::MAX, |_, _| {});
+        assert_eq!((s.buffered(), s.allocated()), (0, 0));
+        assert_eq!(s.buf.tail.capacity(), 0);
+        // Pieces and a tail, acknowledged in one go.
+        s.push_bytes(Bytes::from(vec![6; 10_000]));
+        s.push(&[7; 300]);
+        s.take(u64::MAX, ConnId(1));
+        s.on_ack(s.written, u64::MAX, |_, _| {});
+        assert_eq!(s.allocated(), 0);
+        assert!(s.buf.pieces.is_empty() && s.buf.tail.capacity() == 0);
+        // An abandoned flow.
+        s.push(&[8; 300]);
+        s.abandon();
+        assert_eq!((s.allocated(), s.buf.tail.capacity()), (0, 0));
+    }
+
+    /// Copied writes onto a partly acknowledged tail: the acknowledged front is moved out
+    /// when room runs short (instead of the tail growing past it), every byte reads back in
+    /// order, and `allocated` is the tail's allocation plus the pieces' bytes.
+    #[test]
+    fn a_partly_acknowledged_tail_reuses_its_front() {
+        let mut s = SendStream::new();
+        let mut want = Vec::new();
+        let mut x = 0u8;
+        for round in 0..200u64 {
+            let n = 100 + (round as usize * 37) % 900;
+            let data: Vec<u8> = (0..n)
+                .map(|_| {
+                    x = x.wrapping_add(1);
+                    x
+                })
+                .collect();
+            s.push(&data);
+            want.extend_from_slice(&data);
+            s.take(u64::MAX, ConnId(1));
+            // Acknowledge all but the last 700 bytes.
+            s.on_ack(s.written.saturating_sub(700), u64::MAX, |_, _| {});
+            let pieces: usize = s.buf.pieces.iter().map(Bytes::len).sum();
+            assert_eq!(s.allocated(), (pieces + s.buf.tail.capacity()) as u64);
+            assert!(
+                s.buf.tail.capacity() <= 4096,
+                "the tail grew to {} holding {} bytes",
+                s.buf.tail.capacity(),
+                s.buffered()
+            );
+            let mut out = BytesMut::new();
+            s.copy_out(s.base, s.buffered(), &mut out);
+            assert_eq!(&out[..], &want[s.base as usize..]);
+        }
     }
 
     #[test]

@@ -114,8 +114,8 @@ impl Session {
         self.flows.values().map(|f| f.recv.allocated()).sum()
     }
 
-    /// Heap bytes this session holds for its peer and its applications: bytes handed over
-    /// and not yet acknowledged, the allocations of the received bytes
+    /// Heap bytes this session holds for its peer and its applications: the allocations of the
+    /// bytes handed over and not yet acknowledged, the allocations of the received bytes
     /// ([`recv_allocated_bytes`](Self::recv_allocated_bytes)), and the bookkeeping a peer can
     /// multiply — [`SEGMENT_BOOKKEEPING`] per out-of-order segment, [`FLOW_BOOKKEEPING`] per
     /// flow (opened or only named), [`CONN_BOOKKEEPING`] per connection,
@@ -127,12 +127,13 @@ impl Session {
         self.buffer_bytes() + self.bookkeeping_bytes()
     }
 
-    /// The buffers' part of [`held_bytes`](Self::held_bytes): bytes handed over and not yet
-    /// acknowledged, and the allocations of the received bytes. A walk over the flows.
+    /// The buffers' part of [`held_bytes`](Self::held_bytes): the allocations of the bytes
+    /// handed over and not yet acknowledged (with the room of the buffer short writes are
+    /// copied into) and of the received bytes. A walk over the flows.
     pub fn buffer_bytes(&self) -> u64 {
         self.flows
             .values()
-            .map(|f| f.send.buffered() + f.recv.allocated())
+            .map(|f| f.send.allocated() + f.recv.allocated())
             .sum()
     }
 
