@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tunnel::config::{
     AdmissionConfig, ClientConfig, ClientRoute, KeySource, ServerConfig, ServerRoute, Tuning,
 };
@@ -52,7 +52,7 @@ pub fn find_binary() -> Result<PathBuf> {
 
 /// The per-connection invariant as a `schedtcp server`/`client` process reported it when it
 /// stopped (the tally of `tunnel::engine::InvariantTally`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Invariant {
     /// Pool connections checked (closed cleanly).
     pub checked: u64,
@@ -110,7 +110,7 @@ impl Invariant {
 }
 
 /// One variant's run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct VariantRun {
     /// `plain` or the policy.
     pub variant: String,

@@ -11,7 +11,7 @@ use crate::engine::within_goal;
 use crate::engine::{md_table, mean_ci, pct};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
-use anyhow::bail;
+use anyhow::{bail, Context as _};
 use serde::{Deserialize, Serialize};
 use testbed::run::{Invariant, VariantRun};
 use testbed::workload::{
@@ -136,6 +136,58 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     let plan = plan(ctx, &p)?;
     let (runs, cc) = run_all(ctx, &p, &plan)?;
     report(ctx, &p, &plan, &cc, &runs)
+}
+
+/// What a run keeps to be analysed again: every run as the testbed measured it (each flow's
+/// bytes per bin included) and the bed's congestion control.
+#[derive(Serialize, Deserialize)]
+struct Raw {
+    congestion_control: String,
+    runs: Vec<RawRun>,
+}
+
+/// One run of [`Raw`]: sample path, order within it, and what the testbed measured.
+#[derive(Serialize, Deserialize)]
+struct RawRun {
+    run: usize,
+    order: usize,
+    measured: VariantRun,
+}
+
+/// The file [`Raw`] is kept in.
+const RAW: &str = "variant_runs.json";
+
+/// Analyses and renders again the runs an earlier run wrote to `dir` ([`RAW`]), without the
+/// testbed.
+pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Result<String> {
+    let p: Params = ctx.params()?;
+    let plan = plan(ctx, &p)?;
+    let path = dir.join(RAW);
+    let raw: Raw = serde_json::from_str(
+        &std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?,
+    )
+    .with_context(|| format!("parsing {}", path.display()))?;
+    for r in &raw.runs {
+        anyhow::ensure!(
+            r.run < p.runs && plan.variants.contains(&r.measured.variant),
+            "{}: run {} under `{}` is outside the scenario's runs and variants",
+            path.display(),
+            r.run,
+            r.measured.variant
+        );
+        anyhow::ensure!(
+            r.measured.results.len() >= p.competitors,
+            "{}: run {} holds fewer flows than the scenario's competitors",
+            path.display(),
+            r.run
+        );
+    }
+    let runs: Vec<Run> = raw
+        .runs
+        .into_iter()
+        .map(|r| (r.run, r.order, r.measured))
+        .collect();
+    report(ctx, &p, &plan, &raw.congestion_control, &runs)
 }
 
 /// Checks the scenario and plans the runs.
@@ -271,6 +323,20 @@ fn report(
     cc: &str,
     runs: &[Run],
 ) -> anyhow::Result<String> {
+    ctx.write_json(
+        RAW,
+        &Raw {
+            congestion_control: cc.to_string(),
+            runs: runs
+                .iter()
+                .map(|(run, order, measured)| RawRun {
+                    run: *run,
+                    order: *order,
+                    measured: measured.clone(),
+                })
+                .collect(),
+        },
+    )?;
     let (rows, completion_ratio) = run_rows(p, runs);
     ctx.write_csv("runs.csv", &rows)?;
     let summary = variant_rows(p, &plan.variants, &rows, &completion_ratio);
@@ -548,7 +614,8 @@ gained 35–80% under `srpt` and `fair`; paper 000 (Figure 6) shows the sample f
 {flows} workload downloads over all runs, {failed} failed. The server checked {chk} pool \
 connections, {vio} violated the invariant.\n\n\
 ![competitor over time](competitor_over_time.svg)\n\n![ratios](ratio.svg)\n\n\
-Files: `runs.csv`, `testbed_nonintrusive.csv`, `testbed_nonintrusive.json`. Reproduce (root): \
+Files: `runs.csv`, `testbed_nonintrusive.csv`, `testbed_nonintrusive.json`, `{RAW}` (every run as \
+measured, each flow's bytes per bin: `schedtcp experiment render` analyses it again). Reproduce (root): \
 `schedtcp experiment run {NAME}`.\n",
         path = bed.describe(cc),
         competing = if p.competitors == 1 {
