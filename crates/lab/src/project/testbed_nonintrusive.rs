@@ -7,6 +7,7 @@
 use crate::check_param;
 use crate::engine::intrusion::ratio_plot;
 use crate::engine::testbed::GOODPUT_SHARE;
+use crate::engine::verdict::{Interval, Rule, Source, Verdict};
 use crate::engine::within_goal;
 use crate::engine::{md_table, mean_ci, pct};
 use crate::plot::{render_svg, LinePlot, Series};
@@ -341,6 +342,7 @@ fn report(
     ctx.write_csv("runs.csv", &rows)?;
     let summary = variant_rows(p, &plan.variants, &rows, &completion_ratio);
     ctx.write_csv("testbed_nonintrusive.csv", &summary)?;
+    ctx.write_json("verdicts.json", &verdicts(p, &summary))?;
     plots(ctx, p, &plan.variants, &rows, &summary, runs)?;
     let (mean_size, lambda) = (plan.mean_size, plan.lambda);
     let mut inv = Invariant::default();
@@ -460,6 +462,34 @@ fn variant_rows(
         });
     }
     summary
+}
+
+/// Per policy other than `tcp`: the competitor's bytes over its bytes under `tcp`, paired by
+/// run, against the goal `1 ± goal`.
+fn verdicts(p: &Params, summary: &[SummaryRow]) -> Vec<Verdict> {
+    summary
+        .iter()
+        .filter(|s| s.variant != "tcp")
+        .map(|s| {
+            Verdict::new(
+                format!(
+                    "{}: the plain-TCP competitor's bytes / under tcp, paired by run",
+                    s.variant
+                ),
+                None,
+                Interval::new(s.competitor_ratio_mean, s.competitor_ratio_ci95),
+                Rule::Goal {
+                    lo: 1.0 - p.goal,
+                    hi: 1.0 + p.goal,
+                },
+            )
+            .from(Source::new(
+                "testbed_nonintrusive.csv",
+                "competitor_ratio_mean",
+                &[("variant", &s.variant)],
+            ))
+        })
+        .collect()
 }
 
 /// The competitor's ratio per run and variant, and its throughput over time (mean over runs).
@@ -608,13 +638,12 @@ workload's downloads (lower: the pair finishes sooner). `starved`: connection-se
 run the server's pool connections owed bytes (q_v > 0) and the policy had none it could send, \
 when plain TCP would have been sending; in brackets, periods that began with bytes held back by \
 the client's receive credit.\n\n\
-Measured earlier (6 runs, tunnel at about 70% load, per-flow 1 MiB buffers): the competitor \
-gained 35–80% under `srpt` and `fair`; paper 000 (Figure 6) shows the sample flow's throughput \
-\"similar\" under both policies (no number).\n\n\
+Paper 000 (Figure 6) shows a sample flow's throughput \"similar\" under both policies (no \
+number).\n\n\
 {flows} workload downloads over all runs, {failed} failed. The server checked {chk} pool \
 connections, {vio} violated the invariant.\n\n\
 ![competitor over time](competitor_over_time.svg)\n\n![ratios](ratio.svg)\n\n\
-Files: `runs.csv`, `testbed_nonintrusive.csv`, `testbed_nonintrusive.json`, `{RAW}` (every run as \
+Files: `runs.csv`, `testbed_nonintrusive.csv`, `testbed_nonintrusive.json`, `verdicts.json`, `{RAW}` (every run as \
 measured, each flow's bytes per bin: `schedtcp experiment render` analyses it again). Reproduce (root): \
 `schedtcp experiment run {NAME}`.\n",
         path = bed.describe(cc),
