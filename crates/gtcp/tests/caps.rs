@@ -4,15 +4,13 @@
 //! decoded out of 256 KiB read buffers (`gtcp::driver::APP_READ`), so a payload kept as a slice
 //! would pin its buffer.
 //!
-//! A counting allocator measures the bytes the session holds (the test binary runs these tests
-//! one at a time: `cargo test -p gtcp --test caps -- --test-threads=1`, which the lock below
-//! also enforces).
+//! A counting allocator measures the bytes the session holds, per thread (each test's session
+//! lives on its test's thread, so the tests run in parallel).
 
 mod common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, Ordering};
-use std::sync::Mutex;
+use std::cell::Cell;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -24,17 +22,26 @@ use gtcp::{Config, ConnId, FlowId, ProtocolError, Role, Session};
 /// Live heap bytes of the process.
 struct Counting;
 
-static LIVE: AtomicIsize = AtomicIsize::new(0);
+thread_local! {
+    /// Live heap bytes allocated (less those freed) by this thread: the test harness's own
+    /// threads (results, captured output) allocate while a test runs and must not count.
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+}
+
+/// Adds `d` to this thread's count (nothing while the thread is being torn down).
+fn count(d: isize) {
+    let _ = LIVE.try_with(|c| c.set(c.get() + d));
+}
 
 // SAFETY: every call is forwarded to the system allocator unchanged; only a counter is kept.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        LIVE.fetch_add(l.size() as isize, Ordering::Relaxed);
+        count(l.size() as isize);
         // SAFETY: same layout as asked.
         unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size() as isize, Ordering::Relaxed);
+        count(-(l.size() as isize));
         // SAFETY: `p` came from `alloc` with this layout.
         unsafe { System.dealloc(p, l) }
     }
@@ -42,9 +49,6 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static A: Counting = Counting;
-
-/// One test at a time: the heap counter is process-wide.
-static SERIAL: Mutex<()> = Mutex::new(());
 
 const WEB: &str = "web";
 
@@ -77,9 +81,9 @@ fn held_after(
     attack: impl FnOnce(&mut Session) -> Result<(), ProtocolError>,
 ) -> (isize, Result<(), ProtocolError>) {
     let mut s = acceptor();
-    let before = LIVE.load(Ordering::Relaxed);
+    let before = LIVE.with(Cell::get);
     let r = attack(&mut s);
-    let held = LIVE.load(Ordering::Relaxed) - before;
+    let held = LIVE.with(Cell::get) - before;
     eprintln!("held {held} bytes; {r:?}");
     drop(s);
     (held, r)
@@ -92,7 +96,6 @@ fn held_after(
 /// about 100 bytes per held segment.
 #[test]
 fn one_byte_out_of_order_segments_stay_within_the_window() {
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (held, r) = held_after(|s| {
         feed(
             s,
@@ -116,7 +119,6 @@ fn one_byte_out_of_order_segments_stay_within_the_window() {
 /// A flow's in-order bytes in one-byte frames cost their bytes, not a buffer each.
 #[test]
 fn one_byte_in_order_segments_cost_their_bytes() {
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let n = 200_000u64;
     let (held, r) = held_after(|s| {
         feed(
@@ -140,7 +142,6 @@ fn one_byte_in_order_segments_cost_their_bytes() {
 /// [`MAX_UNOPENED_FLOWS`] is a protocol error.
 #[test]
 fn flows_named_without_an_opening_are_capped() {
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (held, r) = held_after(|s| feed(s, (1..=4096u64).map(|f| data(f, 0, 16 * 1024))));
     assert_eq!(r, Err(ProtocolError::TooManyUnopened(MAX_UNOPENED_FLOWS)));
     let bound = MAX_UNOPENED_FLOWS as isize * (16 * 1024 + 4096);
@@ -155,7 +156,6 @@ fn flows_named_without_an_opening_are_capped() {
 /// again.
 #[test]
 fn flows_awaiting_their_opening_on_their_connection_are_not_capped() {
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let now = Duration::ZERO;
     let mut s = Session::new(Role::Acceptor, Config::default()).unwrap();
     let awaiting = 2 * MAX_UNOPENED_FLOWS as u64;
@@ -190,7 +190,6 @@ fn flows_awaiting_their_opening_on_their_connection_are_not_capped() {
 /// openings: +47 MB, kept after the connection closed); now a repeated opening is a no-op.
 #[test]
 fn a_repeated_opening_queues_nothing_more() {
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut backlog = 0;
     let (held, r) = held_after(|s| {
         let r = feed(s, (0..1_000_000).map(|_| open(1)));
@@ -215,7 +214,6 @@ fn the_session_bound_on_out_of_order_segments_spares_the_honest_flows() {
     use gtcp::pair::{FlowSpec, Pair, Side};
     use gtcp::session::caps::MAX_SESSION_OOO_SEGMENTS;
     use gtcp::{Order, Policy};
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let config = Config {
         chunk: 512,
         policy: Policy::new(Order::Fair),

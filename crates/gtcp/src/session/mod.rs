@@ -133,10 +133,13 @@ pub(crate) const RESET_CONFIRM: u32 = 1 << 31;
 pub struct Session {
     role: Role,
     config: Config,
-    flows: BTreeMap<FlowId, Flow>,
+    /// Boxed: a B-tree node holds 11 values inline and splits half full as ids grow, so an
+    /// inline flow cost about twice its size per flow; a box costs its size plus a pointer.
+    flows: BTreeMap<FlowId, Box<Flow>>,
     /// Of `flows`, those closed (both directions over, or reset) and not yet forgotten.
     closed_flows: usize,
-    conns: BTreeMap<ConnId, Conn>,
+    /// Boxed, as `flows`.
+    conns: BTreeMap<ConnId, Box<Conn>>,
     sched: SchedQueue,
     /// Sizes of the completed flows per route (bounded), for `gittins`, `auto` and `mu`.
     learned: LearnedSizes,
@@ -302,7 +305,7 @@ impl Session {
             }
             take_ownership(&mut self.ledger, flow, conn, &mut c.counters);
         }
-        self.conns.insert(conn, c);
+        self.conns.insert(conn, Box::new(c));
         self.counters.active_conns = self.conns.len() as u64;
         if let Some(f) = owner {
             self.expect_opening(conn, f);
@@ -467,7 +470,7 @@ impl Session {
             c.open_queue.push(id);
             flow.ownership.on(OwnershipEvent::Attach(c.id));
         }
-        self.flows.insert(id, flow);
+        self.flows.insert(id, Box::new(flow));
         self.counters.flows_opened += 1;
         self.counters.active_flows = self.flows.len() as u64;
         if let Some(c) = conn {
@@ -942,7 +945,7 @@ impl Session {
     /// bytes are no longer wanted, and the application socket is aborted rather than held until
     /// the write fails.
     pub fn ended_abruptly(&self, id: FlowId) -> bool {
-        self.flows.get(&id).is_none_or(Flow::is_reset)
+        self.flows.get(&id).is_none_or(|f| f.is_reset())
     }
 
     /// Whether the flows' state machines are consistent at rest (between two calls into the
@@ -984,7 +987,7 @@ impl Session {
     /// Flow `id`, for the test harness's checks.
     #[cfg(feature = "pair")]
     pub(crate) fn flow(&self, id: FlowId) -> Option<&Flow> {
-        self.flows.get(&id)
+        self.flows.get(&id).map(|f| &**f)
     }
 
     /// Bytes owed by no live connection.
@@ -1396,7 +1399,7 @@ impl Session {
                 flow.ownership.on(OwnershipEvent::Attach(c.id));
             }
         }
-        self.flows.insert(id, flow);
+        self.flows.insert(id, Box::new(flow));
         self.first_frames.created();
         self.counters.active_flows = self.flows.len() as u64;
         Ok(())
