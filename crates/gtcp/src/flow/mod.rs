@@ -115,8 +115,8 @@ pub(crate) struct Flow {
     pub route: Option<String>,
     pub class: u8,
     /// Where the application connection came from, if the opener said
-    /// ([`Session::set_origin`](crate::Session::set_origin)).
-    pub origin: Option<crate::wire::Origin>,
+    /// ([`Session::set_origin`](crate::Session::set_origin)); boxed, as few flows have one.
+    pub origin: Option<Box<crate::wire::Origin>>,
     pub arrival: u64,
     pub opened_at: Duration,
     pub send: SendStream,

@@ -113,6 +113,7 @@ impl RecvStream {
         }
         let before = self.received;
         self.insert_gaps(offset, &data, session_room)?;
+        let held = !self.ooo.is_empty();
         while let Some(entry) = self.ooo.first_entry() {
             if *entry.key() != self.received {
                 break;
@@ -121,6 +122,11 @@ impl RecvStream {
             self.ooo_bytes -= chunk.len() as u64;
             self.received += chunk.len() as u64;
             self.append_ready(&chunk);
+        }
+        if held && self.ooo.is_empty() {
+            // A B-tree emptied by removals keeps its root node (11 slots); a flow with no
+            // hole left keeps none.
+            self.ooo = BTreeMap::new();
         }
         Ok(self.received > before)
     }
@@ -225,6 +231,10 @@ impl RecvStream {
             // own.
             self.ready.pop_front();
             self.front = 0;
+            if self.ready.is_empty() {
+                // An idle flow keeps no block list either.
+                self.ready = VecDeque::new();
+            }
         } else {
             self.front += out.len() as u64;
         }
@@ -319,7 +329,7 @@ impl RecvStream {
     }
 
     pub fn clear(&mut self) {
-        self.ready.clear();
+        self.ready = VecDeque::new();
         self.front = 0;
         self.ooo.clear();
         self.ooo_bytes = 0;

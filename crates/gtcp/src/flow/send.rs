@@ -325,7 +325,25 @@ impl SendStream {
         let drop = (received.min(self.written) - self.base) as usize;
         self.buf.drain(drop);
         self.base += drop as u64;
+        if self.base == self.written {
+            self.release_lists();
+        }
         skipped
+    }
+
+    /// Everything handed over is acknowledged: the segment and range lists and the buffer's
+    /// piece list, all empty, give up their allocations (a deque keeps its capacity when
+    /// emptied), so an idle flow holds none.
+    fn release_lists(&mut self) {
+        if self.in_flight.is_empty() {
+            self.in_flight = VecDeque::new();
+        }
+        if self.resend.is_empty() {
+            self.resend = VecDeque::new();
+        }
+        if self.buf.pieces.is_empty() {
+            self.buf.pieces = VecDeque::new();
+        }
     }
 
     /// The connection `conn` died: every segment it carried that is not acknowledged must go
@@ -377,6 +395,7 @@ impl SendStream {
         self.in_flight.clear();
         self.buf.clear();
         self.base = self.written;
+        self.release_lists();
         dropped
     }
 }

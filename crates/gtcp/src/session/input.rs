@@ -174,7 +174,7 @@ impl Session {
             f.opened_at = now;
             f.route = Some(o.route.clone());
             f.class = o.class;
-            f.origin = o.origin;
+            f.origin = o.origin.map(Box::new);
             self.counters.flows_opened += 1;
             self.events.push_back(Event::FlowOpened {
                 flow: o.flow,

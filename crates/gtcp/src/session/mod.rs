@@ -492,7 +492,7 @@ impl Session {
             .flows
             .get_mut(&flow)
             .ok_or(SessionError::UnknownFlow(flow))?;
-        f.origin = Some(origin);
+        f.origin = Some(Box::new(origin));
         Ok(())
     }
 

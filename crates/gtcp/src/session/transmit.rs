@@ -92,7 +92,7 @@ impl Session {
                 route: f.route.clone().unwrap_or_default(),
                 class: f.class,
                 size_hint: f.send.known_end,
-                origin: f.origin,
+                origin: f.origin.as_deref().copied(),
             });
             if out.len() + frame.encoded_len() > limit {
                 // No room: it waits, with the rest, for the next poll.
