@@ -387,13 +387,16 @@ fn experiment(action: ExperimentCmd) -> Result<()> {
         ExperimentCmd::Render { dir, name, out } => {
             let report = match name {
                 Some(name) => lab::render_from(&name, &dir, out.as_deref())?,
-                None => lab::render(&dir, true).with_context(|| {
-                    format!(
-                        "{} holds no run kept with --shard 1/1; for an experiment that keeps \
-                         its raw CSV/JSON, give --name",
-                        dir.display()
-                    )
-                })?,
+                None if !dir.join("shard.json").is_file() => {
+                    lab::render(&dir, true).with_context(|| {
+                        format!(
+                            "{} holds no run kept with --shard 1/1; for an experiment that \
+                             keeps its raw CSV/JSON, give --name",
+                            dir.display()
+                        )
+                    })?
+                }
+                None => lab::render(&dir, true)?,
             };
             println!("{}", report.summary_markdown);
             eprintln!("results in {}", report.out_dir.display());
