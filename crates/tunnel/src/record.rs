@@ -153,11 +153,11 @@ impl RecordLayer {
 }
 
 /// One direction's AES-256-GCM key: its 32 bytes, and the key schedule (round keys and GHASH
-/// table, [`SCHEDULE_BYTES`]) expanded from them on first use and kept until
-/// [`release`](Self::release). An idle pool connection keeps 32 bytes per direction instead of
-/// half a kilobyte; a connection that wakes up expands its schedule again (a key expansion and
-/// one block encryption, well under a microsecond with AES-NI, once per wake-up, not per
-/// record).
+/// table, [`SCHEDULE_BYTES`]) expanded from them on first use and kept until the driver
+/// releases it ([`Sealer::release`], [`Opener::release`]). An idle pool connection keeps 32
+/// bytes per direction instead of half a kilobyte; a connection that wakes up expands its
+/// schedule again, once per wake-up, not per record (about 0.3 µs with its allocation, against
+/// 3 µs to seal one 16 KiB record; docs/RELIABILITY.md, *Memory*).
 pub struct DirectionKey {
     bytes: [u8; 32],
     schedule: Option<Box<LessSafeKey>>,
