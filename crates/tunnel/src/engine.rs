@@ -572,115 +572,127 @@ impl Engine {
     }
 
     /// The reader of [`run_connection`](Self::run_connection), then the connection's end.
-    async fn connection_life(
+    ///
+    /// Not an `async fn`: an `async fn` keeps each argument twice in its future (as given, and
+    /// as moved into its body) for the task's whole life. The `async move` block uses the
+    /// arguments where they were captured.
+    #[allow(
+        clippy::manual_async_fn,
+        reason = "an async fn keeps its arguments twice"
+    )]
+    fn connection_life(
         self: Arc<Self>,
         conn: ConnId,
         io: Arc<ConnIo>,
         mut writer: tokio::task::JoinHandle<()>,
         mut leftover: BytesMut,
         mut opener: Option<crate::record::Opener>,
-    ) {
-        let started = Instant::now();
-        let stream = &io.stream;
-        let reason = self
-            .read_loop(conn, &io, &mut leftover, opener.as_mut())
-            .await;
-        let clean = io.closing.load(Ordering::Acquire);
-        let retired = io.retired.load(Ordering::Acquire);
-        // Lost connections are logged at a bounded rate where refusals are counted (a peer
-        // that connects and closes again and again must not flood the log).
-        let churn = self.rejections.get().map(|r| &r.churn);
-        match &reason {
-            Ok(()) if clean => debug!(session = %self.label, %conn, "pool connection closed"),
-            // Whatever its reader saw after this side shut it down.
-            _ if retired => debug!(session = %self.label, %conn, "pool connection retired"),
-            Ok(()) => match churn.map_or(Some(0), crate::limits::LogRate::allow) {
-                Some(0) => {
-                    warn!(session = %self.label, %conn, "pool connection closed by the peer mid-session")
-                }
-                Some(left_out) => {
-                    warn!(session = %self.label, %conn, left_out, "pool connection closed by the peer mid-session")
-                }
-                None => {}
-            },
-            Err(e) => match self.rejections.get() {
-                // (Server) the session is above its share of a spent memory budget.
-                Some(r) if e.is::<OverBudget>() => {
-                    r.record(crate::limits::Reject::MemoryBudget, || {
-                        format!(
-                            "session {}: {conn}: pool connection closed: {e}",
-                            self.label
-                        )
-                    })
-                }
-                // Bytes altered or injected on the path: counted apart
-                // (`schedtcp_integrity_failures_total`).
-                Some(r) if crate::record::is_integrity_failure(e) => {
-                    r.record(crate::limits::Reject::Integrity, || {
-                        format!(
-                            "session {}: {conn}: pool connection closed: {e}",
-                            self.label
-                        )
-                    })
-                }
-                // (Server) a peer that breaks the protocol again and again is logged at a
-                // bounded rate.
-                Some(r) if e.to_string().starts_with(PROTOCOL_VIOLATION) => {
-                    r.record(crate::limits::Reject::Protocol, || {
-                        format!(
-                            "session {}: {conn}: pool connection closed: {e}",
-                            self.label
-                        )
-                    })
-                }
-                _ => match churn.map_or(Some(0), crate::limits::LogRate::allow) {
-                    Some(0) => warn!(session = %self.label, %conn, "pool connection closed: {e}"),
+    ) -> impl std::future::Future<Output = ()> + Send + 'static {
+        async move {
+            let started = Instant::now();
+            let stream = &io.stream;
+            let reason = self
+                .read_loop(conn, &io, &mut leftover, opener.as_mut())
+                .await;
+            let clean = io.closing.load(Ordering::Acquire);
+            let retired = io.retired.load(Ordering::Acquire);
+            // Lost connections are logged at a bounded rate where refusals are counted (a peer
+            // that connects and closes again and again must not flood the log).
+            let churn = self.rejections.get().map(|r| &r.churn);
+            match &reason {
+                Ok(()) if clean => debug!(session = %self.label, %conn, "pool connection closed"),
+                // Whatever its reader saw after this side shut it down.
+                _ if retired => debug!(session = %self.label, %conn, "pool connection retired"),
+                Ok(()) => match churn.map_or(Some(0), crate::limits::LogRate::allow) {
+                    Some(0) => {
+                        warn!(session = %self.label, %conn, "pool connection closed by the peer mid-session")
+                    }
                     Some(left_out) => {
-                        warn!(session = %self.label, %conn, left_out, "pool connection closed: {e}")
+                        warn!(session = %self.label, %conn, left_out, "pool connection closed by the peer mid-session")
                     }
                     None => {}
                 },
-            },
-        }
-        io.closing.store(true, Ordering::Release);
-        io.ready.notify_one();
-        if !(clean && reason.is_ok()) {
-            // A dead connection: the writer may wait forever for room in a socket nobody
-            // reads. Shut it down so every wait ends now.
-            let _ = socket2::SockRef::from(stream.as_ref()).shutdown(std::net::Shutdown::Both);
-        }
-        let dead_peer = self.inspect(|s| s.config().dead_peer);
-        // Boxed: a task's future is as large as its largest wait for the connection's whole
-        // life, and this one comes once, at its end.
-        if Box::pin(tokio::time::timeout(dead_peer, &mut writer))
-            .await
-            .is_err()
-        {
-            writer.abort();
-        }
-        lock(&self.conns).remove(&conn);
-        if clean {
-            if let Some(c) = self.inspect(|s| s.connection_counters(conn)) {
-                let mut t = lock(&self.invariant);
-                t.checked += 1;
-                t.payload_bytes += c.payload_bytes;
-                t.header_bytes += c.header_bytes;
-                t.adopted_bytes += c.adopted_bytes;
-                if let Err(e) = c.check_closed() {
-                    t.violated += 1;
-                    tracing::error!(session = %self.label, %conn, ?c, "invariant violated: {e}");
+                Err(e) => match self.rejections.get() {
+                    // (Server) the session is above its share of a spent memory budget.
+                    Some(r) if e.is::<OverBudget>() => {
+                        r.record(crate::limits::Reject::MemoryBudget, || {
+                            format!(
+                                "session {}: {conn}: pool connection closed: {e}",
+                                self.label
+                            )
+                        })
+                    }
+                    // Bytes altered or injected on the path: counted apart
+                    // (`schedtcp_integrity_failures_total`).
+                    Some(r) if crate::record::is_integrity_failure(e) => {
+                        r.record(crate::limits::Reject::Integrity, || {
+                            format!(
+                                "session {}: {conn}: pool connection closed: {e}",
+                                self.label
+                            )
+                        })
+                    }
+                    // (Server) a peer that breaks the protocol again and again is logged at a
+                    // bounded rate.
+                    Some(r) if e.to_string().starts_with(PROTOCOL_VIOLATION) => {
+                        r.record(crate::limits::Reject::Protocol, || {
+                            format!(
+                                "session {}: {conn}: pool connection closed: {e}",
+                                self.label
+                            )
+                        })
+                    }
+                    _ => match churn.map_or(Some(0), crate::limits::LogRate::allow) {
+                        Some(0) => {
+                            warn!(session = %self.label, %conn, "pool connection closed: {e}")
+                        }
+                        Some(left_out) => {
+                            warn!(session = %self.label, %conn, left_out, "pool connection closed: {e}")
+                        }
+                        None => {}
+                    },
+                },
+            }
+            io.closing.store(true, Ordering::Release);
+            io.ready.notify_one();
+            if !(clean && reason.is_ok()) {
+                // A dead connection: the writer may wait forever for room in a socket nobody
+                // reads. Shut it down so every wait ends now.
+                let _ = socket2::SockRef::from(stream.as_ref()).shutdown(std::net::Shutdown::Both);
+            }
+            let dead_peer = self.inspect(|s| s.config().dead_peer);
+            // Boxed: a task's future is as large as its largest wait for the connection's whole
+            // life, and this one comes once, at its end.
+            if Box::pin(tokio::time::timeout(dead_peer, &mut writer))
+                .await
+                .is_err()
+            {
+                writer.abort();
+            }
+            lock(&self.conns).remove(&conn);
+            if clean {
+                if let Some(c) = self.inspect(|s| s.connection_counters(conn)) {
+                    let mut t = lock(&self.invariant);
+                    t.checked += 1;
+                    t.payload_bytes += c.payload_bytes;
+                    t.header_bytes += c.header_bytes;
+                    t.adopted_bytes += c.adopted_bytes;
+                    if let Err(e) = c.check_closed() {
+                        t.violated += 1;
+                        tracing::error!(session = %self.label, %conn, ?c, "invariant violated: {e}");
+                    }
                 }
             }
+            let end = match reason {
+                Ok(()) if clean => ConnEnd::Clean,
+                _ if retired => ConnEnd::Retired,
+                _ => ConnEnd::Lost,
+            };
+            self.role.conn_ended(end, started.elapsed());
+            self.with(|s, now| s.connection_closed(now, conn));
+            self.idle.notify_waiters();
+            self.conns_changed.notify_waiters();
         }
-        let end = match reason {
-            Ok(()) if clean => ConnEnd::Clean,
-            _ if retired => ConnEnd::Retired,
-            _ => ConnEnd::Lost,
-        };
-        self.role.conn_ended(end, started.elapsed());
-        self.with(|s, now| s.connection_closed(now, conn));
-        self.idle.notify_waiters();
-        self.conns_changed.notify_waiters();
     }
 
     async fn read_loop(
@@ -747,8 +759,12 @@ impl Engine {
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                     // An idle connection holds no buffer: what the reads left is given up
                     // (a partial record or frame stays), and the next read starts a new one.
+                    // Nor its opening key schedule: the next record expands it again.
                     release_if_empty(buf);
                     release_if_empty(&mut plain);
+                    if let Some(o) = opener.as_deref_mut() {
+                        o.release();
+                    }
                     // A silent peer is the core's to tell (`Event::ConnDead`), which ends this
                     // wait by shutting the socket down.
                     stream.readable().await?;
@@ -758,95 +774,109 @@ impl Engine {
         }
     }
 
-    async fn write_loop(
+    /// The writer of a pool connection (a task of its own). Not an `async fn`, as
+    /// [`connection_life`](Self::connection_life): its arguments are kept once.
+    #[allow(
+        clippy::manual_async_fn,
+        reason = "an async fn keeps its arguments twice"
+    )]
+    fn write_loop(
         self: Arc<Self>,
         conn: ConnId,
         io: Arc<ConnIo>,
         mut sealer: Option<crate::record::Sealer>,
-    ) {
-        let stream = &io.stream;
-        let mut pending = BytesMut::new();
-        // Under integrity the core writes into `staged`, sealed into `pending` at once.
-        let mut staged = BytesMut::new();
-        let mut idle = false;
-        // The kernel cuts a write into segments of the connection's MSS and sends a short tail
-        // at once (`TCP_NODELAY`). While the core has more to send (its last poll was cut by
-        // the budget), only whole segments are written and the tail waits in `pending` for the
-        // next poll, which comes at once: on loopback (MSS 65 483) a poll of four chunks was
-        // otherwise one full segment and a tail of a few hundred bytes, twice the segments per
-        // byte of a relay writing 256 KiB at a time. 0 (unknown) writes everything.
-        // The MSS settles after the first segments (loopback starts at 32 768, then 65 483):
-        // it is read again every `MSS_REFRESH` writes.
-        let (mut mss, mut mss_age) = (0, 0u32);
-        let mut more = false;
-        loop {
-            if idle {
-                if io.closing.load(Ordering::Acquire) {
-                    break;
+    ) -> impl std::future::Future<Output = ()> + Send + 'static {
+        async move {
+            let stream = &io.stream;
+            let mut pending = BytesMut::new();
+            // Under integrity the core writes into `staged`, sealed into `pending` at once.
+            let mut staged = BytesMut::new();
+            let mut idle = false;
+            // The kernel cuts a write into segments of the connection's MSS and sends a short tail
+            // at once (`TCP_NODELAY`). While the core has more to send (its last poll was cut by
+            // the budget), only whole segments are written and the tail waits in `pending` for the
+            // next poll, which comes at once: on loopback (MSS 65 483) a poll of four chunks was
+            // otherwise one full segment and a tail of a few hundred bytes, twice the segments per
+            // byte of a relay writing 256 KiB at a time. 0 (unknown) writes everything.
+            // The MSS settles after the first segments (loopback starts at 32 768, then 65 483):
+            // it is read again every `MSS_REFRESH` writes.
+            let (mut mss, mut mss_age) = (0, 0u32);
+            let mut more = false;
+            loop {
+                if idle {
+                    if io.closing.load(Ordering::Acquire) {
+                        break;
+                    }
+                    // Nothing to send: the core's events say when there is (a keepalive too,
+                    // when the connection sent nothing for its period: `Session::poll_timeout`).
+                    io.ready.notified().await;
+                    idle = false;
                 }
-                // Nothing to send: the core's events say when there is (a keepalive too,
-                // when the connection sent nothing for its period: `Session::poll_timeout`).
-                io.ready.notified().await;
-                idle = false;
-            }
-            if pending.is_empty() || (more && pending.len() < mss) {
-                // Decide only when the kernel can take bytes (TCP_NOTSENT_LOWAT makes this
-                // "when little is left unsent"), so the choice is made close to the wire.
-                if stream.writable().await.is_err() {
-                    break;
-                }
-                let out = if sealer.is_some() {
-                    &mut staged
-                } else {
-                    &mut pending
-                };
-                let (n, ready) = self.with(|s, now| {
-                    let n = s.poll_transmit(now, conn, out, self.poll_max);
-                    (n, s.conn_ready(conn))
-                });
-                self.ctrl_drained.notify_waiters();
-                if crate::record::seal_staged(sealer.as_mut(), &mut staged, &mut pending).is_err() {
-                    break;
-                }
-                more = ready && n > 0;
-                if pending.is_empty() {
-                    // Nothing to send: an idle connection holds no buffer.
-                    release_if_empty(&mut pending);
-                    release_if_empty(&mut staged);
-                    idle = true;
-                    continue;
-                }
-            }
-            if mss_age == 0 {
-                mss = crate::net::mss(stream);
-                mss_age = MSS_REFRESH;
-            }
-            mss_age -= 1;
-            let whole = to_write(pending.len(), mss, more);
-            if whole == 0 {
-                continue;
-            }
-            match stream.try_write(&pending[..whole]) {
-                Ok(n) => {
-                    pending.advance(n);
-                    // The kernel took less: it has enough unsent; the tail goes with the rest.
-                    more &= n == whole;
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    more = false;
+                if pending.is_empty() || (more && pending.len() < mss) {
+                    // Decide only when the kernel can take bytes (TCP_NOTSENT_LOWAT makes this
+                    // "when little is left unsent"), so the choice is made close to the wire.
                     if stream.writable().await.is_err() {
                         break;
                     }
+                    let out = if sealer.is_some() {
+                        &mut staged
+                    } else {
+                        &mut pending
+                    };
+                    let (n, ready) = self.with(|s, now| {
+                        let n = s.poll_transmit(now, conn, out, self.poll_max);
+                        (n, s.conn_ready(conn))
+                    });
+                    self.ctrl_drained.notify_waiters();
+                    if crate::record::seal_staged(sealer.as_mut(), &mut staged, &mut pending)
+                        .is_err()
+                    {
+                        break;
+                    }
+                    more = ready && n > 0;
+                    if pending.is_empty() {
+                        // Nothing to send: an idle connection holds no buffer, nor its sealing
+                        // key schedule (the next bytes to seal expand it again).
+                        release_if_empty(&mut pending);
+                        release_if_empty(&mut staged);
+                        if let Some(s) = sealer.as_mut() {
+                            s.release();
+                        }
+                        idle = true;
+                        continue;
+                    }
                 }
-                Err(_) => break,
+                if mss_age == 0 {
+                    mss = crate::net::mss(stream);
+                    mss_age = MSS_REFRESH;
+                }
+                mss_age -= 1;
+                let whole = to_write(pending.len(), mss, more);
+                if whole == 0 {
+                    continue;
+                }
+                match stream.try_write(&pending[..whole]) {
+                    Ok(n) => {
+                        pending.advance(n);
+                        // The kernel took less: it has enough unsent; the tail goes with the rest.
+                        more &= n == whole;
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                        more = false;
+                        if stream.writable().await.is_err() {
+                            break;
+                        }
+                    }
+                    Err(_) => break,
+                }
             }
+            // Both sides said Done (or the connection died): half-close; the reader sees the end.
+            let _ = socket2::SockRef::from(stream.as_ref()).shutdown(std::net::Shutdown::Write);
+            // Readers paused on the control backlog look again (this writer takes no more), and
+            // this connection's own reader stops waiting.
+            io.writer_ended.store(true, Ordering::Release);
+            self.ctrl_drained.notify_waiters();
         }
-        // Both sides said Done (or the connection died): half-close; the reader sees the end.
-        let _ = socket2::SockRef::from(stream.as_ref()).shutdown(std::net::Shutdown::Write);
-        // Readers paused on the control backlog look again (this writer takes no more), and
-        // this connection's own reader stops waiting.
-        io.writer_ended.store(true, Ordering::Release);
-        self.ctrl_drained.notify_waiters();
     }
 
     // ----- flows ---------------------------------------------------------------------------
@@ -898,213 +928,217 @@ impl Engine {
     }
 
     /// Relays between an application socket (client: the accepted connection; server: the
-    /// target) and its flow until both directions are over.
-    pub async fn run_flow(
+    /// target) and its flow until both directions are over. Not an `async fn`, as
+    /// `connection_life`: its arguments are kept once (an `async fn` keeps them twice).
+    pub fn run_flow(
         self: Arc<Self>,
         flow: FlowId,
         app: TcpStream,
-        sizer: Option<HttpResponseSizer>,
-    ) {
-        let io = self.register_flow(flow);
+        mut sizer: Option<HttpResponseSizer>,
+    ) -> impl std::future::Future<Output = ()> + Send + 'static {
         let _ = app.set_nodelay(true);
         let (mut rd, mut wr) = app.into_split();
-        let up = async {
-            let mut sizer = sizer;
-            // Application bytes are read into `buf` and handed over as slices of it (no copy:
-            // the only copy on this side is into the frames); see `READ_SPARE_MIN`.
-            let mut buf = BytesMut::new();
-            // A capacity of 0 registers the flow for `FlowWritable`: it comes when there is
-            // room, or when the flow takes no more bytes (a reset, whichever half saw it).
-            while let Ok(cap) = self.with(|s, _| s.send_capacity(flow)) {
-                if cap == 0 {
-                    tokio::select! {
-                        _ = io.writable.notified() => continue,
-                        _ = io.abort.notified() => break,
-                        _ = app_failed(&rd) => {
-                            self.app_failed(flow);
-                            break;
-                        }
-                    }
-                }
-                // An idle flow holds no read buffer: unless the application has bytes (or
-                // its end) at once, a buffer that only short reads used (they are copied, so
-                // nothing else holds it) is given up before waiting for them. One that slices
-                // were handed over from is kept: its allocation lives until they are
-                // acknowledged, and its room is used for the next reads (`READ_SPARE_MIN`).
-                let at_once = tokio::select! {
-                    biased;
-                    _ = rd.readable() => true,
-                    _ = std::future::ready(()) => false,
-                };
-                if !at_once {
-                    if buf.is_empty() && buf.capacity() == READ_CHUNK {
-                        buf = BytesMut::new();
-                    }
-                    tokio::select! {
-                        // An error shows as readiness too: the read below reports it.
-                        _ = rd.readable() => {}
-                        _ = io.abort.notified() => break,
-                        _ = io.writable.notified() => continue,
-                    }
-                }
-                if buf.capacity() - buf.len() < READ_SPARE_MIN {
-                    buf = BytesMut::with_capacity(READ_CHUNK);
-                }
-                let mut limited = (&mut rd).take(cap.min(READ_CHUNK) as u64);
-                let read = tokio::select! {
-                    r = limited.read_buf(&mut buf) => r,
-                    _ = io.abort.notified() => break,
-                    // A reset after the delivering half ended (the peer's end came first)
-                    // reaches only this half: look again (`read_buf` is cancel safe).
-                    _ = io.writable.notified() => continue,
-                };
-                match read {
-                    Ok(0) => {
-                        let _ = self.with(|s, _| s.finish(flow));
-                        break;
-                    }
-                    Ok(n) => {
-                        let end = sizer.as_mut().and_then(|z| z.feed(&buf[..n]));
-                        let mut data = if n < gtcp::flow::KEEP_PIECE_MIN {
-                            // A short read is copied; its room in `buf` is read into again.
-                            let d = Bytes::copy_from_slice(&buf[..n]);
-                            buf.clear();
-                            d
-                        } else {
-                            buf.split_to(n).freeze()
-                        };
-                        // Boxed: only a flow with bytes to hand over holds its state.
-                        if !Box::pin(self.hand_over(
-                            flow,
-                            &io,
-                            &rd,
-                            &mut data,
-                            sizer.is_some(),
-                            end,
-                        ))
-                        .await
-                        {
-                            break;
-                        }
-                    }
-                    Err(e) => {
-                        debug!(session = %self.label, %flow, "application read failed: {e}");
-                        let _ = self.with(|s, now| s.reset(now, flow, codes::APP_ABORT));
-                        break;
-                    }
-                }
-            }
-        };
-        let deliver = async {
-            let mut batch: Vec<Bytes> = Vec::new();
-            // The end was read together with the last bytes (the core may forget the flow
-            // right after reporting its end, so it is not asked twice).
-            let mut saw_end = false;
-            loop {
-                // Take what is ready (up to WRITE_BATCH, with what a batch cut short left)
-                // under one lock, write it with as few system calls as possible.
-                let mut taken: usize = batch.iter().map(Bytes::len).sum();
-                let mut full = false;
-                let outcome = self.with(|s, now| {
-                    loop {
-                        if taken >= WRITE_BATCH {
-                            full = true;
-                            return Ok(ReadOutcome::Blocked);
-                        }
-                        match s.read(now, flow, WRITE_BATCH - taken) {
-                            Ok(ReadOutcome::Data(b)) => {
-                                taken += b.len();
-                                batch.push(b);
+        async move {
+            let io = self.register_flow(flow);
+            let up = async {
+                // Application bytes are read into `buf` and handed over as slices of it (no copy:
+                // the only copy on this side is into the frames); see `READ_SPARE_MIN`.
+                let mut buf = BytesMut::new();
+                // A capacity of 0 registers the flow for `FlowWritable`: it comes when there is
+                // room, or when the flow takes no more bytes (a reset, whichever half saw it).
+                while let Ok(cap) = self.with(|s, _| s.send_capacity(flow)) {
+                    if cap == 0 {
+                        tokio::select! {
+                            _ = io.writable.notified() => continue,
+                            _ = io.abort.notified() => break,
+                            _ = app_failed(&rd) => {
+                                self.app_failed(flow);
+                                break;
                             }
-                            // Deliver what was taken before acting on the end or a reset.
-                            Ok(ReadOutcome::End) if taken > 0 => {
-                                saw_end = true;
+                        }
+                    }
+                    // An idle flow holds no read buffer: unless the application has bytes (or
+                    // its end) at once, a buffer that only short reads used (they are copied, so
+                    // nothing else holds it) is given up before waiting for them. One that slices
+                    // were handed over from is kept: its allocation lives until they are
+                    // acknowledged, and its room is used for the next reads (`READ_SPARE_MIN`).
+                    let at_once = tokio::select! {
+                        biased;
+                        _ = rd.readable() => true,
+                        _ = std::future::ready(()) => false,
+                    };
+                    if !at_once {
+                        if buf.is_empty() && buf.capacity() == READ_CHUNK {
+                            buf = BytesMut::new();
+                        }
+                        tokio::select! {
+                            // An error shows as readiness too: the read below reports it.
+                            _ = rd.readable() => {}
+                            _ = io.abort.notified() => break,
+                            _ = io.writable.notified() => continue,
+                        }
+                    }
+                    if buf.capacity() - buf.len() < READ_SPARE_MIN {
+                        buf = BytesMut::with_capacity(READ_CHUNK);
+                    }
+                    let mut limited = (&mut rd).take(cap.min(READ_CHUNK) as u64);
+                    let read = tokio::select! {
+                        r = limited.read_buf(&mut buf) => r,
+                        _ = io.abort.notified() => break,
+                        // A reset after the delivering half ended (the peer's end came first)
+                        // reaches only this half: look again (`read_buf` is cancel safe).
+                        _ = io.writable.notified() => continue,
+                    };
+                    match read {
+                        Ok(0) => {
+                            let _ = self.with(|s, _| s.finish(flow));
+                            break;
+                        }
+                        Ok(n) => {
+                            let end = sizer.as_mut().and_then(|z| z.feed(&buf[..n]));
+                            let mut data = if n < gtcp::flow::KEEP_PIECE_MIN {
+                                // A short read is copied; its room in `buf` is read into again.
+                                let d = Bytes::copy_from_slice(&buf[..n]);
+                                buf.clear();
+                                d
+                            } else {
+                                buf.split_to(n).freeze()
+                            };
+                            // Boxed: only a flow with bytes to hand over holds its state.
+                            if !Box::pin(self.hand_over(
+                                flow,
+                                &io,
+                                &rd,
+                                &mut data,
+                                sizer.is_some(),
+                                end,
+                            ))
+                            .await
+                            {
+                                break;
+                            }
+                        }
+                        Err(e) => {
+                            debug!(session = %self.label, %flow, "application read failed: {e}");
+                            let _ = self.with(|s, now| s.reset(now, flow, codes::APP_ABORT));
+                            break;
+                        }
+                    }
+                }
+            };
+            let deliver = async {
+                let mut batch: Vec<Bytes> = Vec::new();
+                // The end was read together with the last bytes (the core may forget the flow
+                // right after reporting its end, so it is not asked twice).
+                let mut saw_end = false;
+                loop {
+                    // Take what is ready (up to WRITE_BATCH, with what a batch cut short left)
+                    // under one lock, write it with as few system calls as possible.
+                    let mut taken: usize = batch.iter().map(Bytes::len).sum();
+                    let mut full = false;
+                    let outcome = self.with(|s, now| {
+                        loop {
+                            if taken >= WRITE_BATCH {
+                                full = true;
                                 return Ok(ReadOutcome::Blocked);
                             }
-                            other if taken > 0 && !matches!(other, Ok(ReadOutcome::Reset(_))) => {
-                                return Ok(ReadOutcome::Blocked)
+                            match s.read(now, flow, WRITE_BATCH - taken) {
+                                Ok(ReadOutcome::Data(b)) => {
+                                    taken += b.len();
+                                    batch.push(b);
+                                }
+                                // Deliver what was taken before acting on the end or a reset.
+                                Ok(ReadOutcome::End) if taken > 0 => {
+                                    saw_end = true;
+                                    return Ok(ReadOutcome::Blocked);
+                                }
+                                other
+                                    if taken > 0 && !matches!(other, Ok(ReadOutcome::Reset(_))) =>
+                                {
+                                    return Ok(ReadOutcome::Blocked)
+                                }
+                                other => return other,
                             }
-                            other => return other,
                         }
-                    }
-                });
-                if !batch.is_empty() {
-                    // A batch cut by its limit (more is ready) goes in whole segments; the
-                    // tail is written with the next batch, taken at once (as the pool's writer
-                    // does: a short tail is a segment of its own).
-                    let cut = full && !saw_end;
-                    let mss = if cut { crate::net::mss(wr.as_ref()) } else { 0 };
-                    let mut len = match to_write(taken, mss, cut) {
-                        0 => taken,
-                        whole => whole,
-                    };
-                    // An application (or target) that does not read must not hold its socket
-                    // once the flow is reset: the reset comes as `FlowReadable`, so a write in
-                    // progress looks at the flow on each one (the write resumes otherwise).
-                    let written = loop {
-                        tokio::select! {
-                            r = write_vectored(&mut wr, &mut batch, &mut len) => break r,
-                            _ = io.readable.notified() => {
-                                if !saw_end && self.with(|s, _| s.ended_abruptly(flow)) {
-                                    debug!(session = %self.label, %flow, "flow reset while its bytes waited for the application");
-                                    let _ = socket2::SockRef::from(wr.as_ref())
-                                        .set_linger(Some(Duration::ZERO));
-                                    io.abort.notify_one();
-                                    return;
+                    });
+                    if !batch.is_empty() {
+                        // A batch cut by its limit (more is ready) goes in whole segments; the
+                        // tail is written with the next batch, taken at once (as the pool's writer
+                        // does: a short tail is a segment of its own).
+                        let cut = full && !saw_end;
+                        let mss = if cut { crate::net::mss(wr.as_ref()) } else { 0 };
+                        let mut len = match to_write(taken, mss, cut) {
+                            0 => taken,
+                            whole => whole,
+                        };
+                        // An application (or target) that does not read must not hold its socket
+                        // once the flow is reset: the reset comes as `FlowReadable`, so a write in
+                        // progress looks at the flow on each one (the write resumes otherwise).
+                        let written = loop {
+                            tokio::select! {
+                                r = write_vectored(&mut wr, &mut batch, &mut len) => break r,
+                                _ = io.readable.notified() => {
+                                    if !saw_end && self.with(|s, _| s.ended_abruptly(flow)) {
+                                        debug!(session = %self.label, %flow, "flow reset while its bytes waited for the application");
+                                        let _ = socket2::SockRef::from(wr.as_ref())
+                                            .set_linger(Some(Duration::ZERO));
+                                        io.abort.notify_one();
+                                        return;
+                                    }
                                 }
                             }
+                        };
+                        if let Err(e) = written {
+                            debug!(session = %self.label, %flow, "application write failed: {e}");
+                            let _ = self.with(|s, now| s.reset(now, flow, codes::APP_ABORT));
+                            io.abort.notify_one();
+                            return;
                         }
-                    };
-                    if let Err(e) = written {
-                        debug!(session = %self.label, %flow, "application write failed: {e}");
-                        let _ = self.with(|s, now| s.reset(now, flow, codes::APP_ABORT));
-                        io.abort.notify_one();
-                        return;
+                        if saw_end {
+                            let _ = wr.shutdown().await;
+                            return;
+                        }
+                        continue;
                     }
-                    if saw_end {
-                        let _ = wr.shutdown().await;
-                        return;
-                    }
-                    continue;
-                }
-                match outcome {
-                    Ok(ReadOutcome::End) => {
-                        let _ = wr.shutdown().await;
-                        return;
-                    }
-                    Ok(ReadOutcome::Reset(code)) => {
-                        debug!(session = %self.label, %flow, code, "flow reset");
-                        // Abort the application's connection so it sees a reset, not a hang.
-                        let _ =
-                            socket2::SockRef::from(wr.as_ref()).set_linger(Some(Duration::ZERO));
-                        io.abort.notify_one();
-                        return;
-                    }
-                    Ok(ReadOutcome::Blocked) => {
-                        // Nothing to deliver: the batch's list is given up while waiting.
-                        batch = Vec::new();
-                        io.readable.notified().await
-                    }
-                    Ok(ReadOutcome::Data(_)) => return,
-                    Err(e) => {
-                        // The flow ended without this side learning how (it was reset and
-                        // forgotten meanwhile): the application sees a reset, never a hang.
-                        debug!(session = %self.label, %flow, "flow gone: {e}");
-                        let _ =
-                            socket2::SockRef::from(wr.as_ref()).set_linger(Some(Duration::ZERO));
-                        io.abort.notify_one();
-                        return;
+                    match outcome {
+                        Ok(ReadOutcome::End) => {
+                            let _ = wr.shutdown().await;
+                            return;
+                        }
+                        Ok(ReadOutcome::Reset(code)) => {
+                            debug!(session = %self.label, %flow, code, "flow reset");
+                            // Abort the application's connection so it sees a reset, not a hang.
+                            let _ = socket2::SockRef::from(wr.as_ref())
+                                .set_linger(Some(Duration::ZERO));
+                            io.abort.notify_one();
+                            return;
+                        }
+                        Ok(ReadOutcome::Blocked) => {
+                            // Nothing to deliver: the batch's list is given up while waiting.
+                            batch = Vec::new();
+                            io.readable.notified().await
+                        }
+                        Ok(ReadOutcome::Data(_)) => return,
+                        Err(e) => {
+                            // The flow ended without this side learning how (it was reset and
+                            // forgotten meanwhile): the application sees a reset, never a hang.
+                            debug!(session = %self.label, %flow, "flow gone: {e}");
+                            let _ = socket2::SockRef::from(wr.as_ref())
+                                .set_linger(Some(Duration::ZERO));
+                            io.abort.notify_one();
+                            return;
+                        }
                     }
                 }
+            };
+            tokio::join!(up, deliver);
+            // Close as one socket: dropping the write half alone would send a FIN before the
+            // reset an aborted flow must show.
+            if let Ok(stream) = rd.reunite(wr) {
+                drop(stream);
             }
-        };
-        tokio::join!(up, deliver);
-        // Close as one socket: dropping the write half alone would send a FIN before the
-        // reset an aborted flow must show.
-        if let Ok(stream) = rd.reunite(wr) {
-            drop(stream);
+            lock(&self.flows).remove(&flow);
         }
-        lock(&self.flows).remove(&flow);
     }
 
     /// Resets every flow (end of the shutdown grace period).
@@ -1373,11 +1407,12 @@ mod tests {
     /// What the tasks of one flow and its pool connection keep for their whole life, the
     /// largest part of what an idle flow costs a process (docs/RELIABILITY.md, *Memory*):
     /// the relay's future (`run_flow`), the connection's (`run_connection`, its reader) and
-    /// its writer's (`write_loop`, a task of its own; it holds the record layer's sealing key
-    /// schedule, as the reader holds the opening one). Printed, and held below their sizes in
-    /// a debug build with a few percent of room (before the waits that come only now and then
-    /// were boxed and the record layer stopped passing through the reader's arguments: 1 248,
-    /// 2 384 and 1 440 bytes).
+    /// its writer's (`write_loop`, a task of its own; it holds the record layer's sealing key,
+    /// as the reader holds the opening one). Printed, and held below their sizes in a debug
+    /// build with a few percent of room. As `async fn`s, which keep every argument twice, with
+    /// the key schedules inline, they were 1 096, 1 648 and 1 440 bytes; as plain functions
+    /// with the schedules inline, 912, 1 008 and 848; with the schedules expanded on the heap
+    /// only while the connection is busy (`record::DirectionKey`), 912, 488 and 344.
     #[tokio::test]
     async fn the_futures_of_a_relay_and_a_pool_connection_stay_small() {
         use super::{Engine, Role};
@@ -1418,9 +1453,9 @@ mod tests {
         });
         let writer = e.clone().write_loop(ConnId(1), io, None);
         let sizes = [
-            ("run_flow", std::mem::size_of_val(&relay), 1152),
-            ("run_connection", std::mem::size_of_val(&conn), 1728),
-            ("write_loop", std::mem::size_of_val(&writer), 1536),
+            ("run_flow", std::mem::size_of_val(&relay), 960),
+            ("run_connection", std::mem::size_of_val(&conn), 512),
+            ("write_loop", std::mem::size_of_val(&writer), 368),
         ];
         println!("futures: {sizes:?}");
         for (what, size, bound) in sizes {

@@ -9,16 +9,44 @@ use tunnel::{client, server, ClientConfig, ServerConfig};
 
 const KEY: &str = "end-to-end-test-key-0123456789";
 
-fn server_cfg(policy: &str, target: SocketAddr, key: &str) -> ServerConfig {
+/// `[tuning]` of the engines here: a short shutdown grace.
+const TUNING: &str = "[tuning]\nshutdown_grace_secs = 2\n";
+
+/// [`TUNING`] with a handshake timeout far beyond the default 10 s, for the tests that check
+/// what is delivered, not how fast: on a loaded machine (load average 30) a process was seen
+/// to stall for 22 s, and a pool handshake that outlived the default timeout reset its flows
+/// (`NO_CONNECTION`), which is that timeout doing its job.
+const PATIENT: &str = "[tuning]\nshutdown_grace_secs = 2\nhandshake_timeout_secs = 120\n";
+
+/// What the engines log (`RUST_LOG`, or `tunnel=debug`), written to the test's captured output:
+/// shown with a test that fails, e.g. why a flow was reset and by which side. One subscriber
+/// per process: the first test to call this installs it.
+fn log_to_test_output() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("tunnel=debug"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_test_writer()
+        .try_init();
+}
+
+fn server_cfg(policy: &str, target: SocketAddr, key: &str, tuning: &str) -> ServerConfig {
     ServerConfig::from_toml(&format!(
-        "listen = \"127.0.0.1:0\"\nkey = \"{key}\"\npolicy = \"{policy}\"\n[tuning]\nshutdown_grace_secs = 2\n[[route]]\nname = \"t\"\ntarget = \"{target}\"\n"
+        "listen = \"127.0.0.1:0\"\nkey = \"{key}\"\npolicy = \"{policy}\"\n{tuning}[[route]]\nname = \"t\"\ntarget = \"{target}\"\n"
     ))
     .unwrap()
 }
 
-fn client_cfg(policy: &str, server: SocketAddr, key: &str, warm: usize) -> ClientConfig {
+fn client_cfg(
+    policy: &str,
+    server: SocketAddr,
+    key: &str,
+    warm: usize,
+    tuning: &str,
+) -> ClientConfig {
     ClientConfig::from_toml(&format!(
-        "server = \"{server}\"\nkey = \"{key}\"\npolicy = \"{policy}\"\nwarm_pool = {warm}\n[tuning]\nshutdown_grace_secs = 2\n[[route]]\nname = \"t\"\nlisten = \"127.0.0.1:0\"\n[[route]]\nname = \"nowhere\"\nlisten = \"127.0.0.1:0\"\n"
+        "server = \"{server}\"\nkey = \"{key}\"\npolicy = \"{policy}\"\nwarm_pool = {warm}\n{tuning}[[route]]\nname = \"t\"\nlisten = \"127.0.0.1:0\"\n[[route]]\nname = \"nowhere\"\nlisten = \"127.0.0.1:0\"\n"
     ))
     .unwrap()
 }
@@ -53,18 +81,23 @@ async fn target() -> (SocketAddr, tokio::task::JoinHandle<()>) {
         .unwrap()
 }
 
-/// A server and a client under `policy`, the server's route "t" going to `target`.
+/// A server and a client under `policy`, the server's route "t" going to `target`, with the
+/// [`PATIENT`] handshake timeout; what they log goes to the test's output.
 async fn pair(
     policy: &str,
     target: SocketAddr,
     warm: usize,
 ) -> (server::ServerHandle, client::ClientHandle) {
-    let srv = server::start(server_cfg(policy, target, KEY), KEY.as_bytes())
+    log_to_test_output();
+    let srv = server::start(server_cfg(policy, target, KEY, PATIENT), KEY.as_bytes())
         .await
         .unwrap();
-    let cli = client::start(client_cfg(policy, srv.addr, KEY, warm), KEY.as_bytes())
-        .await
-        .unwrap();
+    let cli = client::start(
+        client_cfg(policy, srv.addr, KEY, warm, PATIENT),
+        KEY.as_bytes(),
+    )
+    .await
+    .unwrap();
     (srv, cli)
 }
 
@@ -146,13 +179,16 @@ async fn every_policy_delivers_every_flow_intact_and_keeps_the_invariant() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_key_gets_nothing_through() {
     let (target, _t) = target().await;
-    let srv = server::start(server_cfg("fair", target, KEY), KEY.as_bytes())
+    let srv = server::start(server_cfg("fair", target, KEY, TUNING), KEY.as_bytes())
         .await
         .unwrap();
     let wrong = "another-key-entirely-0123456789";
-    let cli = client::start(client_cfg("fair", srv.addr, wrong, 0), wrong.as_bytes())
-        .await
-        .unwrap();
+    let cli = client::start(
+        client_cfg("fair", srv.addr, wrong, 0, TUNING),
+        wrong.as_bytes(),
+    )
+    .await
+    .unwrap();
     let r = tokio::time::timeout(
         Duration::from_secs(20),
         loadgen::run_flow(
