@@ -92,7 +92,11 @@ fn gittins_packet_quick_judges_gittins_on_each_workload_beyond_the_aa_noise() {
         &std::fs::read_to_string(dir.join("verdicts.json")).expect("verdicts.json"),
     )
     .expect("typed verdicts");
-    assert_eq!(verdicts.len(), 3 * cells.len(), "one verdict per cell per goal");
+    assert_eq!(
+        verdicts.len(),
+        3 * cells.len(),
+        "one verdict per cell per goal"
+    );
     for ((w, load), v) in cells.iter().zip(verdicts.chunks(3)) {
         let aa = &cell(w)[1];
         let reach = |m: f64, h: f64| ((m - h) - 1.0).abs().max(((m + h) - 1.0).abs());

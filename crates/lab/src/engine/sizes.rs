@@ -13,7 +13,9 @@ use sim::workload::{Component, SizeDist};
 pub(crate) const PACKET: f64 = 1500.0;
 
 /// The names [`named`] knows.
-pub(crate) const NAMES: [&str; 7] = ["exp", "lomax1.1", "lomax1.5", "lomax3", "bp", "d1", "change"];
+pub(crate) const NAMES: [&str; 7] = [
+    "exp", "lomax1.1", "lomax1.5", "lomax3", "bp", "d1", "change",
+];
 
 /// A named workload: what it is, and its flow types.
 #[derive(Debug, Clone)]
@@ -86,8 +88,7 @@ pub(crate) fn named(name: &str, mean: f64) -> anyhow::Result<Named> {
         ),
         "d1" => Named {
             name: "d1",
-            what: "paper 003's D1: 80% exponential mean 6 kB, 20% BP(13, 5000, 1.1) packets"
-                .into(),
+            what: "paper 003's D1: 80% exponential mean 6 kB, 20% BP(13, 5000, 1.1) packets".into(),
             types: vec![
                 (0.8, SizeDist::Exponential { mean: 4.0 * PACKET }),
                 (0.2, bp003()),
@@ -171,7 +172,10 @@ mod tests {
         }
         // Paper 003's D1: 80% of mean 6 kB, 20% of BP's mean (about 64 packets).
         let d1 = named("d1", 1.0).expect("d1").sizes().expect("d1").mean();
-        assert!((d1 - (0.8 * 6000.0 + 0.2 * 64.0 * PACKET)).abs() < 0.02 * d1, "{d1}");
+        assert!(
+            (d1 - (0.8 * 6000.0 + 0.2 * 64.0 * PACKET)).abs() < 0.02 * d1,
+            "{d1}"
+        );
     }
 
     #[test]

@@ -209,7 +209,10 @@ fn matched(out: &[Vec<RunOut>], paths: usize, buffer: u64) -> Matched {
                 .count(),
         );
         for (k, c) in out.iter().enumerate() {
-            let mut t: Vec<f64> = done.iter().filter_map(|&i| c[r].flows[i].transfer_s).collect();
+            let mut t: Vec<f64> = done
+                .iter()
+                .filter_map(|&i| c[r].flows[i].transfer_s)
+                .collect();
             m.means[k].push(t.iter().sum::<f64>() / t.len().max(1) as f64);
             t.sort_by(f64::total_cmp);
             m.p99s[k].push(quantile(&t, PERCENTILE));
@@ -404,7 +407,10 @@ fn render(cells: &[Planned], rows: &[Row], verdicts: &[Verdict]) -> String {
             format!("{:.0}", git.flows),
             format!("{:.1}%", 100.0 * git.beyond_buffer),
             format!("{:.3} s", tcp.mean_transfer_s),
-            format!("{} (±{m_mean:.3})", x(aa.ratio_to_tcp, aa.ratio_to_tcp_half)),
+            format!(
+                "{} (±{m_mean:.3})",
+                x(aa.ratio_to_tcp, aa.ratio_to_tcp_half)
+            ),
             x(las.ratio_to_tcp, las.ratio_to_tcp_half),
             format!(
                 "{} ({})",
