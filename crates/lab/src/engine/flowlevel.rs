@@ -21,14 +21,6 @@ pub(crate) struct Mix {
 }
 
 impl Mix {
-    /// One type.
-    pub(crate) fn one(d: SizeDist) -> Self {
-        Mix {
-            types: vec![(1.0, d)],
-            after: None,
-        }
-    }
-
     /// Mean flow size over the mixture (before any change), bytes.
     pub(crate) fn mean(&self) -> anyhow::Result<f64> {
         let mut m = 0.0;

@@ -1,7 +1,8 @@
 //! The shared engines every experiment runs on: packet-level runs of paper 000's Section 6.2
 //! setup ([`packet`]), repeats of one sample path under small perturbations and the
 //! comparisons beyond their noise ([`repeats`]), paper 004's background-transfer scenarios
-//! ([`background`]), flow-level workloads on one link ([`flowlevel`]), paper 003's flow-size
+//! ([`background`]), flow-level workloads on one link ([`flowlevel`]), the named size
+//! workloads of the policy sweeps at both levels ([`sizes`]), paper 003's flow-size
 //! bins ([`run2c`]), testbed constants ([`testbed`]), ratios over repeats ([`ratio`]), the one
 //! progress bar of every long run ([`progress_bar`]), and the statistics, tables and verdicts
 //! below. Experiments (`p000/`, `p003/`, `p004/`,
@@ -15,6 +16,7 @@ pub(crate) mod ratio;
 pub(crate) mod repeats;
 pub(crate) mod run2c;
 pub(crate) mod saved;
+pub(crate) mod sizes;
 pub(crate) mod testbed;
 pub mod verdict;
 

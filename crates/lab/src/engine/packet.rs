@@ -32,6 +32,20 @@ pub(crate) struct Workload {
     pub alpha: f64,
     pub c: f64,
     pub load: f64,
+    /// Sizes in bytes from this distribution instead of the Lomax (`alpha`, `c`): the other
+    /// workloads of the policy sweeps (`engine::sizes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<SizeDist>,
+}
+
+impl Workload {
+    /// The size distribution flows are drawn from (bytes).
+    pub fn size_dist(&self) -> SizeDist {
+        self.sizes.clone().unwrap_or(SizeDist::Pareto {
+            alpha: self.alpha,
+            c: self.c,
+        })
+    }
 }
 
 /// The origin–destination path.
@@ -170,6 +184,18 @@ impl Params {
             "workload.c = {} must be > 0",
             p.workload.c
         );
+        if let Some(d) = &p.workload.sizes {
+            d.validate()
+                .map_err(|e| anyhow!("invalid scenario parameter: workload.sizes: {e}"))?;
+            check_param!(
+                d.mean().is_finite(),
+                "workload.sizes must have a finite mean"
+            );
+            check_param!(
+                !p.fluid,
+                "the fluid ideal is of the Lomax workload only (workload.sizes is set)"
+            );
+        }
         check_param!(
             p.workload.load > 0.0 && p.workload.load < 1.0,
             "workload.load = {} must be in (0, 1)",
@@ -229,7 +255,10 @@ impl Params {
 
     /// Mean flow size, bytes.
     pub fn mean_size(&self) -> f64 {
-        1.0 / (self.workload.c * (self.workload.alpha - 1.0))
+        match &self.workload.sizes {
+            Some(d) => d.mean(),
+            None => 1.0 / (self.workload.c * (self.workload.alpha - 1.0)),
+        }
     }
 
     /// Arrival rate, flows per second.
@@ -337,10 +366,7 @@ impl Params {
             workload: WorkloadConfig::Poisson {
                 rate_per_s: None,
                 load: Some(self.workload.load),
-                size: SizeDist::Pareto {
-                    alpha: self.workload.alpha,
-                    c: self.workload.c,
-                },
+                size: self.workload.size_dist(),
                 unit: SizeUnit::Bytes,
                 sources: SourcePick::Random,
                 max_flows: None,
@@ -739,15 +765,32 @@ pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
 
 /// The path and workload, in words (for summaries).
 pub(crate) fn describe(p: &Params) -> String {
+    let sizes = match &p.workload.sizes {
+        None => format!(
+            "Workload of paper 000 Section 6.2: Poisson arrivals of λ = {lam:.3} flows/s, sizes \
+`P(S > x) = (1 + cx)^(−α)` with α = {a}, c = {c:e} (mean {ms:.2} MB), load {load}.",
+            lam = p.lambda(),
+            a = p.workload.alpha,
+            c = p.workload.c,
+            ms = p.mean_size() / 1e6,
+            load = p.workload.load,
+        ),
+        Some(d) => format!(
+            "Workload: Poisson arrivals of λ = {lam:.3} flows/s, sizes in bytes {d} (mean \
+{ms:.3} MB), load {load}.",
+            d = crate::engine::run2c::model_sizes(d).map_or(format!("{d:?}"), |m| m.to_string()),
+            lam = p.lambda(),
+            ms = p.mean_size() / 1e6,
+            load = p.workload.load,
+        ),
+    };
     format!(
         "One origin–destination pair over a dumbbell: a {cap:.0} MB/s ({mbps:.0} Mbit/s) \
 bottleneck, {rtt:.0} ms round-trip propagation delay ({acc} ms access links at \
 {arate:.0} Mbit/s on each side, {bd:.0} ms bottleneck), a {buf:.0} kB drop-tail buffer \
 ({bdp:.2} × the bandwidth-delay product). TCP {cc} ({sack}), MSS {mss} B, \
 {hdr} B of headers, initial window {iw}, delayed ACKs {dack}, minimum RTO {rto:.0} ms. \
-Workload of paper 000 Section 6.2: Poisson arrivals of λ = {lam:.3} flows/s, sizes \
-`P(S > x) = (1 + cx)^(−α)` with α = {a}, c = {c:e} (mean {ms:.2} MB), load {load}. \
-{runs} independent runs (seeds {s0}–{s1}) with arrivals in [0, {dur} s) and {drain} s \
+{sizes} {runs} independent runs (seeds {s0}–{s1}) with arrivals in [0, {dur} s) and {drain} s \
 to drain; every configuration runs on the same sample paths. gtcp: chunks of {chunk} B, \
 `TCP_NOTSENT_LOWAT` {lowat} B, per-flow window and send buffer {fw} MiB / {sb} MiB.",
         cap = p.path.capacity_bytes_per_s / 1e6,
@@ -777,11 +820,6 @@ to drain; every configuration runs on the same sample paths. gtcp: chunks of {ch
             .delayed_ack_ms
             .map_or("off".to_string(), |d| format!("on ({d} ms)")),
         rto = p.tcp.min_rto_ms,
-        lam = p.lambda(),
-        a = p.workload.alpha,
-        c = p.workload.c,
-        ms = p.mean_size() / 1e6,
-        load = p.workload.load,
         runs = p.runs,
         s0 = p.seed,
         s1 = p.seed + p.runs as u64 - 1,

@@ -7,11 +7,11 @@
 
 use crate::check_param;
 use crate::engine::flowlevel::{response_stats, Mix};
+use crate::engine::sizes::named;
 use crate::engine::verdict::{Interval, Rule, Source, Verdict, Word};
 use crate::engine::{md_table, mean_ci, says};
 use crate::Context;
 use flowsim::mg1::{simulate, simulate_keyed, Keyed, Knowledge, Policy};
-use models::SizeDist;
 use serde::{Deserialize, Serialize};
 
 pub const NAME: &str = "gittins-sweep";
@@ -38,75 +38,19 @@ struct Params {
 /// A workload: its name, what it is, and its flow types.
 struct Workload {
     name: &'static str,
-    what: &'static str,
+    what: String,
     mix: Mix,
 }
 
 const MB: f64 = 1e6;
-/// Paper 003's packet, bytes.
-const PACKET: f64 = 1500.0;
 
-fn lomax(alpha: f64, mean: f64) -> anyhow::Result<SizeDist> {
-    Ok(SizeDist::lomax(1.0 / (mean * (alpha - 1.0)), alpha)?)
-}
-
-/// Paper 003's bounded Pareto BP(13, 5000, 1.1) packets, in bytes.
-fn bp003() -> anyhow::Result<SizeDist> {
-    Ok(SizeDist::bounded_pareto(
-        13.0 * PACKET,
-        5000.0 * PACKET,
-        1.1,
-    )?)
-}
-
+/// A workload of the shared catalogue (`engine::sizes`), scale-free ones of mean 1 MB.
 fn workload(name: &str) -> anyhow::Result<Workload> {
-    let w = |name, what, mix| Workload { name, what, mix };
-    Ok(match name {
-        "exp" => w(
-            "exp",
-            "exponential, mean 1 MB",
-            Mix::one(SizeDist::exponential(MB)?),
-        ),
-        "lomax1.1" => w(
-            "lomax1.1",
-            "Lomax alpha = 1.1, mean 1 MB",
-            Mix::one(lomax(1.1, MB)?),
-        ),
-        "lomax1.5" => w(
-            "lomax1.5",
-            "Lomax alpha = 1.5, mean 1 MB",
-            Mix::one(lomax(1.5, MB)?),
-        ),
-        "lomax3" => w(
-            "lomax3",
-            "Lomax alpha = 3, mean 1 MB (paper 000's shape)",
-            Mix::one(lomax(3.0, MB)?),
-        ),
-        "bp" => w(
-            "bp",
-            "bounded Pareto BP(13, 5000, 1.1) packets of 1500 B (paper 003)",
-            Mix::one(bp003()?),
-        ),
-        "d1" => w(
-            "d1",
-            "paper 003's D1: 80% exponential mean 6 kB, 20% BP(13, 5000, 1.1) packets",
-            Mix {
-                types: vec![(0.8, SizeDist::exponential(4.0 * PACKET)?), (0.2, bp003()?)],
-                after: None,
-            },
-        ),
-        "change" => w(
-            "change",
-            "exponential mean 1 MB, then Lomax alpha = 1.1 mean 1 MB from half-way \
-             (statistics over the second half)",
-            Mix {
-                types: vec![(1.0, SizeDist::exponential(MB)?)],
-                after: Some(lomax(1.1, MB)?),
-            },
-        ),
-        other => anyhow::bail!(
-            "unknown workload `{other}`: expected exp, lomax1.1, lomax1.5, lomax3, bp, d1 or change"
-        ),
+    let w = named(name, MB)?;
+    Ok(Workload {
+        name: w.name,
+        mix: w.mix()?,
+        what: w.what,
     })
 }
 
