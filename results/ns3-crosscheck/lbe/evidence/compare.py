@@ -52,7 +52,8 @@ def main():
     cc, variant = sys.argv[1:3]
     ours = list(csv.DictReader(open(os.path.join(ROOT, "..", "lbe_buckets.csv"))))
     counters = list(csv.DictReader(open(os.path.join(ROOT, "..", "lbe_counters.csv"))))
-    print("seed,load,quantity,ours,ns3,variant,ours_vs_variant")
+    out = csv.writer(sys.stdout, lineterminator="\n")
+    out.writerow(["seed", "load", "quantity", "ours", "ns3", "variant", "ours_vs_variant"])
     for path in sorted(glob.glob(os.path.join(HERE, "seed*", f"ns3_{variant}_*.csv"))):
         seed = re.search(r"seed(\d+)", path).group(1)
         load = re.search(rf"ns3_{re.escape(variant)}_([0-9.]+)\.csv$", path).group(1)
@@ -60,14 +61,14 @@ def main():
         for r in ours:
             if r["cc"] == cc and r["load"] == load and r["seed"] == seed and r["bucket"] in v:
                 s, n, x = float(r["sim_mean_s"]), float(r["ns3_mean_s"]), v[r["bucket"]]
-                print(f"{seed},{load},{r['bucket']} s,{s:.4f},{n:.4f},{x:.4f},{s / x - 1:+.3f}")
+                out.writerow([seed, load, f"{r['bucket']} s", f"{s:.4f}", f"{n:.4f}", f"{x:.4f}", f"{s / x - 1:+.3f}"])
         bg, q = stats(path + ".stats")
         for r in counters:
             if r["cc"] == cc and r["load"] == load and r["seed"] == seed:
                 s, n = float(r["sim_bg_mbps"]), float(r["ns3_bg_mbps"])
-                print(f"{seed},{load},background Mbit/s,{s:.3f},{n:.3f},{bg:.3f},{s / bg - 1:+.3f}")
+                out.writerow([seed, load, "background Mbit/s", f"{s:.3f}", f"{n:.3f}", f"{bg:.3f}", f"{s / bg - 1:+.3f}"])
                 s, n = float(r["sim_window_queue"]), float(r["ns3_window_queue"])
-                print(f"{seed},{load},mean queue packets,{s:.1f},{n:.1f},{q:.1f},{s / q - 1:+.3f}")
+                out.writerow([seed, load, "mean queue packets", f"{s:.1f}", f"{n:.1f}", f"{q:.1f}", f"{s / q - 1:+.3f}"])
 
 
 if __name__ == "__main__":
