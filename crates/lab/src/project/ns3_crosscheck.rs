@@ -1723,5 +1723,5 @@ of 7.8). Both restart the delay range at `[sd, 2 sd]` after a reaction, as Linux
 does; before ours did (the range of every sample since the start), its range on an idle path \
 was the 34 µs between the first samples or one packet's 1.2 ms wait behind the other \
 transfer's, every such wait an early congestion indication, and the two transfers carried \
-1.71 Mbit/s with an empty queue. Paper 004's TCP-LP results in ours (bg-fig5–9, \
-bg-frontier) were made before that change.\n";
+1.71 Mbit/s with an empty queue. Paper 004's TCP-LP results in ours were made before that \
+change, but for bg-fig6's TCP-LP rows (re-run: see its README).\n";
