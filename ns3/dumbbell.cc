@@ -515,6 +515,45 @@ class TcpLpSsthresh : public TcpLp
 
 NS_OBJECT_ENSURE_REGISTERED(TcpLpSsthresh);
 
+// TcpLedbat whose window may reach RFC 6817's max_allowed_cwnd = flightsize + ALLOWED_INCREASE
+// MSS (ALLOWED_INCREASE = 1), as sim::tcp's LEDBAT (`Ledbat::congestion_avoidance`).
+// TcpLedbat::CongestionAvoidance caps the window at m_highTxMark - m_lastAckedSeq +
+// segmentsAcked MSS, and TcpSocketBase::ProcessAck has already moved m_lastAckedSeq to this
+// ACK: the cap is the flight before the ACK, which a window-limited sender never exceeds, so
+// in congestion avoidance ns-3's window never grows (it shrinks above the target and stays put
+// below it; slow start after a time-out is its only way up). This variant moves
+// m_lastAckedSeq back by one segment for the call.
+class TcpLedbatAllowedIncrease : public TcpLedbat
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TcpLedbatAllowedIncrease")
+                                .SetParent<TcpLedbat>()
+                                .AddConstructor<TcpLedbatAllowedIncrease>()
+                                .SetGroupName("Internet");
+        return tid;
+    }
+
+    TcpLedbatAllowedIncrease() = default;
+    TcpLedbatAllowedIncrease(const TcpLedbatAllowedIncrease&) = default;
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<TcpLedbatAllowedIncrease>(this);
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        SequenceNumber32 acked = tcb->m_lastAckedSeq;
+        tcb->m_lastAckedSeq = acked - tcb->m_segmentSize;
+        TcpLedbat::IncreaseWindow(tcb, segmentsAcked);
+        tcb->m_lastAckedSeq = acked;
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(TcpLedbatAllowedIncrease);
+
 } // namespace ns3
 
 int
@@ -557,7 +596,7 @@ main(int argc, char* argv[])
     cmd.AddValue("pairs", "sender-receiver pairs", pairs);
     cmd.AddValue("bgFrom", "flows of this source and up are background transfers", g_bg_from);
     cmd.AddValue("bgCc", "background congestion control: ledbat, tcp-lp, newreno, or the evidence "
-                 "variants ledbat-ss-half-target, tcp-lp-ssthresh", bg_cc);
+                 "variants ledbat-ss-half-target, tcp-lp-ssthresh, ledbat-allowed-increase", bg_cc);
     cmd.AddValue("ledbatTargetMs", "TcpLedbat's TargetDelay, ms", ledbat_target_ms);
     cmd.AddValue("bgWindow", "record background bytes and mean queue at this time, s",
                  bg_window_s);
@@ -611,6 +650,10 @@ main(int argc, char* argv[])
     else if (bg_cc == "tcp-lp-ssthresh")
     {
         bg_type = TcpLpSsthresh::GetTypeId();
+    }
+    else if (bg_cc == "ledbat-allowed-increase")
+    {
+        bg_type = TcpLedbatAllowedIncrease::GetTypeId();
     }
     else if (bg_cc == "newreno")
     {

@@ -48,6 +48,7 @@ pub mod shard;
 
 pub use context::Context;
 pub use engine::{mean_ci, t95, verdict};
+pub use project::ns3_crosscheck::{simulate_lbe, LbeOutput};
 pub use project::{demo, throughput};
 pub use shard::Shard;
 

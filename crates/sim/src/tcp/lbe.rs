@@ -114,16 +114,25 @@ pub(super) mod tcp_lp {
 
 /// TCP-LP's delay state: the smoothed one-way delay against a threshold between the minimum
 /// and maximum delay seen, and the inference phase after a reaction.
+///
+/// After each reaction the delay range restarts at `[sd, 2 sd]` (the authors' Linux module
+/// `tcp_lp.c` and ns-3's `TcpLp::PktsAcked` do the same): until then the range holds only
+/// what the flow has seen, which on an idle path is the microseconds between packet sizes or
+/// one packet's wait behind another, so its threshold sits within a packet's transmission
+/// time of `d_min` and every such wait reads as early congestion.
 #[derive(Debug, Clone, Default)]
 pub(super) struct TcpLp {
     smoothed: Option<f64>,
     d_min: Option<Time>,
     d_max: Time,
+    /// The last sample.
+    latest: Time,
     /// The inference time-out runs until then: no window increase, and a further early
-    /// indication sets the window to one segment.
+    /// indication whose own sample is above the threshold sets the window to one segment.
     pub inference_until: Option<Time>,
-    /// Last reaction (at most one per RTT).
-    pub last_reaction: Option<Time>,
+    /// `snd_max` at the last reaction: the next one waits until that data is acknowledged
+    /// (at most one reaction per window of data).
+    pub recover: u64,
     /// Early congestion indications acted on.
     pub reactions: u64,
 }
@@ -134,13 +143,33 @@ impl TcpLp {
         let d_min = self.d_min.map_or(owd, |m| m.min(owd));
         self.d_min = Some(d_min);
         self.d_max = self.d_max.max(owd);
+        self.latest = owd;
         let sd = match self.smoothed {
             Some(s) => s + tcp_lp::GAMMA * (owd as f64 - s),
             None => owd as f64,
         };
         self.smoothed = Some(sd);
-        let threshold = d_min as f64 + tcp_lp::DELTA * (self.d_max - d_min) as f64;
-        self.d_max > d_min && sd > threshold
+        self.d_max > d_min && sd > self.threshold()
+    }
+
+    /// `d_min + δ (d_max − d_min)`.
+    fn threshold(&self) -> f64 {
+        let d_min = self.d_min.unwrap_or(0);
+        d_min as f64 + tcp_lp::DELTA * self.d_max.saturating_sub(d_min) as f64
+    }
+
+    /// Whether the last sample itself is above the threshold: the queue is there now, not
+    /// only in the smoothed delay, which lags the samples by about eight of them.
+    pub fn latest_above_threshold(&self) -> bool {
+        self.latest as f64 > self.threshold()
+    }
+
+    /// After a reaction: the delay range restarts at `[sd, 2 sd]`.
+    pub fn restart_range(&mut self) {
+        if let Some(sd) = self.smoothed {
+            self.d_min = Some(sd as Time);
+            self.d_max = 2 * sd as Time;
+        }
     }
 
     /// Whether the inference time-out is running at `now` (the window must not grow).
@@ -230,5 +259,35 @@ mod tests {
             last = lp.on_delay(100 * MS);
         }
         assert!(!last);
+    }
+
+    #[test]
+    fn tcp_lp_range_restarts_at_the_smoothed_delay_after_a_reaction() {
+        let mut lp = TcpLp::default();
+        lp.on_delay(10 * MS);
+        // Samples 10 us apart: a range of 10 us, the threshold 1.5 us above the minimum, which
+        // the smoothed delay passes on the second sample.
+        assert!(!lp.on_delay(10 * MS + 10_000));
+        assert!(lp.on_delay(10 * MS + 10_000));
+        lp.restart_range();
+        // Now [sd, 2 sd], sd about 10 ms: the threshold is 1.5 ms above it, and one packet's
+        // 1.2 ms wait is no indication.
+        assert!(!lp.on_delay(11 * MS + 200_000));
+        assert!(!lp.on_delay(10 * MS));
+    }
+
+    #[test]
+    fn tcp_lp_latest_sample_tells_a_standing_queue_from_the_smoothed_lag() {
+        let mut lp = TcpLp::default();
+        lp.on_delay(10 * MS);
+        for _ in 0..20 {
+            lp.on_delay(30 * MS);
+        }
+        // Back at the minimum: the smoothed delay is still above the threshold (13 ms), the
+        // sample is not.
+        assert!(lp.on_delay(10 * MS));
+        assert!(!lp.latest_above_threshold());
+        assert!(lp.on_delay(30 * MS));
+        assert!(lp.latest_above_threshold());
     }
 }

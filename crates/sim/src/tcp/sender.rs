@@ -628,9 +628,11 @@ impl Sender {
 
     /// A one-way delay sample `owd` echoed by an ACK arriving at `now` (before the ACK
     /// itself is processed). LEDBAT updates its base and current delays; TCP-LP checks for
-    /// an early congestion indication and reacts at most once per RTT: outside an inference
-    /// time-out it halves the window and starts one (3 smoothed RTTs), inside it sets the
-    /// window to one segment. Other senders ignore delays.
+    /// an early congestion indication and reacts at most once per window of data: outside an
+    /// inference time-out it halves the window and starts one (3 smoothed RTTs); inside it,
+    /// if the sample itself is above the threshold (the queue persists), it sets the window
+    /// to one segment. Each reaction restarts TCP-LP's delay range. Other senders ignore
+    /// delays.
     pub fn on_delay_sample(&mut self, owd: Time, now: Time) {
         match self.p.cc {
             CongestionControl::Ledbat => self.ledbat.on_delay(owd, now),
@@ -638,23 +640,27 @@ impl Sender {
                 if !self.tcp_lp.on_delay(owd)
                     || self.state != SenderState::Established
                     || self.in_recovery
+                    || self.snd_una < self.tcp_lp.recover
                 {
                     return;
                 }
-                let rtt = self.rtt.srtt().unwrap_or(2 * owd);
-                if self.tcp_lp.last_reaction.is_some_and(|t| now < t + rtt) {
+                let inferring = self.tcp_lp.inferring(now);
+                if inferring && !self.tcp_lp.latest_above_threshold() {
+                    // The smoothed delay still carries the queue the halving answered.
                     return;
                 }
                 let mss = self.p.mss;
-                self.cwnd = if self.tcp_lp.inferring(now) {
+                self.cwnd = if inferring {
                     mss
                 } else {
                     (self.cwnd / 2).max(mss)
                 };
                 self.ssthresh = self.cwnd.max(2 * mss);
                 self.ca_acked = 0;
+                let rtt = self.rtt.srtt().unwrap_or(2 * owd);
                 self.tcp_lp.inference_until = Some(now + tcp_lp::INFERENCE_RTTS * rtt);
-                self.tcp_lp.last_reaction = Some(now);
+                self.tcp_lp.recover = self.snd_max;
+                self.tcp_lp.restart_range();
                 self.tcp_lp.reactions += 1;
             }
             CongestionControl::NewReno | CongestionControl::Cubic => {}
