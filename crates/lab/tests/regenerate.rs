@@ -89,9 +89,14 @@ fn every_committed_summary_renders_again_from_its_committed_raw_results() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(
-        ["table2", "testbed-table2", "testbed-fig6", "testbed-nonintrusive"]
-            .iter()
-            .all(|n| regenerated.contains(n)),
+        [
+            "table2",
+            "testbed-table2",
+            "testbed-fig6",
+            "testbed-nonintrusive"
+        ]
+        .iter()
+        .all(|n| regenerated.contains(n)),
         "regenerated: {regenerated:?}"
     );
 }
