@@ -2,6 +2,7 @@
 //! the core's overhead and invariant counters, and the competitor's ratio plot.
 
 use crate::engine::packet::{Cfg, RunOut};
+use crate::engine::verdict::{Interval, Rule, Source, Verdict};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
 use flowsim::compare::mean;
@@ -112,4 +113,26 @@ pub(crate) fn ratio_plot(
         },
         &ctx.path(file),
     )
+}
+
+/// The claim of non-intrusiveness for one policy: the competitor's bytes over its bytes beside
+/// the tunnel's `tcp` policy, `mean ± half` (95%), within `1 ± goal`; `ours` is column
+/// `competitor_ratio_mean` of `file`'s row where `key` is `value`.
+pub(crate) fn competitor_verdict(
+    claim: String,
+    (mean, half): (f64, f64),
+    goal: f64,
+    file: &str,
+    (key, value): (&str, &str),
+) -> Verdict {
+    Verdict::new(
+        claim,
+        None,
+        Interval::new(mean, half),
+        Rule::Goal {
+            lo: 1.0 - goal,
+            hi: 1.0 + goal,
+        },
+    )
+    .from(Source::new(file, "competitor_ratio_mean", &[(key, value)]))
 }

@@ -7,9 +7,9 @@
 //! tell the policy).
 
 use crate::check_param;
-use crate::engine::intrusion::ratio_plot;
+use crate::engine::intrusion::{competitor_verdict, ratio_plot};
 use crate::engine::packet::{self, Cfg, PathCfg, Workload};
-use crate::engine::verdict::{Interval, Rule, Source, Verdict, Word};
+use crate::engine::verdict::{Verdict, Word};
 use crate::engine::{md_table, mean_ci, parallel_map, pct, within_goal};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
@@ -275,20 +275,13 @@ fn analyse(
         .iter()
         .skip(1)
         .map(|r| {
-            Verdict::new(
+            competitor_verdict(
                 format!("{}: competitor's bytes / under the tcp policy", r.config),
-                None,
-                Interval::new(r.competitor_ratio_mean, r.competitor_ratio_ci95),
-                Rule::Goal {
-                    lo: 1.0 - p.goal,
-                    hi: 1.0 + p.goal,
-                },
-            )
-            .from(Source::new(
+                (r.competitor_ratio_mean, r.competitor_ratio_ci95),
+                p.goal,
                 "nonintrusive.csv",
-                "competitor_ratio_mean",
-                &[("config", &r.config)],
-            ))
+                ("config", &r.config),
+            )
         })
         .collect();
     ctx.write_json("verdicts.json", &verdicts)?;

@@ -5,9 +5,9 @@
 //! throughput under the tunnel's `tcp` policy, run by run on the same arrivals.
 
 use crate::check_param;
-use crate::engine::intrusion::ratio_plot;
+use crate::engine::intrusion::{competitor_verdict, ratio_plot};
 use crate::engine::testbed::GOODPUT_SHARE;
-use crate::engine::verdict::{Interval, Rule, Source, Verdict};
+use crate::engine::verdict::Verdict;
 use crate::engine::within_goal;
 use crate::engine::{md_table, mean_ci, pct};
 use crate::plot::{render_svg, LinePlot, Series};
@@ -471,23 +471,16 @@ fn verdicts(p: &Params, summary: &[SummaryRow]) -> Vec<Verdict> {
         .iter()
         .filter(|s| s.variant != "tcp")
         .map(|s| {
-            Verdict::new(
+            competitor_verdict(
                 format!(
                     "{}: the plain-TCP competitor's bytes / under tcp, paired by run",
                     s.variant
                 ),
-                None,
-                Interval::new(s.competitor_ratio_mean, s.competitor_ratio_ci95),
-                Rule::Goal {
-                    lo: 1.0 - p.goal,
-                    hi: 1.0 + p.goal,
-                },
-            )
-            .from(Source::new(
+                (s.competitor_ratio_mean, s.competitor_ratio_ci95),
+                p.goal,
                 "testbed_nonintrusive.csv",
-                "competitor_ratio_mean",
-                &[("variant", &s.variant)],
-            ))
+                ("variant", &s.variant),
+            )
         })
         .collect()
 }
