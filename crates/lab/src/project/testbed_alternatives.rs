@@ -762,6 +762,124 @@ bytes per bin: `schedtcp experiment render` analyses it again). Reproduce (root)
 mod tests {
     use super::*;
 
+    /// A flow's result: completed after `t` seconds (None: failed), `bins` bytes per bin.
+    fn done(id: usize, t: Option<f64>, bins: Vec<u64>) -> testbed::FlowResult {
+        testbed::FlowResult {
+            id,
+            start_s: 0.0,
+            completion_s: t,
+            received: bins.iter().sum(),
+            error: t.is_none().then(|| "timed out".into()),
+            bins,
+            stopped: false,
+        }
+    }
+
+    /// One option's run: the three pair flows' completion times (short outside the window,
+    /// short, bulk) and the competitor's bytes per 5-s bin.
+    fn measured(option: &str, t: [Option<f64>; 3], competitor_per_bin: u64) -> VariantRun {
+        let mut results: Vec<testbed::FlowResult> = t
+            .iter()
+            .enumerate()
+            .map(|(i, t)| done(i, *t, vec![1_000; 4]))
+            .collect();
+        let mut c = done(3, None, vec![competitor_per_bin; 10]);
+        c.error = None;
+        c.stopped = true;
+        results.push(c);
+        VariantRun {
+            variant: option.into(),
+            results,
+            server: None,
+            client: None,
+            wall_s: 50.0,
+            bottleneck_bytes: 0,
+            bottleneck_drops: 7,
+        }
+    }
+
+    /// From a fixture of measured runs, the analysis gives the ratios to `tcp` run by run
+    /// (short and bulk apart, failed flows counted and left out of the means), and the
+    /// verdicts the rule gives them.
+    #[test]
+    fn ratios_and_verdicts_from_a_fixture_of_runs() {
+        let p: Params = crate::scenario::parse(SCENARIO, "test", false).unwrap();
+        assert_eq!(
+            (p.warmup_s, p.stop_s, p.bin_s, p.bulk_above_bytes, p.competitors),
+            (5.0, 45.0, 5.0, 1_000_000, 1)
+        );
+        // Per run: a short flow before the window, a short and a bulk flow in it.
+        let flows = plan_flows(
+            &[(1.0, 50_000), (10.0, 100_000), (20.0, 3_000_000)],
+            FlowPath::Tunnel,
+            300,
+        );
+        let plan = Plan {
+            seed: 1,
+            mean_size: 1.0,
+            lambda: 1.0,
+            plans: vec![flows.clone(), flows],
+            bed: BedConfig::new(3_000_000, Queue::Bfifo(120_000)),
+        };
+        let runs: Vec<Run> = vec![
+            (0, 0, measured("tcp", [Some(9.0), Some(1.0), Some(4.0)], 1_000_000)),
+            (0, 1, measured("mux", [Some(9.0), Some(3.0), Some(8.0)], 2_000_000)),
+            (0, 2, measured("lanes", [Some(9.0), Some(1.0), Some(8.0)], 2_000_000)),
+            (0, 3, measured("schedtcp-auto", [None, Some(0.5), Some(4.0)], 1_000_000)),
+            (1, 0, measured("tcp", [Some(9.0), Some(1.0), Some(4.0)], 1_000_000)),
+            (1, 1, measured("mux", [Some(9.0), Some(2.0), Some(9.0)], 2_000_000)),
+            (1, 2, measured("lanes", [Some(9.0), None, Some(12.0)], 2_000_000)),
+            (1, 3, measured("schedtcp-auto", [Some(9.0), Some(0.5), Some(4.0)], 1_000_000)),
+        ];
+        let rows = run_rows(&p, &plan, &runs);
+        // The window [5, 45) s holds bins 1..=8 of the competitor.
+        assert_eq!(rows[0].competitor_bytes, 8_000_000);
+        assert_eq!(rows[0].pair_bytes, 3 * 3_000);
+        assert_eq!((rows[0].flows, rows[0].short_flows, rows[0].bulk_flows), (2, 1, 1));
+        let table = analyse(&p, &rows);
+        let row = |o: &str| table.iter().find(|r| r.option == o).unwrap();
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        let tcp = row("tcp");
+        assert!(close(tcp.all_ratio, 1.0) && close(tcp.all_ratio_ci95, 0.0));
+        let mux = row("mux");
+        // Short: 3/1 and 2/1; bulk: 8/4 and 9/4; all: 5.5/2.5 in both runs.
+        assert!(close(mux.short_ratio, 2.5) && close(mux.bulk_ratio, 2.125));
+        assert!(close(mux.all_ratio, 2.2) && close(mux.all_ratio_ci95, 0.0));
+        let t = crate::engine::t95(1);
+        assert!(close(mux.short_ratio_ci95, t * 0.5), "{}", mux.short_ratio_ci95);
+        assert!(close(mux.competitor_ratio_mean, 2.0) && close(mux.competitor_ratio_ci95, 0.0));
+        assert!(close(mux.pair_ratio, 1.0));
+        // A failed flow is counted, and left out of its class's mean (lanes' run 1 has no
+        // short mean, so its short ratio is run 0's alone, without an interval).
+        let lanes = row("lanes");
+        assert_eq!(lanes.failed, 1);
+        assert!(close(lanes.short_ratio, 1.0) && lanes.short_ratio_ci95.is_nan());
+        assert!(close(lanes.bulk_ratio, 2.5));
+        let auto = row("schedtcp-auto");
+        assert_eq!(auto.failed, 1);
+        assert!(close(auto.short_ratio, 0.5) && close(auto.bulk_ratio, 1.0));
+        assert!(close(auto.all_ratio, 0.9) && close(auto.competitor_ratio_mean, 1.0));
+        let v = verdicts(&p, &table, &rows);
+        let word = |claim: &str| {
+            v.iter()
+                .find(|x| x.claim.starts_with(claim))
+                .unwrap_or_else(|| panic!("no verdict {claim}"))
+                .word
+        };
+        use crate::engine::verdict::Word;
+        assert_eq!(word("mux: the plain-TCP competitor"), Word::Higher);
+        assert_eq!(word("schedtcp-auto: the plain-TCP competitor"), Word::Met);
+        assert_eq!(word("mux: mean completion time"), Word::Higher);
+        assert_eq!(word("schedtcp-auto: mean completion time"), Word::Lower);
+        // auto's mean (0.5 + 4)/2 = 2.25 against mux's 5.5, in both runs.
+        let d = v
+            .iter()
+            .find(|x| x.claim.starts_with("mean completion time of schedtcp-auto / of mux"))
+            .unwrap();
+        assert!(close(d.ours.mean, 2.25 / 5.5 - 1.0) && close(d.ours.half, 0.0));
+        assert_eq!(d.word, Word::Lower);
+    }
+
     #[test]
     fn options_name_their_carriers() {
         assert_eq!(carrier("tcp").unwrap(), Carrier::Tunnel("tcp".into()));
