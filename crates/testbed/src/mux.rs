@@ -171,7 +171,9 @@ impl Client {
                 Ok(r) => r.context("the multiplexer's driver")??,
                 Err(_) => {
                     driver.abort();
-                    tracing::warn!("the multiplexed connection did not close within {CLOSE_GRACE:?}");
+                    tracing::warn!(
+                        "the multiplexed connection did not close within {CLOSE_GRACE:?}"
+                    );
                 }
             }
         }
@@ -366,10 +368,9 @@ mod tests {
     /// uploads and downloads (each byte checked both ways by `tunnel::loadgen`), `starts`
     /// their offsets; returns the two sides' tallies after a shutdown.
     async fn through_mux(limits: Limits, sizes: &[(f64, u64)], upload: u64) -> (Tally, Tally) {
-        let (target, target_task) =
-            tunnel::loadgen::start_target("127.0.0.1:0".parse().unwrap())
-                .await
-                .unwrap();
+        let (target, target_task) = tunnel::loadgen::start_target("127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
         let sl = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let saddr = sl.local_addr().unwrap();
         let (stop_server, stopped_server) = oneshot::channel::<()>();

@@ -217,10 +217,7 @@ fn plan(ctx: &Context, p: &Params) -> anyhow::Result<Plan> {
     );
     for (i, o) in p.options.iter().enumerate() {
         carrier(o)?;
-        check_param!(
-            !p.options[..i].contains(o),
-            "options must not repeat ({o})"
-        );
+        check_param!(!p.options[..i].contains(o), "options must not repeat ({o})");
     }
     check_param!(p.alpha > 1.0 && p.c > 0.0, "need alpha > 1, c > 0");
     check_param!(
@@ -442,7 +439,11 @@ fn analyse(p: &Params, rows: &[RunRow]) -> Vec<Row> {
                 )
             };
             let avg = |f: fn(&RunRow) -> f64| {
-                let v: Vec<f64> = mine.iter().map(|(a, _)| f(a)).filter(|x| x.is_finite()).collect();
+                let v: Vec<f64> = mine
+                    .iter()
+                    .map(|(a, _)| f(a))
+                    .filter(|x| x.is_finite())
+                    .collect();
                 v.iter().sum::<f64>() / v.len().max(1) as f64
             };
             let (s, b, a) = (
@@ -479,10 +480,10 @@ fn analyse(p: &Params, rows: &[RunRow]) -> Vec<Row> {
 /// The file the per-option table is written to.
 const TABLE: &str = "testbed_alternatives.csv";
 
-/// Per option other than `tcp`: its mean completion time against `tcp`'s (a ratio against
-/// 1) and the competitor's bytes against beside `tcp` (the schedtcp options against the
-/// `±goal` band, the others against 1); per schedtcp option and multiplexed option, the
-/// paired difference of their mean completion times.
+/// Per option other than `tcp`: its mean completion time over `tcp`'s, against a ratio of
+/// one, and the competitor's bytes over its bytes beside `tcp` (the schedtcp options against
+/// the `±goal` band, the others against a ratio of one); per schedtcp option and multiplexed
+/// option, the paired difference of their mean completion times.
 fn verdicts(p: &Params, table: &[Row], rows: &[RunRow]) -> Vec<Verdict> {
     let mut v = Vec::new();
     for r in table.iter().filter(|r| r.option != "tcp") {
@@ -634,10 +635,7 @@ fn plots(ctx: &Context, p: &Params, table: &[Row], rows: &[RunRow]) -> anyhow::R
                 Series::markers("all flows", mean_of(|r| r.all_ratio)),
                 Series::markers("short flows", mean_of(|r| r.short_ratio)),
                 Series::markers("bulk flows", mean_of(|r| r.bulk_ratio)),
-                Series::dashed(
-                    "tcp",
-                    vec![(0.5, 1.0), (p.options.len() as f64 + 0.5, 1.0)],
-                ),
+                Series::dashed("tcp", vec![(0.5, 1.0), (p.options.len() as f64 + 0.5, 1.0)]),
             ],
             ..Default::default()
         },
@@ -805,7 +803,13 @@ mod tests {
     fn ratios_and_verdicts_from_a_fixture_of_runs() {
         let p: Params = crate::scenario::parse(SCENARIO, "test", false).unwrap();
         assert_eq!(
-            (p.warmup_s, p.stop_s, p.bin_s, p.bulk_above_bytes, p.competitors),
+            (
+                p.warmup_s,
+                p.stop_s,
+                p.bin_s,
+                p.bulk_above_bytes,
+                p.competitors
+            ),
             (5.0, 45.0, 5.0, 1_000_000, 1)
         );
         // Per run: a short flow before the window, a short and a bulk flow in it.
@@ -822,20 +826,59 @@ mod tests {
             bed: BedConfig::new(3_000_000, Queue::Bfifo(120_000)),
         };
         let runs: Vec<Run> = vec![
-            (0, 0, measured("tcp", [Some(9.0), Some(1.0), Some(4.0)], 1_000_000)),
-            (0, 1, measured("mux", [Some(9.0), Some(3.0), Some(8.0)], 2_000_000)),
-            (0, 2, measured("lanes", [Some(9.0), Some(1.0), Some(8.0)], 2_000_000)),
-            (0, 3, measured("schedtcp-auto", [None, Some(0.5), Some(4.0)], 1_000_000)),
-            (1, 0, measured("tcp", [Some(9.0), Some(1.0), Some(4.0)], 1_000_000)),
-            (1, 1, measured("mux", [Some(9.0), Some(2.0), Some(9.0)], 2_000_000)),
-            (1, 2, measured("lanes", [Some(9.0), None, Some(12.0)], 2_000_000)),
-            (1, 3, measured("schedtcp-auto", [Some(9.0), Some(0.5), Some(4.0)], 1_000_000)),
+            (
+                0,
+                0,
+                measured("tcp", [Some(9.0), Some(1.0), Some(4.0)], 1_000_000),
+            ),
+            (
+                0,
+                1,
+                measured("mux", [Some(9.0), Some(3.0), Some(8.0)], 2_000_000),
+            ),
+            (
+                0,
+                2,
+                measured("lanes", [Some(9.0), Some(1.0), Some(8.0)], 2_000_000),
+            ),
+            (
+                0,
+                3,
+                measured("schedtcp-auto", [None, Some(0.5), Some(4.0)], 1_000_000),
+            ),
+            (
+                1,
+                0,
+                measured("tcp", [Some(9.0), Some(1.0), Some(4.0)], 1_000_000),
+            ),
+            (
+                1,
+                1,
+                measured("mux", [Some(9.0), Some(2.0), Some(9.0)], 2_000_000),
+            ),
+            (
+                1,
+                2,
+                measured("lanes", [Some(9.0), None, Some(12.0)], 2_000_000),
+            ),
+            (
+                1,
+                3,
+                measured(
+                    "schedtcp-auto",
+                    [Some(9.0), Some(0.5), Some(4.0)],
+                    1_000_000,
+                ),
+            ),
         ];
         let rows = run_rows(&p, &plan, &runs);
         // The window [5, 45) s holds bins 1..=8 of the competitor.
         assert_eq!(rows[0].competitor_bytes, 8_000_000);
         assert_eq!(rows[0].pair_bytes, 3 * 3_000);
-        assert_eq!((rows[0].flows, rows[0].short_flows, rows[0].bulk_flows), (2, 1, 1));
+        assert_eq!(
+            (rows[0].flows, rows[0].short_flows, rows[0].bulk_flows),
+            (2, 1, 1)
+        );
         let table = analyse(&p, &rows);
         let row = |o: &str| table.iter().find(|r| r.option == o).unwrap();
         let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
@@ -846,7 +889,11 @@ mod tests {
         assert!(close(mux.short_ratio, 2.5) && close(mux.bulk_ratio, 2.125));
         assert!(close(mux.all_ratio, 2.2) && close(mux.all_ratio_ci95, 0.0));
         let t = crate::engine::t95(1);
-        assert!(close(mux.short_ratio_ci95, t * 0.5), "{}", mux.short_ratio_ci95);
+        assert!(
+            close(mux.short_ratio_ci95, t * 0.5),
+            "{}",
+            mux.short_ratio_ci95
+        );
         assert!(close(mux.competitor_ratio_mean, 2.0) && close(mux.competitor_ratio_ci95, 0.0));
         assert!(close(mux.pair_ratio, 1.0));
         // A failed flow is counted, and left out of its class's mean (lanes' run 1 has no
@@ -874,7 +921,10 @@ mod tests {
         // auto's mean (0.5 + 4)/2 = 2.25 against mux's 5.5, in both runs.
         let d = v
             .iter()
-            .find(|x| x.claim.starts_with("mean completion time of schedtcp-auto / of mux"))
+            .find(|x| {
+                x.claim
+                    .starts_with("mean completion time of schedtcp-auto / of mux")
+            })
             .unwrap();
         assert!(close(d.ours.mean, 2.25 / 5.5 - 1.0) && close(d.ours.half, 0.0));
         assert_eq!(d.word, Word::Lower);
@@ -894,12 +944,13 @@ mod tests {
 
     #[test]
     fn only_tunnel_flows_above_the_threshold_take_the_bulk_lane() {
-        let mut f = plan_flows(&[(0.0, 10), (0.1, 2_000), (0.2, 2_001)], FlowPath::Tunnel, 0);
+        let mut f = plan_flows(
+            &[(0.0, 10), (0.1, 2_000), (0.2, 2_001)],
+            FlowPath::Tunnel,
+            0,
+        );
         f[2].path = FlowPath::Direct;
         let paths: Vec<FlowPath> = on_lanes(&f, 1_000).iter().map(|x| x.path).collect();
-        assert_eq!(
-            paths,
-            [FlowPath::Tunnel, FlowPath::Bulk, FlowPath::Direct]
-        );
+        assert_eq!(paths, [FlowPath::Tunnel, FlowPath::Bulk, FlowPath::Direct]);
     }
 }
