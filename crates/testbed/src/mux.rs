@@ -1,7 +1,7 @@
 //! A stream multiplexer between the namespaces, what a deployer would run instead of schedtcp:
 //! every flow of the pair rides ONE long-lived TCP connection as a yamux stream (the `yamux`
 //! crate; HTTP/2 multiplexes the same way: frames of the streams round robin on one
-//! connection). [`client`] accepts the applications' connections and opens one stream per
+//! connection). [`Client`] accepts the applications' connections and opens one stream per
 //! connection over its single connection to [`server`], which connects each stream to the
 //! target and relays both ways, half-closes included. Static lanes are two such
 //! client/server pairs, the workload sending each flow to one or the other

@@ -9,8 +9,8 @@
 //! arriving in `[warmup_s, stop_s)`, short (≤ `bulk_above_bytes`) and bulk apart, as a ratio
 //! to the same run under `tcp`; and the competitor's bytes over the same window as a ratio to
 //! its bytes beside `tcp`. Means over the runs with 95% intervals, judged by the lab's one
-//! rule ([`crate::verdict::judge`]; the schedtcp options' share by
-//! [`competitor_verdict`]).
+//! rule ([`crate::verdict::judge`]; the schedtcp options' share against the `±goal` band as
+//! in `testbed-nonintrusive`).
 
 use crate::check_param;
 use crate::engine::intrusion::{competitor_verdict, ratio_plot};
