@@ -87,6 +87,7 @@ pub(crate) const ENTRIES: &[Entry] = &[
     entry!(p000::testbed_fig6, renders),
     entry!(project::nonintrusive, renders),
     entry!(project::testbed_nonintrusive, renders),
+    entry!(project::testbed_alternatives, renders),
     entry!(project::table2_buffers, renders),
     entry!(project::ns3_crosscheck, sharded),
     entry!(project::gittins_sweep, sharded),

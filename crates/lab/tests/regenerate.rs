@@ -93,7 +93,8 @@ fn every_committed_summary_renders_again_from_its_committed_raw_results() {
             "table2",
             "testbed-table2",
             "testbed-fig6",
-            "testbed-nonintrusive"
+            "testbed-nonintrusive",
+            "testbed-alternatives"
         ]
         .iter()
         .all(|n| regenerated.contains(n)),

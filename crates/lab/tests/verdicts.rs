@@ -31,6 +31,7 @@ const MUST: &[&str] = &[
     "bg-frontier",
     "bg-testbed",
     "testbed-nonintrusive",
+    "testbed-alternatives",
 ];
 
 /// Folders whose first verdict's word is asserted after rendering them again from their
@@ -40,6 +41,7 @@ const RENDERED: &[&str] = &[
     "testbed-table2",
     "bg-testbed",
     "testbed-nonintrusive",
+    "testbed-alternatives",
 ];
 
 #[test]

@@ -64,6 +64,20 @@ pub enum Helper {
         #[arg(long)]
         out: PathBuf,
     },
+    /// The multiplexer's client: one yamux connection to `server`, a stream per connection.
+    MuxClient {
+        #[arg(long)]
+        listen: SocketAddr,
+        #[arg(long)]
+        server: SocketAddr,
+    },
+    /// The multiplexer's server: each stream connected to `target`.
+    MuxServer {
+        #[arg(long)]
+        listen: SocketAddr,
+        #[arg(long)]
+        target: SocketAddr,
+    },
 }
 
 pub fn run(cmd: Cmd) -> Result<()> {
@@ -71,6 +85,8 @@ pub fn run(cmd: Cmd) -> Result<()> {
         Cmd::Helper { what } => match what {
             Helper::Target { listen } => testbed::helper::target(listen),
             Helper::Workload { plan, out } => testbed::helper::workload(&plan, &out),
+            Helper::MuxClient { listen, server } => testbed::helper::mux_client(listen, server),
+            Helper::MuxServer { listen, target } => testbed::helper::mux_server(listen, target),
         },
         Cmd::Cleanup { prefix, force } => {
             testbed::bed::require_root()?;

@@ -176,6 +176,7 @@ impl Session {
         let plan = Plan {
             flows: flows.to_vec(),
             tunnel: Some(SocketAddr::from(([127, 0, 0, 1], ROUTE_PORT))),
+            bulk: None,
             direct: SocketAddr::from(([127, 0, 0, 1], 9)),
             bin_s: 0.0,
             flow_timeout_s,

@@ -1,5 +1,6 @@
-//! The two helpers the orchestrator starts inside the namespaces (as `schedtcp testbed
-//! helper target|workload`, so that the testbed needs no binary but `schedtcp`).
+//! The helpers the orchestrator starts inside the namespaces (as `schedtcp testbed helper
+//! target|workload|mux-client|mux-server`, so that the testbed needs no binary but
+//! `schedtcp`).
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -14,6 +15,55 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()
         .context("starting the runtime")
+}
+
+/// Completes at the first SIGTERM or SIGINT.
+async fn stop_signal() -> Result<impl std::future::Future<Output = ()>> {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("SIGTERM handler")?;
+    Ok(async move {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    })
+}
+
+/// The multiplexer's client ([`crate::mux::Client`]): connects to `server`, then listens on
+/// `listen` and carries every connection it accepts as a stream, until SIGTERM or SIGINT.
+pub fn mux_client(listen: SocketAddr, server: SocketAddr) -> Result<()> {
+    runtime()?.block_on(async {
+        let stop = stop_signal().await?;
+        let client = crate::mux::Client::connect(server, crate::mux::Limits::default()).await?;
+        let l = tokio::net::TcpListener::bind(listen)
+            .await
+            .with_context(|| format!("binding {listen}"))?;
+        println!("mux client listening on {listen}, connected to {server}");
+        let t = client.serve(l, stop).await?;
+        println!(
+            "mux client stopped: {} connection, {} streams, {} failed",
+            t.connections, t.streams, t.failed
+        );
+        Ok(())
+    })
+}
+
+/// The multiplexer's server ([`crate::mux::server`]): accepts multiplexed connections on
+/// `listen` and connects their streams to `target`, until SIGTERM or SIGINT.
+pub fn mux_server(listen: SocketAddr, target: SocketAddr) -> Result<()> {
+    runtime()?.block_on(async {
+        let stop = stop_signal().await?;
+        let l = tokio::net::TcpListener::bind(listen)
+            .await
+            .with_context(|| format!("binding {listen}"))?;
+        println!("mux server listening on {listen}, target {target}");
+        let t = crate::mux::server(l, target, crate::mux::Limits::default(), stop).await?;
+        println!(
+            "mux server stopped: {} connections, {} streams, {} failed",
+            t.connections, t.streams, t.failed
+        );
+        Ok(())
+    })
 }
 
 /// The embedded target (sink and source of bytes, `tunnel::loadgen`) on `listen`, until

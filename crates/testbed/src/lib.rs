@@ -25,6 +25,10 @@
 //! flows as a [`workload::Plan`] says and records each flow's completion time as the
 //! application sees it, with every byte checked end to end.
 //!
+//! For the alternatives a deployer would run instead of schedtcp, [`run::Session::run_mux`]
+//! carries the same flows over [`mux`], a yamux multiplexer (one long-lived connection per
+//! lane).
+//!
 //! Nothing here needs `unsafe`.
 
 #![forbid(unsafe_code)]
@@ -33,6 +37,7 @@ pub mod bed;
 pub mod fault;
 pub mod helper;
 pub mod interrupt;
+pub mod mux;
 pub mod proc;
 pub mod router_speed;
 pub mod run;

@@ -29,6 +29,42 @@ pub const TARGET_PORT: u16 = 9000;
 pub const SERVER_PORT: u16 = 7000;
 /// Port of the client's route (origin namespace, loopback).
 pub const ROUTE_PORT: u16 = 8000;
+/// Port of the first multiplexer's server (destination namespace; lane `i` on `+ i`).
+pub const MUX_SERVER_PORT: u16 = 7100;
+/// Port of the first multiplexer's client (origin namespace, loopback; lane `i` on `+ i`).
+pub const MUX_ROUTE_PORT: u16 = 8100;
+
+/// The route of multiplexer lane `lane` (origin namespace).
+fn mux_route(lane: u16) -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], MUX_ROUTE_PORT + lane))
+}
+
+/// What the workload measured in one run, before the relays stopped.
+struct Measured {
+    results: Vec<FlowResult>,
+    wall_s: f64,
+    bottleneck_bytes: u64,
+    bottleneck_drops: u64,
+}
+
+impl Measured {
+    fn into_run(
+        self,
+        variant: &str,
+        server: Option<Invariant>,
+        client: Option<Invariant>,
+    ) -> VariantRun {
+        VariantRun {
+            variant: variant.into(),
+            results: self.results,
+            server,
+            client,
+            wall_s: self.wall_s,
+            bottleneck_bytes: self.bottleneck_bytes,
+            bottleneck_drops: self.bottleneck_drops,
+        }
+    }
+}
 
 /// The `schedtcp` binary the testbed starts: `$SCHEDTCP_BIN`, else this program when it is
 /// `schedtcp` (tests pass `env!("CARGO_BIN_EXE_schedtcp")` instead).
@@ -278,44 +314,15 @@ impl Session {
         bin_s: f64,
         flow_timeout_s: f64,
     ) -> Result<VariantRun> {
-        interrupt::check()?;
-        self.runs += 1;
-        let tag =
-            format!("{:02}-{}", self.runs, policy.unwrap_or("plain")).replace([':', '/'], "_");
-        if let Some(s) = self.target.try_wait()? {
-            bail!("the target exited ({s}):\n{}", self.target.log_tail(20));
-        }
+        let tag = self.next_tag(policy.unwrap_or("plain"))?;
         let mut tunnel = match policy {
             Some(p) => Some(self.start_tunnel(p, &tag)?),
             None => None,
         };
-        let plan = Plan {
-            flows: flows.to_vec(),
-            tunnel: tunnel
-                .as_ref()
-                .map(|_| SocketAddr::from(([127, 0, 0, 1], ROUTE_PORT))),
-            direct: SocketAddr::V4(SocketAddrV4::new(DEST, TARGET_PORT)),
-            bin_s,
-            flow_timeout_s,
-        };
-        let before = self.bed.downlink_counters().unwrap_or((0, 0));
-        let t = Instant::now();
-        let (mut gen, out_file) = self.start_workload(&tag, &plan)?;
-        let last = flows.iter().map(|f| f.at_s).fold(0.0, f64::max);
-        let deadline = t + Duration::from_secs_f64(last + flow_timeout_s + 30.0);
-        let status = gen.wait_until(deadline)?;
-        let wall_s = t.elapsed().as_secs_f64();
-        let results = workload_results(&gen, status, &out_file)?;
-        if results.len() != flows.len() {
-            bail!(
-                "the workload returned {} results for {} flows",
-                results.len(),
-                flows.len()
-            );
-        }
-        let after = self.bed.downlink_counters().unwrap_or(before);
-        // Let the last pool connections finish their close, then stop the tunnel.
-        std::thread::sleep(self.settle);
+        let route = tunnel
+            .as_ref()
+            .map(|_| SocketAddr::from(([127, 0, 0, 1], ROUTE_PORT)));
+        let m = self.measure(&tag, flows, route, None, bin_s, flow_timeout_s)?;
         let (mut server, mut client) = (None, None);
         if let Some((mut srv, mut cli)) = tunnel.take() {
             for (p, slot) in [(&mut cli, &mut client), (&mut srv, &mut server)] {
@@ -330,11 +337,131 @@ impl Session {
                 }
             }
         }
-        Ok(VariantRun {
-            variant: policy.unwrap_or("plain").into(),
+        Ok(m.into_run(policy.unwrap_or("plain"), server, client))
+    }
+
+    /// Runs `flows` once over `lanes` multiplexers ([`crate::mux`]: `schedtcp testbed helper
+    /// mux-client` in the origin, `mux-server` in the destination, one long-lived TCP
+    /// connection each): tunnel flows on the first, bulk flows on the second when `lanes` is
+    /// 2 (else on the first too), direct flows direct. The variant is named `mux` (one lane)
+    /// or `lanes` (two).
+    pub fn run_mux(
+        &mut self,
+        lanes: u16,
+        flows: &[PlannedFlow],
+        bin_s: f64,
+        flow_timeout_s: f64,
+    ) -> Result<VariantRun> {
+        if !(1..=2).contains(&lanes) {
+            bail!("the multiplexed variants have 1 or 2 lanes, not {lanes}");
+        }
+        let variant = if lanes == 1 { "mux" } else { "lanes" };
+        let tag = self.next_tag(variant)?;
+        let mut procs = Vec::new();
+        for lane in 0..lanes {
+            let listen = SocketAddr::V4(SocketAddrV4::new(DEST, MUX_SERVER_PORT + lane));
+            let mut srv = Proc::spawn(
+                "mux server",
+                self.bed.dest(),
+                &self.bin,
+                &[
+                    "testbed".into(),
+                    "helper".into(),
+                    "mux-server".into(),
+                    "--listen".into(),
+                    listen.to_string(),
+                    "--target".into(),
+                    SocketAddrV4::new(DEST, TARGET_PORT).to_string(),
+                ],
+                &self.dir.join(format!("{tag}-mux-server-{lane}.log")),
+            )?;
+            let deadline = Instant::now() + Duration::from_secs(20);
+            wait_listening(self.bed.dest(), MUX_SERVER_PORT + lane, deadline, &mut srv)?;
+            procs.push(srv);
+            let mut cli = Proc::spawn(
+                "mux client",
+                self.bed.origin(),
+                &self.bin,
+                &[
+                    "testbed".into(),
+                    "helper".into(),
+                    "mux-client".into(),
+                    "--listen".into(),
+                    mux_route(lane).to_string(),
+                    "--server".into(),
+                    listen.to_string(),
+                ],
+                &self.dir.join(format!("{tag}-mux-client-{lane}.log")),
+            )?;
+            wait_listening(self.bed.origin(), MUX_ROUTE_PORT + lane, deadline, &mut cli)?;
+            procs.push(cli);
+        }
+        let bulk = (lanes == 2).then(|| mux_route(1));
+        let m = self.measure(&tag, flows, Some(mux_route(0)), bulk, bin_s, flow_timeout_s)?;
+        // Clients first: each closes its connection in order before its server stops.
+        let n = procs.len();
+        for i in [1, 0, 3, 2].into_iter().filter(|&i| i < n) {
+            let p = &mut procs[i];
+            let s = p.terminate(Duration::from_secs(20))?;
+            if !s.success() {
+                bail!(
+                    "a multiplexer did not stop cleanly ({s}):\n{}",
+                    p.log_tail(20)
+                );
+            }
+        }
+        Ok(m.into_run(variant, None, None))
+    }
+
+    /// Counts a run and names its files; an error if the target died.
+    fn next_tag(&mut self, variant: &str) -> Result<String> {
+        interrupt::check()?;
+        self.runs += 1;
+        if let Some(s) = self.target.try_wait()? {
+            bail!("the target exited ({s}):\n{}", self.target.log_tail(20));
+        }
+        Ok(format!("{:02}-{variant}", self.runs).replace([':', '/'], "_"))
+    }
+
+    /// Runs the workload generator on `flows` (tunnel flows to `route`, bulk flows to `bulk`)
+    /// and waits for it, then lets the last connections close.
+    fn measure(
+        &mut self,
+        tag: &str,
+        flows: &[PlannedFlow],
+        route: Option<SocketAddr>,
+        bulk: Option<SocketAddr>,
+        bin_s: f64,
+        flow_timeout_s: f64,
+    ) -> Result<Measured> {
+        let plan = Plan {
+            flows: flows.to_vec(),
+            tunnel: route,
+            bulk,
+            direct: SocketAddr::V4(SocketAddrV4::new(DEST, TARGET_PORT)),
+            bin_s,
+            flow_timeout_s,
+        };
+        let before = self.bed.downlink_counters().unwrap_or((0, 0));
+        let t = Instant::now();
+        let (mut gen, out_file) = self.start_workload(tag, &plan)?;
+        let last = flows.iter().map(|f| f.at_s).fold(0.0, f64::max);
+        let deadline = t + Duration::from_secs_f64(last + flow_timeout_s + 30.0);
+        let status = gen.wait_until(deadline)?;
+        let wall_s = t.elapsed().as_secs_f64();
+        let results = workload_results(&gen, status, &out_file)?;
+        if results.len() != flows.len() {
+            bail!(
+                "the workload returned {} results for {} flows",
+                results.len(),
+                flows.len()
+            );
+        }
+        let after = self.bed.downlink_counters().unwrap_or(before);
+        // Let the last connections finish their close before the relays stop.
+        std::thread::sleep(self.settle);
+        Ok(Measured {
             results,
-            server,
-            client,
             wall_s,
             bottleneck_bytes: after.0.saturating_sub(before.0),
             bottleneck_drops: after.1.saturating_sub(before.1),

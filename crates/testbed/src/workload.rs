@@ -29,6 +29,8 @@ pub enum Path {
     Tunnel,
     /// Plain TCP to the target.
     Direct,
+    /// Through the plan's bulk lane (falls back to `Tunnel` when the run has none).
+    Bulk,
 }
 
 /// One flow of a plan.
@@ -60,6 +62,9 @@ pub struct Plan {
     pub flows: Vec<PlannedFlow>,
     /// The client's route (tunnel flows), if the run has a tunnel.
     pub tunnel: Option<SocketAddr>,
+    /// The bulk lane's route (bulk flows), if the run has lanes.
+    #[serde(default)]
+    pub bulk: Option<SocketAddr>,
     /// The target (direct flows).
     pub direct: SocketAddr,
     /// Width of the throughput-over-time bins, seconds (0: none recorded).
@@ -184,9 +189,10 @@ pub async fn execute(plan: &Plan) -> Result<Vec<FlowResult>> {
         .iter()
         .cloned()
         .map(|f| {
-            let addr = match (f.path, plan.tunnel) {
-                (Path::Tunnel, Some(a)) => a,
-                _ => plan.direct,
+            let addr = match f.path {
+                Path::Bulk => plan.bulk.or(plan.tunnel).unwrap_or(plan.direct),
+                Path::Tunnel => plan.tunnel.unwrap_or(plan.direct),
+                Path::Direct => plan.direct,
             };
             let bin = plan.bin_s;
             let timeout = Duration::from_secs_f64(plan.flow_timeout_s.clamp(1.0, 86_400.0));
@@ -312,6 +318,7 @@ mod tests {
         let plan = Plan {
             flows: fl,
             tunnel: None,
+            bulk: None,
             direct: target,
             bin_s: 0.01,
             flow_timeout_s: 20.0,
@@ -337,6 +344,7 @@ mod tests {
         let mut plan = Plan {
             flows: fl,
             tunnel: None,
+            bulk: None,
             direct: target,
             bin_s: 0.05,
             flow_timeout_s: 20.0,

@@ -2,7 +2,7 @@
 //! the per-connection buffer bound's effect on Table 2, the cross-check against ns-3, and the
 //! Gittins index on learned sizes against the size-blind policies (flow and packet level) and
 //! the μ-rule against every static class order (flow level), the alternatives to gtcp (one multiplexed
-//! connection, static lanes) on the same flows; and the two programs behind `schedtcp demo` and
+//! connection, static lanes) on the same flows, in the simulator and on the testbed; and the two programs behind `schedtcp demo` and
 //! `schedtcp throughput`.
 
 pub mod alternatives;
@@ -13,5 +13,6 @@ pub mod mu_rule;
 pub mod nonintrusive;
 pub mod ns3_crosscheck;
 pub mod table2_buffers;
+pub mod testbed_alternatives;
 pub mod testbed_nonintrusive;
 pub mod throughput;
