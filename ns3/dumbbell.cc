@@ -412,8 +412,9 @@ AcceptAll(Ptr<Socket>, const Address&)
 namespace ns3
 {
 
-// Evidence variants (--bgCc=ledbat-ss-half-target, tcp-lp-ssthresh): ns-3's senders with one
-// rule of ours each, to show what a difference between the two comes from.
+// Evidence variants (--bgCc=ledbat-ss-half-target, tcp-lp-ssthresh, ledbat-allowed-increase,
+// tcp-lp-rules): ns-3's senders with rules of ours, to show what a difference between the two
+// comes from.
 
 // TcpLedbat whose slow start ends once the queuing delay reaches half the target, as
 // sim::tcp's LEDBAT (crates/sim/src/tcp/sender.rs, `grow`); ns-3's leaves it only at a loss.
@@ -515,6 +516,158 @@ class TcpLpSsthresh : public TcpLp
 
 NS_OBJECT_ENSURE_REGISTERED(TcpLpSsthresh);
 
+// TCP-LP with ns-3's estimator and any of sim::tcp's rules (--bgCc=tcp-lp-rules, --lpRules a
+// comma-separated subset of the names below): shows which of the rules by which ours departs
+// from ns-3's TcpLp (and Linux's tcp_lp.c, which it follows) moves the result. With no rule it
+// is TcpLp: the one-way delay is the receiver's timestamp less the echoed one (ms, TCP
+// timestamps), smoothed with gain 1/8; early congestion when the smoothed delay is above
+// owd_min + 15% (owd_max - owd_min) (owd_max skips the largest sample once, the "reserve");
+// then the range restarts at [sd, 2 sd], the window halves, or drops to one segment inside the
+// inference time-out (3 round trips from the last reaction); no congestion-avoidance growth
+// inside it. sim::tcp's rules (crates/sim/src/tcp/sender.rs, `on_delay_sample`, `grow`):
+//   ssthresh  a reaction sets ssthresh to the new window (at least 2 segments), so the window
+//             grows by congestion avoidance afterwards; TcpLp leaves ssthresh, and before a
+//             loss (ssthresh unbounded) the window slow-starts back after each halving.
+//   window    at most one reaction per window of data (none until the data outstanding at the
+//             last one is acknowledged); TcpLp reacts at every ACK above the threshold.
+//   latest    inside the inference time-out, one segment only while the latest sample itself is
+//             above the threshold (else no reaction); TcpLp reacts to the smoothed delay alone.
+//   recovery  no reaction during a loss recovery (fast recovery or after a time-out).
+//   no-ss     no growth at all inside the inference time-out (TcpLp blocks congestion
+//             avoidance only: slow start continues).
+class TcpLpRules : public TcpNewReno
+{
+  public:
+    static bool s_ssthresh, s_window, s_latest, s_recovery, s_no_ss;
+
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TcpLpRules")
+                                .SetParent<TcpNewReno>()
+                                .AddConstructor<TcpLpRules>()
+                                .SetGroupName("Internet");
+        return tid;
+    }
+
+    TcpLpRules() = default;
+    TcpLpRules(const TcpLpRules&) = default;
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<TcpLpRules>(this);
+    }
+
+    std::string GetName() const override
+    {
+        return "TcpLpRules";
+    }
+
+    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t, const Time& rtt) override
+    {
+        if (!rtt.IsZero())
+        {
+            Sample(tcb);
+        }
+        Time now = Simulator::Now();
+        if (now.GetMilliSeconds() > tcb->m_rcvTimestampEchoReply)
+        {
+            m_inference = 3 * (now - MilliSeconds(tcb->m_rcvTimestampEchoReply));
+        }
+        m_inferring = !m_lastReaction.IsZero() && now - m_lastReaction < m_inference;
+        uint32_t threshold = m_owdMin + 15 * (m_owdMax - m_owdMin) / 100;
+        if (m_sOwd8 >> 3 <= threshold)
+        {
+            return;
+        }
+        if (s_recovery && (tcb->m_congState == TcpSocketState::CA_RECOVERY ||
+                           tcb->m_congState == TcpSocketState::CA_LOSS))
+        {
+            return;
+        }
+        if (s_window && tcb->m_lastAckedSeq < m_recover)
+        {
+            return;
+        }
+        if (s_latest && m_inferring && m_latest <= threshold)
+        {
+            return;
+        }
+        m_owdMin = m_sOwd8 >> 3;
+        m_owdMax = m_sOwd8 >> 2;
+        m_owdMaxReserve = m_sOwd8 >> 2;
+        uint32_t cwnd = m_inferring ? tcb->m_segmentSize
+                                    : std::max(tcb->m_cWnd.Get() / 2, tcb->m_segmentSize);
+        tcb->m_cWnd = cwnd;
+        if (s_ssthresh)
+        {
+            tcb->m_ssThresh = std::max(cwnd, 2 * tcb->m_segmentSize);
+        }
+        m_recover = tcb->m_highTxMark;
+        m_lastReaction = now;
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (s_no_ss && m_inferring)
+        {
+            return;
+        }
+        TcpNewReno::IncreaseWindow(tcb, segmentsAcked);
+    }
+
+  protected:
+    void CongestionAvoidance(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (!m_inferring)
+        {
+            TcpNewReno::CongestionAvoidance(tcb, segmentsAcked);
+        }
+    }
+
+  private:
+    void Sample(Ptr<TcpSocketState> tcb)
+    {
+        int64_t d = int64_t(tcb->m_rcvTimestampValue) - int64_t(tcb->m_rcvTimestampEchoReply);
+        uint32_t owd = uint32_t(d < 0 ? -d : d);
+        if (owd == 0)
+        {
+            return;
+        }
+        m_latest = owd;
+        m_owdMin = std::min(m_owdMin, owd);
+        if (owd > m_owdMax)
+        {
+            if (owd > m_owdMaxReserve)
+            {
+                m_owdMax = m_owdMaxReserve == 0 ? owd : m_owdMaxReserve;
+                m_owdMaxReserve = owd;
+            }
+            else
+            {
+                m_owdMax = owd;
+            }
+        }
+        m_sOwd8 = m_sOwd8 == 0 ? owd << 3 : m_sOwd8 + owd - (m_sOwd8 >> 3);
+    }
+
+    uint32_t m_sOwd8 = 0; // smoothed one-way delay, ms, times 8
+    uint32_t m_owdMin = ~0U;
+    uint32_t m_owdMax = 0;
+    uint32_t m_owdMaxReserve = 0;
+    uint32_t m_latest = 0;
+    bool m_inferring = false;
+    Time m_lastReaction;
+    Time m_inference;
+    SequenceNumber32 m_recover{0};
+};
+
+bool TcpLpRules::s_ssthresh = false;
+bool TcpLpRules::s_window = false;
+bool TcpLpRules::s_latest = false;
+bool TcpLpRules::s_recovery = false;
+bool TcpLpRules::s_no_ss = false;
+NS_OBJECT_ENSURE_REGISTERED(TcpLpRules);
+
 // TcpLedbat whose window may reach RFC 6817's max_allowed_cwnd = flightsize + ALLOWED_INCREASE
 // MSS (ALLOWED_INCREASE = 1), as sim::tcp's LEDBAT (`Ledbat::congestion_avoidance`).
 // TcpLedbat::CongestionAvoidance caps the window at m_highTxMark - m_lastAckedSeq +
@@ -571,6 +724,7 @@ main(int argc, char* argv[])
     std::string setting = "S1";
     uint32_t pairs = 10;
     std::string bg_cc = "ledbat";
+    std::string lp_rules;
     double ledbat_target_ms = 25;
     double bg_window_s = -1;
     double bottleneck_delay_ms = -1;
@@ -596,7 +750,9 @@ main(int argc, char* argv[])
     cmd.AddValue("pairs", "sender-receiver pairs", pairs);
     cmd.AddValue("bgFrom", "flows of this source and up are background transfers", g_bg_from);
     cmd.AddValue("bgCc", "background congestion control: ledbat, tcp-lp, newreno, or the evidence "
-                 "variants ledbat-ss-half-target, tcp-lp-ssthresh, ledbat-allowed-increase", bg_cc);
+                 "variants ledbat-ss-half-target, tcp-lp-ssthresh, ledbat-allowed-increase, tcp-lp-rules", bg_cc);
+    cmd.AddValue("lpRules", "tcp-lp-rules: sim::tcp's rules to apply, a comma-separated subset of "
+                 "ssthresh, window, latest, recovery, no-ss", lp_rules);
     cmd.AddValue("ledbatTargetMs", "TcpLedbat's TargetDelay, ms", ledbat_target_ms);
     cmd.AddValue("bgWindow", "record background bytes and mean queue at this time, s",
                  bg_window_s);
@@ -650,6 +806,28 @@ main(int argc, char* argv[])
     else if (bg_cc == "tcp-lp-ssthresh")
     {
         bg_type = TcpLpSsthresh::GetTypeId();
+    }
+    else if (bg_cc == "tcp-lp-rules")
+    {
+        bg_type = TcpLpRules::GetTypeId();
+        std::stringstream rules(lp_rules);
+        std::string rule;
+        while (std::getline(rules, rule, ','))
+        {
+            bool* flag = rule == "ssthresh"   ? &TcpLpRules::s_ssthresh
+                         : rule == "window"   ? &TcpLpRules::s_window
+                         : rule == "latest"   ? &TcpLpRules::s_latest
+                         : rule == "recovery" ? &TcpLpRules::s_recovery
+                         : rule == "no-ss"    ? &TcpLpRules::s_no_ss
+                                              : nullptr;
+            if (!flag)
+            {
+                std::cerr << "unknown lpRules rule " << rule
+                          << ": ssthresh, window, latest, recovery or no-ss\n";
+                return 1;
+            }
+            *flag = true;
+        }
     }
     else if (bg_cc == "ledbat-allowed-increase")
     {

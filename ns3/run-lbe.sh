@@ -9,18 +9,19 @@
 # (the foreground flows and the two background rows, in arrival order) and ns-3's outputs
 # for each background congestion control, ns3_CC_LOAD.csv (+ .stats; an abort leaves
 # .crash). The experiment ns3-crosscheck re-runs ours on the same flows and compares.
-# LOADS, SEEDS, CCS, SECS and OUT override the defaults.
+# LOADS, SEEDS, CCS, SECS and OUT override the defaults; NS3 names an already built dumbbell
+# (skips ns3/build.sh, so that several runs can share one build).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VENV=${1:-/work/ns3venv}
 LOADS=${LOADS:-"0.3 0.5 0.7"}
-SEEDS=${SEEDS:-"1 2 3"}
+SEEDS=${SEEDS:-"1 2 3 4 5"}
 CCS=${CCS:-"ledbat tcp-lp"}
 SECS=${SECS:-60}
 OUT=${OUT:-"$ROOT/results/ns3-crosscheck/lbe"}
 # A background transfer's size: more than the run can carry (it never finishes).
 BG_BYTES=1000000000000
-NS3=$("$ROOT/ns3/build.sh" "$VENV")
+NS3=${NS3:-$("$ROOT/ns3/build.sh" "$VENV")}
 cargo build -q -p sim --example ns3_replay
 REPLAY="$ROOT/target/debug/examples/ns3_replay"
 for seed in $SEEDS; do

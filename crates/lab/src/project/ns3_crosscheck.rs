@@ -1670,10 +1670,10 @@ Every run (`lbe_counters.csv`; the buckets of each run in `lbe_buckets.csv`):\n\
 
 /// What the comparison with background transfers found.
 const LBE_FINDINGS: &str = "\n### What the comparison found\n\n\
-* **LEDBAT: ours carries 1.8–2.5 × the background of ns-3's `TcpLedbat`, and the cause is a \
-rule of ns-3's that departs from RFC 6817.** No LEDBAT verdict is met: ours leaves a longer \
-queue and the foreground's flows take longer (up to 2.4 × ns-3's time at 0.3, 1.1–1.4 × at \
-0.7). RFC 6817 §2.4.2 caps the window at `flightsize + ALLOWED_INCREASE · MSS` (ALLOWED_INCREASE \
+* **LEDBAT: ours carries 1.3–2.6 × the background of ns-3's `TcpLedbat` (each of the 15 runs), \
+and the cause is a rule of ns-3's that departs from RFC 6817.** No LEDBAT verdict is met: ours \
+leaves a longer queue and the foreground's flows take longer (up to 2.2 × ns-3's time at 0.3, \
+1.1–1.3 × at 0.7, means over the five lists). RFC 6817 §2.4.2 caps the window at `flightsize + ALLOWED_INCREASE · MSS` (ALLOWED_INCREASE \
 = 1; ours, `sim::tcp` `Ledbat::congestion_avoidance`); `TcpLedbat::CongestionAvoidance` caps it \
 at `m_highTxMark − m_lastAckedSeq + segmentsAcked · MSS`, and `TcpSocketBase::ProcessAck` has \
 already moved `m_lastAckedSeq` to the ACK being processed, so the cap is the flight before the \
@@ -1701,27 +1701,40 @@ first), which lets the queue exceed the target (27 packets, 33 ms, at 0.3). ns-3
 transfers are held by the receive buffer (`--maxWindow=10`: a 14.8-packet queue, `ns3_ledbat_background_only_maxwindow10.csv.stats`) but not at \
 30 segments in flight each as ours are (a 91.8-packet queue needs about 50 each): not \
 traced.\n\
-* **TCP-LP: ours yields somewhat more than ns-3's `TcpLp` beside the foreground, and fills an \
-idle path somewhat more.** Beside the foreground every bucket's mean is 6–16% faster in ours, \
-the background's throughput 9–17% lower and the queue 17–48% shorter; with three lists the \
-intervals straddle −10% (undecided) but for the queue at 0.3 and 0.5 (not met). Alone on the \
-path (`flows_background_only.csv`, 30 s; ours: `cargo run --release -p lab --example \
+* **TCP-LP: ours yields more than ns-3's `TcpLp` beside the foreground, and the cause is in the \
+reaction rules: two in which ns-3's departs from the paper, three of ours alone.** Over the five lists \
+ours' foreground buckets are 3–16% faster (means), its background 8–16% lower and its queue \
+14–44% shorter: 1 verdict met, 2 not met (the queue at 0.3 and 0.5), 21 undecided. The \
+paper's TCP-LP (Kuzmanovic and Knightly, paper 004's reference [6]): early congestion when the smoothed \
+one-way delay passes `d_min + 0.15 (d_max − d_min)`; the window halves and an inference \
+time-out of three round trips starts, inside which the window does not grow and a second \
+indication sets it to one segment; after it the window grows additively. ns-3's `TcpLp` \
+(`tcp-lp.cc`, a port of Linux's `tcp_lp.c`) departs in two rules: `TcpLp::PktsAcked` halves \
+`cWnd` and leaves `ssThresh` (as Linux's `tcp_lp_pkts_acked`), so before the first loss, with \
+ssThresh unbounded, the window slow-starts back; and `TcpLp::CongestionAvoidance` withholds \
+only congestion avoidance inside the time-out, so slow start goes on there (Linux's \
+`tcp_lp_cong_avoid` withholds `tcp_reno_cong_avoid`, slow start included). Ours sets \
+ssthresh to the new window and does not grow inside the time-out (`sim::tcp` sender, \
+`on_delay_sample`, `grow`); three more rules are ours alone: at most one reaction per window \
+of data, inside the time-out one segment only while the latest sample is above the threshold \
+(the smoothed delay lags a queue the halving has already answered by about eight samples), \
+no reaction during a loss recovery. ns-3's `TcpLp` with these five rules and its own \
+estimator (`--bgCc=tcp-lp-rules --lpRules=ssthresh,window,latest,recovery,no-ss`; with no \
+rule its output is byte for byte `TcpLp`'s on list 1 at 0.5; `lbe/evidence/seedN/`, \
+`python3 results/ns3-crosscheck/lbe/evidence/compare.py tcp-lp tcp-lp-rules-all [--lists]`) on \
+14 runs (every list and load but list 3 at 0.7): 81 of the 84 foreground bucket means within \
+±10% of ours (ours −13% to +16%; against `TcpLp` as it is 37 of 84, −29% to +18%), the \
+background ours −13% to +4% (13 of 14 within ±10%; against `TcpLp` −22% to 0%), the queue \
+still 3–22% shorter in ours (against `TcpLp` 8–55%); over the lists (`--lists`) every bucket's \
+and the background's mean gap is within ±7%, the queue's −19%, −11% and −5% at 0.3, 0.5, 0.7. The ssthresh rule alone (`--bgCc=tcp-lp-ssthresh`, lists \
+1–3, nine runs): 51 of 54 bucket means within ±10% of ours, the background within −13% to \
++10%, the queue 9–24% shorter in ours; the no-growth rule alone (`--lpRules=no-ss`, list 1 at \
+0.5) also brings the foreground to within −2% to +11% but leaves the background 25% below \
+ours (1.91 Mbit/s against 2.55). What remains is the queue, 1–2 packets: the estimator, which \
+the variant keeps as ns-3's (whole-millisecond timestamps; the receiver echoes the timestamp \
+of the last in-order segment; the maximum skips its largest sample once): not traced. Alone on \
+the path (`flows_background_only.csv`, 30 s; ours: `cargo run --release -p lab --example \
 lbe_alone -- tcp-lp`) ours carries 7.82 Mbit/s at a 0.6-packet queue, ns-3's 6.79 at 3.5 \
-(`ns3_tcp-lp_background_only.csv.stats`), NewReno 9.70. The paper's rule (Kuzmanovic and \
-Knightly: early congestion when the smoothed one-way delay passes `d_min + 0.15 (d_max − \
-d_min)`; halve, then three round trips without growth, and one segment at a second \
-indication within them) is the same in both; three differences remain, all shown in the \
-code: ns-3's `TcpLp` is Linux's `tcp_lp`, which reads the delay from TCP timestamps in whole \
-milliseconds, halves the window without touching ssthresh (so before a loss it slow-starts \
-back; ours sets ssthresh to the new window: `--bgCc=tcp-lp-ssthresh`, list 1 at 0.5, \
-`lbe/evidence/`, carries 2.62 Mbit/s against 2.98), and reacts to every indication, where \
-ours reacts once per window of data and, within the inference time-out, only while the last \
-sample itself is above the threshold: the smoothed delay lags the queue a halving has already \
-answered by about eight samples, and without that condition it set the window to one segment \
-though the queue had drained (the alone-on-the-path trace of `sim::tcp`: 5.6 Mbit/s instead \
-of 7.8). Both restart the delay range at `[sd, 2 sd]` after a reaction, as Linux's module \
-does; before ours did (the range of every sample since the start), its range on an idle path \
-was the 34 µs between the first samples or one packet's 1.2 ms wait behind the other \
-transfer's, every such wait an early congestion indication, and the two transfers carried \
-1.71 Mbit/s with an empty queue. Paper 004's TCP-LP results in ours were made before that \
-change, but for bg-fig6's TCP-LP rows (re-run: see its README).\n";
+(`ns3_tcp-lp_background_only.csv.stats`), NewReno 9.70. Both restart the delay range at \
+`[sd, 2 sd]` after a reaction, as Linux's module does. Paper 004's TCP-LP rows in ours \
+(bg-fig5 … bg-fig9, bg-frontier) are re-run with that rule (see their READMEs).\n";
