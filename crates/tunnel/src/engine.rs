@@ -1505,7 +1505,9 @@ mod tests {
             m.capacity()
         );
         assert_eq!(remove_shrinking(&mut m, &0), None);
-        // Hysteresis: flows coming and going around a steady count keep the map's room.
+        // Hysteresis: flows coming and going around a steady count never shrink the map (its
+        // `capacity` counts removed slots until they are reused, and it may grow to make room
+        // for them: a shrink would halve it).
         for k in 0..1000 {
             m.insert(k + 10_000, Arc::new(k));
         }
@@ -1513,7 +1515,11 @@ mod tests {
         for k in 0..2000 {
             remove_shrinking(&mut m, &(k + 10_000));
             m.insert(k + 20_000, Arc::new(k));
-            assert_eq!(m.capacity(), room, "resized at the {k}th exchange");
+            let now = m.capacity();
+            assert!(
+                now > room / 2,
+                "resized at the {k}th exchange: room for {now}, before {room}"
+            );
         }
     }
 }
