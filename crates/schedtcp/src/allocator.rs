@@ -58,15 +58,17 @@
 //! chunks of each size up to 1 032 bytes, per thread) hold: to the arena they are in use. A
 //! burst's last frees fill the tokio workers' caches with chunks from all over the heap, and each
 //! keeps its page resident until its worker allocates that size again, which an idle daemon does
-//! not. Measured with 4 000 idle flows that then all end (release, 720f238, the same command):
-//! 60 s later heaptrack counted 572 KB live on the client's heap (455 KB after 8 flows) while
-//! the client was still 3.3 MB above its baseline (10 936 KiB against 7 644, above the 10%
-//! (+2 MiB) bound), glibc counting 3.3–3.5 MB of the heap "in use"; with the caches off
-//! (`GLIBC_TUNABLES=glibc.malloc.tcache_count=0`) 7 800 KiB against 7 448 after 5.1 s, the server
-//! 7 356 KiB against 7 416 after 2.1 s. The caches are read from the environment by the dynamic
-//! loader only, before `main`, so the daemons start themselves again in place (the same process,
-//! program name and arguments) with the setting added ([`restart_without_thread_caches`]). Each
-//! small allocation then takes the arena's lock (one arena, shared by the workers).
+//! not. Measured with 4 000 idle flows that then all end (release, `IDLE_FLOWS=4000
+//! SCHEDTCP_EXE=<release exe> cargo test -p schedtcp --test liveness idle_flows -- --ignored
+//! --nocapture`, docs/RELIABILITY.md, *Memory*): with the caches on, the client was above its
+//! bound 60 s later in four runs of four (10.6–10.9 MB, baselines 7.5–7.6 MB), its heap 3.3 MB
+//! resident of which glibc counted 1.1 MB in use and heaptrack 0.57 MB live (0.46 MB after 8
+//! flows); with the caches off, both daemons were back within 80 KiB of their baselines after
+//! 2.0–7.9 s in three runs. The caches are read from the environment (`GLIBC_TUNABLES`) by the
+//! dynamic loader only, before `main`, so the daemons start themselves again in place (the same
+//! process, program name and arguments) with the setting added
+//! ([`restart_without_thread_caches`]). Each small allocation then takes the arena's lock (one
+//! arena, shared by the workers).
 //!
 //! Each setting is left alone when the user set its environment variable
 //! (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`, `MALLOC_ARENA_MAX`, a `tcache_count` in
