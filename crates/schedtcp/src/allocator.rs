@@ -54,9 +54,25 @@
 //! walk of the free lists under each arena's lock once per interval, and the next buffers
 //! faulting their pages in again (at most the freed memory, once per interval).
 //!
+//! Trimming cannot reach the chunks that glibc's per-thread caches (tcache: up to 7 free
+//! chunks of each size up to 1 032 bytes, per thread) hold: to the arena they are in use. A
+//! burst's last frees fill the tokio workers' caches with chunks from all over the heap, and each
+//! keeps its page resident until its worker allocates that size again, which an idle daemon does
+//! not. Measured with 4 000 idle flows that then all end (release, `IDLE_FLOWS=4000
+//! SCHEDTCP_EXE=<release exe> cargo test -p schedtcp --test liveness idle_flows -- --ignored
+//! --nocapture`, docs/RELIABILITY.md, *Memory*): with the caches on, the client was above its
+//! bound 60 s later in four runs of four (10.6–10.9 MB, baselines 7.5–7.6 MB), its heap 3.3 MB
+//! resident of which glibc counted 1.1 MB in use and heaptrack 0.57 MB live (0.46 MB after 8
+//! flows); with the caches off, both daemons were back within 80 KiB of their baselines after
+//! 2.0–7.9 s in three runs. The caches are read from the environment (`GLIBC_TUNABLES`) by the
+//! dynamic loader only, before `main`, so the daemons start themselves again in place (the same
+//! process, program name and arguments) with the setting added
+//! ([`restart_without_thread_caches`]). Each small allocation then takes the arena's lock (one
+//! arena, shared by the workers).
+//!
 //! Each setting is left alone when the user set its environment variable
-//! (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`, `MALLOC_ARENA_MAX`), and nothing is
-//! done on other C libraries. (mimalloc as the global allocator was measured too: 1.70 s/GB, but 70–100 MB
+//! (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`, `MALLOC_ARENA_MAX`, a `tcache_count` in
+//! `GLIBC_TUNABLES`), and nothing is done on other C libraries. (mimalloc as the global allocator was measured too: 1.70 s/GB, but 70–100 MB
 //! resident in the churn test.)
 
 /// Allocations of this size and more are mapped on their own (glibc's default is 128 KiB,
@@ -139,4 +155,94 @@ pub fn start_trimming() -> std::io::Result<()> {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 pub fn start_trimming() -> std::io::Result<()> {
     Ok(())
+}
+
+/// The glibc tunable that turns the per-thread caches off (see the module's documentation).
+pub const NO_THREAD_CACHE: &str = "glibc.malloc.tcache_count=0";
+
+/// Set (to 1) in the environment of a daemon started again by
+/// [`restart_without_thread_caches`], so that it is started again at most once: the dynamic
+/// loader drops `GLIBC_TUNABLES` for programs with file capabilities or set-user-id.
+pub const RESTARTED_VAR: &str = "SCHEDTCP_ALLOCATOR_RESTARTED";
+
+/// `GLIBC_TUNABLES` with the per-thread caches off, given its value now: `None` when it already
+/// sets `glibc.malloc.tcache_count` (the user's choice is kept); other tunables are kept.
+pub fn tunables_without_thread_cache(
+    current: Option<&std::ffi::OsStr>,
+) -> Option<std::ffi::OsString> {
+    let Some(current) = current.filter(|c| !c.is_empty()) else {
+        return Some(NO_THREAD_CACHE.into());
+    };
+    if current
+        .to_string_lossy()
+        .split(':')
+        .any(|t| t.starts_with("glibc.malloc.tcache_count="))
+    {
+        return None;
+    }
+    let mut tunables = current.to_owned();
+    tunables.push(":");
+    tunables.push(NO_THREAD_CACHE);
+    Some(tunables)
+}
+
+/// Starts this program again in place (`execve` of `/proc/self/exe`: the same process id,
+/// program name and arguments) with glibc's per-thread caches off ([`NO_THREAD_CACHE`] added to
+/// `GLIBC_TUNABLES`), unless they are off already, the user set `tcache_count`, or this process is
+/// such a restart ([`RESTARTED_VAR`]). Call it before any thread starts. Returns only when there
+/// is nothing to do (`Ok`) or the restart failed (the error; the process goes on with the caches).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub fn restart_without_thread_caches() -> std::io::Result<()> {
+    use std::os::unix::process::CommandExt;
+    if std::env::var_os(RESTARTED_VAR).is_some() {
+        return Ok(());
+    }
+    let Some(tunables) =
+        tunables_without_thread_cache(std::env::var_os("GLIBC_TUNABLES").as_deref())
+    else {
+        return Ok(());
+    };
+    let mut args = std::env::args_os();
+    let name = args.next().unwrap_or_else(|| "schedtcp".into());
+    Err(std::process::Command::new("/proc/self/exe")
+        .arg0(name)
+        .args(args)
+        .env("GLIBC_TUNABLES", tunables)
+        .env(RESTARTED_VAR, "1")
+        .exec())
+}
+
+/// Other C libraries: nothing to do.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub fn restart_without_thread_caches() -> std::io::Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_thread_caches_are_turned_off_beside_other_tunables_unless_the_user_set_them() {
+        let t = |v: Option<&str>| {
+            tunables_without_thread_cache(v.map(std::ffi::OsStr::new))
+                .map(|s| s.into_string().unwrap())
+        };
+        assert_eq!(t(None).as_deref(), Some(NO_THREAD_CACHE));
+        assert_eq!(t(Some("")).as_deref(), Some(NO_THREAD_CACHE));
+        assert_eq!(
+            t(Some("glibc.malloc.check=3")),
+            Some(format!("glibc.malloc.check=3:{NO_THREAD_CACHE}"))
+        );
+        assert_eq!(t(Some("glibc.malloc.tcache_count=7")), None);
+        assert_eq!(
+            t(Some("glibc.malloc.check=3:glibc.malloc.tcache_count=2")),
+            None
+        );
+        // Another tunable whose name merely contains it is not the user's choice.
+        assert_eq!(
+            t(Some("glibc.malloc.tcache_max=64")),
+            Some(format!("glibc.malloc.tcache_max=64:{NO_THREAD_CACHE}"))
+        );
+    }
 }

@@ -220,6 +220,13 @@ fn main() -> ExitCode {
     // First, before any thread: the data path's buffers are reused (see `allocator`).
     allocator::tune();
     let cli = Cli::parse();
+    // The daemons run without glibc's per-thread caches, so that trimming reaches what a burst
+    // freed (see `allocator`): started again in place with them off, before any thread.
+    let restart = if matches!(cli.command, Command::Server { .. } | Command::Client { .. }) {
+        allocator::restart_without_thread_caches()
+    } else {
+        Ok(())
+    };
     // The demo's output is its table: its logs stay at warn unless RUST_LOG says otherwise.
     let default = match cli.command {
         Command::Demo(_) => "warn",
@@ -230,6 +237,12 @@ fn main() -> ExitCode {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
+    if let Err(e) = restart {
+        tracing::warn!(
+            "glibc's per-thread caches stay on (less memory is given back after a burst): \
+             starting again without them failed: {e}"
+        );
+    }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

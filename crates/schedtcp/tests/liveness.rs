@@ -1273,6 +1273,31 @@ async fn end_idle_flow(mut s: TcpStream) -> Result<(), String> {
     }
 }
 
+/// The daemons run without glibc's per-thread caches, whose chunks trimming cannot reach
+/// (`schedtcp::allocator`): each starts itself again in place (the same process) with them
+/// turned off in `GLIBC_TUNABLES`, and serves.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[tokio::test]
+async fn the_daemons_run_without_the_allocators_thread_caches() {
+    let (env, _t) = Setup::new("tcache").await;
+    let server = env.server("").await;
+    let client = env.client("client", env.server, "").await;
+    flows_ok(client.t, &[SMALL]).await;
+    for (who, pid) in [("server", server.pid()), ("client", client.proc.pid())] {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+        let tunables = environ
+            .split(|b| *b == 0)
+            .find_map(|v| v.strip_prefix(b"GLIBC_TUNABLES="))
+            .map(String::from_utf8_lossy);
+        assert!(
+            tunables
+                .as_deref()
+                .is_some_and(|t| t.split(':').any(|t| t == "glibc.malloc.tcache_count=0")),
+            "{who}: GLIBC_TUNABLES {tunables:?}"
+        );
+    }
+}
+
 /// Memory of idle flows, and memory given back after them: `IDLE_FLOWS` (default 4 000) idle
 /// flows through the real processes, then all of them end. Prints resident memory per idle
 /// flow on each side, and how long each process takes to come back near its baseline (taken

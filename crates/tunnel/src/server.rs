@@ -431,7 +431,7 @@ async fn expire_when_orphaned(p: Arc<Params>, id: SessionId, engine: Arc<Engine>
         if engine.live_connections() > 0 {
             continue;
         }
-        sessions.remove(&id);
+        crate::engine::remove_shrinking(&mut sessions, &id);
         drop(sessions);
         let flows = engine.active_flows();
         if flows > 0 {
