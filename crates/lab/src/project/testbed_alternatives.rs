@@ -14,7 +14,7 @@
 
 use crate::check_param;
 use crate::engine::intrusion::{competitor_verdict, ratio_plot};
-use crate::engine::testbed::GOODPUT_SHARE;
+use crate::engine::testbed::{sample_paths, Arrivals, GOODPUT_SHARE};
 use crate::engine::verdict::{Interval, Rule, Source, Verdict, DIFFERENCE};
 use crate::engine::{md_table, pct};
 use crate::plot::{render_svg, LinePlot, Series};
@@ -22,9 +22,7 @@ use crate::Context;
 use anyhow::{bail, Context as _};
 use serde::{Deserialize, Serialize};
 use testbed::run::VariantRun;
-use testbed::workload::{
-    flows as plan_flows, poisson_lomax, Path as FlowPath, PlannedFlow, MAX_TRANSFER,
-};
+use testbed::workload::{Path as FlowPath, PlannedFlow, MAX_TRANSFER};
 use testbed::{BedConfig, Queue, Session};
 
 pub const NAME: &str = "testbed-alternatives";
@@ -241,35 +239,19 @@ fn plan(ctx: &Context, p: &Params) -> anyhow::Result<Plan> {
     let mean_size = capped_mean(p.alpha, p.c, p.max_size as f64);
     let lambda = p.load * goodput / mean_size;
     // Run k: the arrivals of seed + k in [0, arrivals_s), then the competitors.
-    let plans: Vec<Vec<PlannedFlow>> = (0..p.runs)
-        .map(|k| {
-            let n = (lambda * p.arrivals_s * 3.0).ceil() as usize + 50;
-            let arr: Vec<(f64, u64)> = poisson_lomax(
-                n,
-                lambda,
-                p.alpha,
-                p.c,
-                p.max_size,
-                seed.wrapping_add(k as u64),
-            )?
-            .into_iter()
-            .filter(|(t, _)| *t < p.arrivals_s)
-            .collect();
-            let mut plan = plan_flows(&arr, FlowPath::Tunnel, 300);
-            for _ in 0..p.competitors {
-                plan.push(PlannedFlow {
-                    id: plan.len(),
-                    at_s: 0.0,
-                    download: MAX_TRANSFER,
-                    upload: 0,
-                    path: FlowPath::Direct,
-                    label: "competitor".into(),
-                    stop_at_s: Some(p.stop_s),
-                });
-            }
-            Ok(plan)
-        })
-        .collect::<anyhow::Result<_>>()?;
+    let plans = sample_paths(
+        &Arrivals {
+            lambda,
+            arrivals_s: p.arrivals_s,
+            alpha: p.alpha,
+            c: p.c,
+            max_size: p.max_size,
+            competitors: p.competitors,
+            stop_s: p.stop_s,
+        },
+        p.runs,
+        seed,
+    )?;
     let mut bed = BedConfig::new(p.rate_bytes_per_s, Queue::Bfifo(p.queue_bytes));
     bed.burst_bytes = p.burst_bytes;
     bed.origin_rmem_max = p.origin_rmem_max;
@@ -759,6 +741,7 @@ bytes per bin: `schedtcp experiment render` analyses it again). Reproduce (root)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use testbed::workload::flows as plan_flows;
 
     /// A flow's result: completed after `t` seconds (None: failed), `bins` bytes per bin.
     fn done(id: usize, t: Option<f64>, bins: Vec<u64>) -> testbed::FlowResult {
