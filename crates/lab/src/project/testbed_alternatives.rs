@@ -707,7 +707,7 @@ taken within run k, then averaged with a 95% Student-t interval.\n\n\
 ## Result\n\n{t}\n\
 {flows} flows in the windows over all runs and options; {wall:.0} s of workload in all.\n\n\
 ## Verdicts\n\n{words}\n\
-Goal (issue 37): schedtcp faster than static lanes and than the single multiplexed \
+Goal: schedtcp faster than static lanes and than the single multiplexed \
 connection, with the competitor's share within ±{goal} of beside plain TCP.\n\n\
 ![completion](completion.svg)\n\n![competitor](competitor.svg)\n\n\
 Files: `runs.csv`, `{TABLE}`, `verdicts.json`, `{RAW}` (every run as measured, each flow's \
