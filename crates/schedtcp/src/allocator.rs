@@ -199,6 +199,7 @@ pub fn tunables_without_thread_cache(
 pub fn restart_without_thread_caches() -> std::io::Result<()> {
     use std::os::unix::process::CommandExt;
     if std::env::var_os(RESTARTED_VAR).is_some() {
+        name_after_program();
         return Ok(());
     }
     let Some(tunables) =
@@ -214,6 +215,22 @@ pub fn restart_without_thread_caches() -> std::io::Result<()> {
         .env("GLIBC_TUNABLES", tunables)
         .env(RESTARTED_VAR, "1")
         .exec())
+}
+
+/// Gives the restarted process its program's name again. The kernel names a process after the
+/// file it executes, `exe` for `/proc/self/exe`; `ps`, `pgrep` and `top` should still show the
+/// program's file name (at most 15 bytes, as the kernel keeps it). Best effort: the process
+/// runs the same under either name.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn name_after_program() {
+    let Some(name) = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.as_encoded_bytes().to_vec()))
+        .and_then(|n| std::ffi::CString::new(n).ok())
+    else {
+        return;
+    };
+    let _ = nix::sys::prctl::set_name(&name);
 }
 
 /// Other C libraries: nothing to do.

@@ -1275,7 +1275,7 @@ async fn end_idle_flow(mut s: TcpStream) -> Result<(), String> {
 
 /// The daemons run without glibc's per-thread caches, whose chunks trimming cannot reach
 /// (`schedtcp::allocator`): each starts itself again in place (the same process) with them
-/// turned off in `GLIBC_TUNABLES`, and serves.
+/// turned off in `GLIBC_TUNABLES`, keeps its program's name for `ps` and `pgrep`, and serves.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[tokio::test]
 async fn the_daemons_run_without_the_allocators_thread_caches() {
@@ -1295,6 +1295,17 @@ async fn the_daemons_run_without_the_allocators_thread_caches() {
                 .is_some_and(|t| t.split(':').any(|t| t == "glibc.malloc.tcache_count=0")),
             "{who}: GLIBC_TUNABLES {tunables:?}"
         );
+        let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap();
+        // The file the process runs, as the kernel would name it (15 bytes at most).
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap();
+        let program: String = exe
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .chars()
+            .take(15)
+            .collect();
+        assert_eq!(name.trim_end(), program, "{who}: the process's name");
     }
 }
 
