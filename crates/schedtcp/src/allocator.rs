@@ -68,11 +68,12 @@
 //! dynamic loader only, before `main`, so the daemons start themselves again in place (the same
 //! process, program name and arguments) with the setting added
 //! ([`restart_without_thread_caches`]). Each small allocation then takes the arena's lock (one
-//! arena, shared by the workers): measured quiet against the build with the caches
-//! (`schedtcp throughput --baseline-exe … --repeat 3 --no-socat`,
-//! results/core-ab/throughput-tcache-off.txt), no difference beyond the noise in 6 of 8 cells,
-//! 64 flows down under `tcp` 0.96 ± 0.03 × the Gbit/s, 64 flows up under `srpt` 0.85 ± 0.09 × at
-//! 1.15 ± 0.07 × the CPU per GB. `GLIBC_TUNABLES=glibc.malloc.tcache_count=7` keeps the caches.
+//! arena, shared by the workers): measured quiet against the build with the caches, 64 flows
+//! each way under `tcp` and `srpt`, five repeats, no difference beyond the noise in any cell
+//! (0.95–1.02 × the Gbit/s; an earlier run of three repeats had 0.85 ± 0.09 × in one cell,
+//! not reproduced), nor against a cache of one or two chunks per size
+//! (results/core-ab/throughput-tcache-counts.txt). `GLIBC_TUNABLES=glibc.malloc.tcache_count=7`
+//! keeps the caches.
 //!
 //! Each setting is left alone when the user set its environment variable
 //! (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`, `MALLOC_ARENA_MAX`, a `tcache_count` in
