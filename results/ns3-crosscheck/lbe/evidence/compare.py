@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Ours against an ns-3 evidence variant on the LBE cross-check's flow lists.
 
-    python3 results/ns3-crosscheck/lbe/evidence/compare.py CC VARIANT [--lists]
+    python3 results/ns3-crosscheck/lbe/evidence/compare.py CC VARIANT [--lists] [--counters]
 
 For each `evidence/seedN/ns3_VARIANT_LOAD.csv` (ns-3's run of `lbe/seedN/flows_LOAD.csv` with
 `dumbbell --bgCc=VARIANT`, otherwise as ns3/run-lbe.sh), prints per load and foreground bucket
@@ -14,6 +14,10 @@ delivered (the same flows but for a few that finish after the run's end in one o
 With --lists, per load and quantity over the flow lists the variant ran: the mean of ours /
 ns-3's − 1 and of ours / variant − 1, each with the half-width of its 95% interval (Student's
 t, as the experiment's `lbe_gaps.csv`).
+
+With --counters, the background's throughput and the mean queue only: for the runs that stop
+at 61 s (`dumbbell --stop=61`, the estimator variants), whose foreground flows still running
+then are missing from their buckets.
 """
 import csv
 import glob
@@ -87,7 +91,7 @@ def main():
     for path in sorted(glob.glob(os.path.join(HERE, "seed*", f"ns3_{variant}_*.csv"))):
         seed = re.search(r"seed(\d+)", path).group(1)
         load = re.search(rf"ns3_{re.escape(variant)}_([0-9.]+)\.csv$", path).group(1)
-        v = variant_buckets(path)
+        v = {} if "--counters" in sys.argv[3:] else variant_buckets(path)
         for r in ours:
             if r["cc"] == cc and r["load"] == load and r["seed"] == seed and r["bucket"] in v:
                 rows.append((seed, load, f"{r['bucket']} s", float(r["sim_mean_s"]), float(r["ns3_mean_s"]), v[r["bucket"]]))
