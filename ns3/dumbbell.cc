@@ -343,6 +343,10 @@ Connected(size_t i, Ptr<Socket> s)
 // data segment to reach it and tags each ACK with the time it sends it and that send time;
 // the sender's device reads the tag of each ACK before TCP processes it (same event).
 bool g_lp_side = false;
+// --bgTimestamps=0: the background's connections without TCP timestamps (their segments 12
+// bytes shorter, as the foreground's and sim::tcp's); only for tcp-lp-rules with `exact` and
+// `trigger`, whose estimator reads the side channel alone.
+bool g_bg_timestamps = true;
 
 class LpTimeTag : public Tag
 {
@@ -450,7 +454,7 @@ StartFlow(size_t i)
     Ptr<Socket> s = Socket::CreateSocket(g_senders.Get(f.source), TcpSocketFactory::GetTypeId());
     if (g_bg_from >= 0 && (int64_t)f.source >= g_bg_from)
     {
-        s->SetAttribute("Timestamp", BooleanValue(true));
+        s->SetAttribute("Timestamp", BooleanValue(g_bg_timestamps));
     }
     s->Bind();
     Address local;
@@ -669,6 +673,10 @@ class TcpLpRules : public TcpNewReno
     // not the millisecond of the tagged send time, echoes (without `trigger`) whose echoed
     // timestamp is not the millisecond of the segment this estimator takes as echoed.
     static uint64_t s_acks, s_ts_mismatch, s_echo_mismatch;
+    // Reactions to an early congestion indication (all senders); --lpTrace prints each one
+    // (and with `exact` each one-way delay sample).
+    static uint64_t s_reactions;
+    static bool s_trace;
 
     static TypeId GetTypeId()
     {
@@ -773,6 +781,13 @@ class TcpLpRules : public TcpNewReno
         }
         uint32_t cwnd = m_inferring ? tcb->m_segmentSize
                                     : std::max(tcb->m_cWnd.Get() / 2, tcb->m_segmentSize);
+        s_reactions++;
+        if (s_trace)
+        {
+            std::cerr << "lp " << now.GetSeconds() << " cwnd " << tcb->m_cWnd.Get() / tcb->m_segmentSize
+                      << " -> " << cwnd / tcb->m_segmentSize << (m_inferring ? " inferring" : "")
+                      << " sd " << (s_exact ? m_sdX * 1e3 : (m_sOwd8 >> 3)) << " ms\n";
+        }
         tcb->m_cWnd = cwnd;
         if (s_ssthresh)
         {
@@ -864,6 +879,10 @@ class TcpLpRules : public TcpNewReno
             tx.erase(tx.begin(), tx.lower_bound(m_prevAck.GetValue()));
         }
         s_acks++;
+        if (!g_bg_timestamps)
+        {
+            return;
+        }
         if (uint32_t(g_lp_ack.sent.GetMilliSeconds()) != tcb->m_rcvTimestampValue)
         {
             s_ts_mismatch++;
@@ -900,6 +919,11 @@ class TcpLpRules : public TcpNewReno
             }
         }
         m_sdX = m_sdX == 0 ? owd : m_sdX + (owd - m_sdX) / 8;
+        if (s_trace)
+        {
+            std::cerr << "owd " << Simulator::Now().GetSeconds() << " " << g_lp_ack.pair << " "
+                      << owd * 1e3 << " sd " << m_sdX * 1e3 << " ms\n";
+        }
     }
 
     uint32_t m_sOwd8 = 0; // smoothed one-way delay, ms, times 8
@@ -936,6 +960,8 @@ bool TcpLpRules::s_srtt = false;
 uint64_t TcpLpRules::s_acks = 0;
 uint64_t TcpLpRules::s_ts_mismatch = 0;
 uint64_t TcpLpRules::s_echo_mismatch = 0;
+uint64_t TcpLpRules::s_reactions = 0;
+bool TcpLpRules::s_trace = false;
 NS_OBJECT_ENSURE_REGISTERED(TcpLpRules);
 
 // TcpLedbat whose window may reach RFC 6817's max_allowed_cwnd = flightsize + ALLOWED_INCREASE
@@ -1024,6 +1050,10 @@ main(int argc, char* argv[])
     cmd.AddValue("lpRules", "tcp-lp-rules: sim::tcp's rules to apply, a comma-separated subset of "
                  "ssthresh, window, latest, recovery, no-ss and of its estimator's exact, trigger, "
                  "plain-max, srtt", lp_rules);
+    cmd.AddValue("bgTimestamps", "TCP timestamps on the background's connections (0: only for "
+                 "tcp-lp-rules with exact and trigger)", g_bg_timestamps);
+    cmd.AddValue("lpTrace", "tcp-lp-rules: print each reaction and (exact) delay sample (stderr)",
+                 TcpLpRules::s_trace);
     cmd.AddValue("ledbatTargetMs", "TcpLedbat's TargetDelay, ms", ledbat_target_ms);
     cmd.AddValue("bgWindow", "record background bytes and mean queue at this time, s",
                  bg_window_s);
@@ -1105,6 +1135,11 @@ main(int argc, char* argv[])
             *flag = true;
         }
         g_lp_side = TcpLpRules::s_exact || TcpLpRules::s_trigger;
+        if (!g_bg_timestamps && !(TcpLpRules::s_exact && TcpLpRules::s_trigger))
+        {
+            std::cerr << "--bgTimestamps=0 needs lpRules exact and trigger\n";
+            return 1;
+        }
     }
     else if (bg_cc == "ledbat-allowed-increase")
     {
@@ -1117,6 +1152,11 @@ main(int argc, char* argv[])
     else
     {
         std::cerr << "unknown bgCc " << bg_cc << ": ledbat, tcp-lp or newreno\n";
+        return 1;
+    }
+    if (!g_bg_timestamps && bg_cc != "tcp-lp-rules")
+    {
+        std::cerr << "--bgTimestamps=0 needs --bgCc=tcp-lp-rules\n";
         return 1;
     }
     std::string access_rate;
@@ -1251,7 +1291,7 @@ main(int argc, char* argv[])
         Ptr<Socket> l = Socket::CreateSocket(g_receivers.Get(i), TcpSocketFactory::GetTypeId());
         if (g_bg_from >= 0 && (int64_t)i >= g_bg_from)
         {
-            l->SetAttribute("Timestamp", BooleanValue(true));
+            l->SetAttribute("Timestamp", BooleanValue(g_bg_timestamps));
         }
         l->Bind(InetSocketAddress(Ipv4Address::GetAny(), kPort));
         l->Listen();
@@ -1288,6 +1328,10 @@ main(int argc, char* argv[])
               << q->GetTotalReceivedPackets() << ", dropped " << q->GetTotalDroppedPackets()
               << "\n";
 
+    if (bg_cc == "tcp-lp-rules")
+    {
+        std::cerr << "tcp-lp-rules: " << TcpLpRules::s_reactions << " reactions\n";
+    }
     if (g_lp_side)
     {
         std::cerr << "tcp-lp-rules side channel: " << TcpLpRules::s_acks << " ACKs, "
