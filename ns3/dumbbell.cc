@@ -336,6 +336,117 @@ Connected(size_t i, Ptr<Socket> s)
     Fill(i, s, s->GetTxAvailable());
 }
 
+// The side channel of tcp-lp-rules' estimator rules `exact` and `trigger` (below): the exact
+// times TCP timestamps stand for, carried in packet tags (tags add no bytes on the wire).
+// A background sender's data segment is tagged with the time its socket sends it (and the
+// time is kept per sequence number); a background receiver keeps the send time of the last
+// data segment to reach it and tags each ACK with the time it sends it and that send time;
+// the sender's device reads the tag of each ACK before TCP processes it (same event).
+bool g_lp_side = false;
+// --bgTimestamps=0: the background's connections without TCP timestamps (their segments 12
+// bytes shorter, as the foreground's and sim::tcp's); only for tcp-lp-rules with `exact` and
+// `trigger`, whose estimator reads the side channel alone.
+bool g_bg_timestamps = true;
+
+class LpTimeTag : public Tag
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("LpTimeTag").SetParent<Tag>().AddConstructor<LpTimeTag>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return 16;
+    }
+
+    void Serialize(TagBuffer b) const override
+    {
+        b.WriteU64(sent.GetTimeStep());
+        b.WriteU64(trigger.GetTimeStep());
+    }
+
+    void Deserialize(TagBuffer b) override
+    {
+        sent = TimeStep(b.ReadU64());
+        trigger = TimeStep(b.ReadU64());
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        os << "sent=" << sent << " trigger=" << trigger;
+    }
+
+    Time sent;    // when the packet left its TCP socket
+    Time trigger; // an ACK: when the data segment that last reached the receiver was sent
+};
+
+// Per background pair: the send time of each data sequence number (its latest transmission).
+std::map<uint32_t, std::map<uint32_t, Time>> g_lp_tx;
+// Per background receiver: the send time of the last data segment to reach it.
+std::map<uint32_t, Time> g_lp_last_data;
+// The ACK a background sender's device received last (TCP processes it in the same event).
+struct LpAck
+{
+    bool valid = false;
+    uint32_t pair = 0;
+    Time sent;
+    Time trigger;
+} g_lp_ack;
+
+void
+LpDataTx(uint32_t pair, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() == 0)
+    {
+        return;
+    }
+    LpTimeTag t;
+    t.sent = Simulator::Now();
+    p->AddPacketTag(t);
+    g_lp_tx[pair][h.GetSequenceNumber().GetValue()] = t.sent;
+}
+
+void
+LpReceiverRx(uint32_t pair, Ptr<const Packet> p)
+{
+    LpTimeTag t;
+    if (p->PeekPacketTag(t))
+    {
+        g_lp_last_data[pair] = t.sent;
+    }
+}
+
+void
+LpReceiverTx(uint32_t pair, Ptr<const Packet> p)
+{
+    LpTimeTag t;
+    if (p->PeekPacketTag(t) || !g_lp_last_data.count(pair))
+    {
+        return;
+    }
+    t.sent = Simulator::Now();
+    t.trigger = g_lp_last_data[pair];
+    p->AddPacketTag(t);
+}
+
+void
+LpSenderRx(uint32_t pair, Ptr<const Packet> p)
+{
+    LpTimeTag t;
+    g_lp_ack.valid = p->PeekPacketTag(t);
+    g_lp_ack.pair = pair;
+    g_lp_ack.sent = t.sent;
+    g_lp_ack.trigger = t.trigger;
+}
+
 void
 StartFlow(size_t i)
 {
@@ -343,7 +454,7 @@ StartFlow(size_t i)
     Ptr<Socket> s = Socket::CreateSocket(g_senders.Get(f.source), TcpSocketFactory::GetTypeId());
     if (g_bg_from >= 0 && (int64_t)f.source >= g_bg_from)
     {
-        s->SetAttribute("Timestamp", BooleanValue(true));
+        s->SetAttribute("Timestamp", BooleanValue(g_bg_timestamps));
     }
     s->Bind();
     Address local;
@@ -364,6 +475,10 @@ StartFlow(size_t i)
     {
         s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongState, i));
         s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TcpTx, i));
+    }
+    if (g_lp_side && g_bg_from >= 0 && (int64_t)f.source >= g_bg_from)
+    {
+        s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&LpDataTx, f.source));
     }
     s->Connect(InetSocketAddress(g_rx_addr[f.source], kPort));
     f.socket = s;
@@ -535,10 +650,33 @@ NS_OBJECT_ENSURE_REGISTERED(TcpLpSsthresh);
 //   recovery  no reaction during a loss recovery (fast recovery or after a time-out).
 //   no-ss     no growth at all inside the inference time-out (TcpLp blocks congestion
 //             avoidance only: slow start continues).
+// and the ways sim::tcp's estimator (crates/sim/src/tcp/lbe.rs, `TcpLp::on_delay`; the delay
+// the receiver echoes, crates/sim/src/world) departs from ns-3's:
+//   exact     the one-way delay of the same echoed segment, from the exact times its
+//             timestamps stand for (the side channel above), and the smoothed delay, range and
+//             threshold in real numbers; TcpLp's timestamps are whole milliseconds and it
+//             compares the smoothed delay truncated to a millisecond with
+//             owd_min + floor(15 (owd_max - owd_min) / 100).
+//   trigger   the delay of the data segment that triggered the ACK (ours: every arrival,
+//             in order or not); TCP timestamps echo the last segment that arrived in order,
+//             so after a loss every duplicate ACK reads the delay since the segment before the
+//             hole was sent. Whole milliseconds unless with `exact`.
+//   plain-max owd_max is the largest sample; TcpLp's skips the largest one once (reserve).
+//   srtt      the inference time-out is 3 smoothed RTTs, fixed at the reaction; TcpLp's is 3
+//             times the time since the echoed segment was sent, re-read at every ACK.
 class TcpLpRules : public TcpNewReno
 {
   public:
     static bool s_ssthresh, s_window, s_latest, s_recovery, s_no_ss;
+    static bool s_exact, s_trigger, s_plain_max, s_srtt;
+    // The side channel against the TCP timestamps (each ACK sampled): ACKs whose timestamp is
+    // not the millisecond of the tagged send time, echoes (without `trigger`) whose echoed
+    // timestamp is not the millisecond of the segment this estimator takes as echoed.
+    static uint64_t s_acks, s_ts_mismatch, s_echo_mismatch;
+    // Reactions to an early congestion indication (all senders); --lpTrace prints each one
+    // (and with `exact` each one-way delay sample).
+    static uint64_t s_reactions;
+    static bool s_trace;
 
     static TypeId GetTypeId()
     {
@@ -564,18 +702,55 @@ class TcpLpRules : public TcpNewReno
 
     void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t, const Time& rtt) override
     {
-        if (!rtt.IsZero())
+        if (g_lp_side)
         {
-            Sample(tcb);
+            Echo(tcb);
+        }
+        bool above, latest_above;
+        if (s_exact)
+        {
+            if (!rtt.IsZero())
+            {
+                SampleExact();
+            }
+            double threshold = m_minX + 0.15 * (m_maxX - m_minX);
+            above = m_sdX > threshold;
+            latest_above = m_latestX > threshold;
+        }
+        else
+        {
+            if (!rtt.IsZero())
+            {
+                Sample(tcb);
+            }
+            uint32_t threshold = m_owdMin + 15 * (m_owdMax - m_owdMin) / 100;
+            above = m_sOwd8 >> 3 > threshold;
+            latest_above = m_latest > threshold;
         }
         Time now = Simulator::Now();
-        if (now.GetMilliSeconds() > tcb->m_rcvTimestampEchoReply)
+        if (s_srtt)
         {
-            m_inference = 3 * (now - MilliSeconds(tcb->m_rcvTimestampEchoReply));
+            m_inferring = !m_lastReaction.IsZero() && now < m_inferenceEnd;
         }
-        m_inferring = !m_lastReaction.IsZero() && now - m_lastReaction < m_inference;
-        uint32_t threshold = m_owdMin + 15 * (m_owdMax - m_owdMin) / 100;
-        if (m_sOwd8 >> 3 <= threshold)
+        else
+        {
+            // The echoed segment's send time: TCP's timestamp (ms), or the side channel's.
+            Time echoed = MilliSeconds(tcb->m_rcvTimestampEchoReply);
+            if (s_trigger || s_exact)
+            {
+                echoed = s_trigger ? g_lp_ack.trigger : m_echoSent;
+                if (!s_exact)
+                {
+                    echoed = MilliSeconds(echoed.GetMilliSeconds());
+                }
+            }
+            if (s_exact ? now > echoed : now.GetMilliSeconds() > echoed.GetMilliSeconds())
+            {
+                m_inference = 3 * (now - echoed);
+            }
+            m_inferring = !m_lastReaction.IsZero() && now - m_lastReaction < m_inference;
+        }
+        if (!above)
         {
             return;
         }
@@ -588,15 +763,31 @@ class TcpLpRules : public TcpNewReno
         {
             return;
         }
-        if (s_latest && m_inferring && m_latest <= threshold)
+        if (s_latest && m_inferring && !latest_above)
         {
             return;
         }
-        m_owdMin = m_sOwd8 >> 3;
-        m_owdMax = m_sOwd8 >> 2;
-        m_owdMaxReserve = m_sOwd8 >> 2;
+        if (s_exact)
+        {
+            m_minX = m_sdX;
+            m_maxX = 2 * m_sdX;
+            m_maxRsvX = 2 * m_sdX;
+        }
+        else
+        {
+            m_owdMin = m_sOwd8 >> 3;
+            m_owdMax = m_sOwd8 >> 2;
+            m_owdMaxReserve = m_sOwd8 >> 2;
+        }
         uint32_t cwnd = m_inferring ? tcb->m_segmentSize
                                     : std::max(tcb->m_cWnd.Get() / 2, tcb->m_segmentSize);
+        s_reactions++;
+        if (s_trace)
+        {
+            std::cerr << "lp " << now.GetSeconds() << " cwnd " << tcb->m_cWnd.Get() / tcb->m_segmentSize
+                      << " -> " << cwnd / tcb->m_segmentSize << (m_inferring ? " inferring" : "")
+                      << " sd " << (s_exact ? m_sdX * 1e3 : (m_sOwd8 >> 3)) << " ms\n";
+        }
         tcb->m_cWnd = cwnd;
         if (s_ssthresh)
         {
@@ -604,6 +795,7 @@ class TcpLpRules : public TcpNewReno
         }
         m_recover = tcb->m_highTxMark;
         m_lastReaction = now;
+        m_inferenceEnd = now + 3 * tcb->m_srtt.Get();
     }
 
     void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
@@ -628,6 +820,14 @@ class TcpLpRules : public TcpNewReno
     void Sample(Ptr<TcpSocketState> tcb)
     {
         int64_t d = int64_t(tcb->m_rcvTimestampValue) - int64_t(tcb->m_rcvTimestampEchoReply);
+        if (s_trigger)
+        {
+            if (!g_lp_ack.valid)
+            {
+                return;
+            }
+            d = g_lp_ack.sent.GetMilliSeconds() - g_lp_ack.trigger.GetMilliSeconds();
+        }
         uint32_t owd = uint32_t(d < 0 ? -d : d);
         if (owd == 0)
         {
@@ -637,7 +837,7 @@ class TcpLpRules : public TcpNewReno
         m_owdMin = std::min(m_owdMin, owd);
         if (owd > m_owdMax)
         {
-            if (owd > m_owdMaxReserve)
+            if (owd > m_owdMaxReserve && !s_plain_max)
             {
                 m_owdMax = m_owdMaxReserve == 0 ? owd : m_owdMaxReserve;
                 m_owdMaxReserve = owd;
@@ -650,14 +850,101 @@ class TcpLpRules : public TcpNewReno
         m_sOwd8 = m_sOwd8 == 0 ? owd << 3 : m_sOwd8 + owd - (m_sOwd8 >> 3);
     }
 
+    // The exact send time of the segment TCP timestamps echo (the last to arrive in order:
+    // the one that started at the previous cumulative ACK), and the side channel's checks.
+    void Echo(Ptr<TcpSocketState> tcb)
+    {
+        if (!g_lp_ack.valid)
+        {
+            return;
+        }
+        auto& tx = g_lp_tx[g_lp_ack.pair];
+        if (!m_prevInit)
+        {
+            if (tx.empty())
+            {
+                return;
+            }
+            m_prevAck = SequenceNumber32(tx.begin()->first);
+            m_prevInit = true;
+        }
+        if (tcb->m_lastAckedSeq > m_prevAck)
+        {
+            auto it = tx.find(m_prevAck.GetValue());
+            if (it != tx.end())
+            {
+                m_echoSent = it->second;
+            }
+            m_prevAck = tcb->m_lastAckedSeq;
+            tx.erase(tx.begin(), tx.lower_bound(m_prevAck.GetValue()));
+        }
+        s_acks++;
+        if (!g_bg_timestamps)
+        {
+            return;
+        }
+        if (uint32_t(g_lp_ack.sent.GetMilliSeconds()) != tcb->m_rcvTimestampValue)
+        {
+            s_ts_mismatch++;
+        }
+        if (uint32_t(m_echoSent.GetMilliSeconds()) != tcb->m_rcvTimestampEchoReply)
+        {
+            s_echo_mismatch++;
+        }
+    }
+
+    void SampleExact()
+    {
+        if (!g_lp_ack.valid)
+        {
+            return;
+        }
+        double owd = (g_lp_ack.sent - (s_trigger ? g_lp_ack.trigger : m_echoSent)).GetSeconds();
+        if (owd <= 0)
+        {
+            return;
+        }
+        m_latestX = owd;
+        m_minX = std::min(m_minX, owd);
+        if (owd > m_maxX)
+        {
+            if (owd > m_maxRsvX && !s_plain_max)
+            {
+                m_maxX = m_maxRsvX == 0 ? owd : m_maxRsvX;
+                m_maxRsvX = owd;
+            }
+            else
+            {
+                m_maxX = owd;
+            }
+        }
+        m_sdX = m_sdX == 0 ? owd : m_sdX + (owd - m_sdX) / 8;
+        if (s_trace)
+        {
+            std::cerr << "owd " << Simulator::Now().GetSeconds() << " " << g_lp_ack.pair << " "
+                      << owd * 1e3 << " sd " << m_sdX * 1e3 << " ms\n";
+        }
+    }
+
     uint32_t m_sOwd8 = 0; // smoothed one-way delay, ms, times 8
     uint32_t m_owdMin = ~0U;
     uint32_t m_owdMax = 0;
     uint32_t m_owdMaxReserve = 0;
     uint32_t m_latest = 0;
+    // `exact`: the same in seconds.
+    double m_sdX = 0;
+    double m_minX = 1e9;
+    double m_maxX = 0;
+    double m_maxRsvX = 0;
+    double m_latestX = 0;
+    // The side channel's echoed segment.
+    bool m_prevInit = false;
+    SequenceNumber32 m_prevAck{0};
+    Time m_echoSent;
     bool m_inferring = false;
     Time m_lastReaction;
     Time m_inference;
+    Time m_inferenceEnd; // `srtt`
     SequenceNumber32 m_recover{0};
 };
 
@@ -666,6 +953,15 @@ bool TcpLpRules::s_window = false;
 bool TcpLpRules::s_latest = false;
 bool TcpLpRules::s_recovery = false;
 bool TcpLpRules::s_no_ss = false;
+bool TcpLpRules::s_exact = false;
+bool TcpLpRules::s_trigger = false;
+bool TcpLpRules::s_plain_max = false;
+bool TcpLpRules::s_srtt = false;
+uint64_t TcpLpRules::s_acks = 0;
+uint64_t TcpLpRules::s_ts_mismatch = 0;
+uint64_t TcpLpRules::s_echo_mismatch = 0;
+uint64_t TcpLpRules::s_reactions = 0;
+bool TcpLpRules::s_trace = false;
 NS_OBJECT_ENSURE_REGISTERED(TcpLpRules);
 
 // TcpLedbat whose window may reach RFC 6817's max_allowed_cwnd = flightsize + ALLOWED_INCREASE
@@ -752,7 +1048,12 @@ main(int argc, char* argv[])
     cmd.AddValue("bgCc", "background congestion control: ledbat, tcp-lp, newreno, or the evidence "
                  "variants ledbat-ss-half-target, tcp-lp-ssthresh, ledbat-allowed-increase, tcp-lp-rules", bg_cc);
     cmd.AddValue("lpRules", "tcp-lp-rules: sim::tcp's rules to apply, a comma-separated subset of "
-                 "ssthresh, window, latest, recovery, no-ss", lp_rules);
+                 "ssthresh, window, latest, recovery, no-ss and of its estimator's exact, trigger, "
+                 "plain-max, srtt", lp_rules);
+    cmd.AddValue("bgTimestamps", "TCP timestamps on the background's connections (0: only for "
+                 "tcp-lp-rules with exact and trigger)", g_bg_timestamps);
+    cmd.AddValue("lpTrace", "tcp-lp-rules: print each reaction and (exact) delay sample (stderr)",
+                 TcpLpRules::s_trace);
     cmd.AddValue("ledbatTargetMs", "TcpLedbat's TargetDelay, ms", ledbat_target_ms);
     cmd.AddValue("bgWindow", "record background bytes and mean queue at this time, s",
                  bg_window_s);
@@ -819,14 +1120,25 @@ main(int argc, char* argv[])
                          : rule == "latest"   ? &TcpLpRules::s_latest
                          : rule == "recovery" ? &TcpLpRules::s_recovery
                          : rule == "no-ss"    ? &TcpLpRules::s_no_ss
+                         : rule == "exact"    ? &TcpLpRules::s_exact
+                         : rule == "trigger"  ? &TcpLpRules::s_trigger
+                         : rule == "plain-max" ? &TcpLpRules::s_plain_max
+                         : rule == "srtt"     ? &TcpLpRules::s_srtt
                                               : nullptr;
             if (!flag)
             {
                 std::cerr << "unknown lpRules rule " << rule
-                          << ": ssthresh, window, latest, recovery or no-ss\n";
+                          << ": ssthresh, window, latest, recovery, no-ss, exact, trigger, "
+                             "plain-max or srtt\n";
                 return 1;
             }
             *flag = true;
+        }
+        g_lp_side = TcpLpRules::s_exact || TcpLpRules::s_trigger;
+        if (!g_bg_timestamps && !(TcpLpRules::s_exact && TcpLpRules::s_trigger))
+        {
+            std::cerr << "--bgTimestamps=0 needs lpRules exact and trigger\n";
+            return 1;
         }
     }
     else if (bg_cc == "ledbat-allowed-increase")
@@ -840,6 +1152,11 @@ main(int argc, char* argv[])
     else
     {
         std::cerr << "unknown bgCc " << bg_cc << ": ledbat, tcp-lp or newreno\n";
+        return 1;
+    }
+    if (!g_bg_timestamps && bg_cc != "tcp-lp-rules")
+    {
+        std::cerr << "--bgTimestamps=0 needs --bgCc=tcp-lp-rules\n";
         return 1;
     }
     std::string access_rate;
@@ -932,6 +1249,12 @@ main(int argc, char* argv[])
         auto s = wire(link, g_senders.Get(i), routers.Get(0), sn.c_str());
         auto r = wire(rlink, routers.Get(1), g_receivers.Get(i), rn.c_str());
         g_rx_addr.push_back(r.second.GetAddress(1));
+        if (g_lp_side && g_bg_from >= 0 && (int64_t)i >= g_bg_from)
+        {
+            r.first.Get(1)->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&LpReceiverRx, i));
+            r.first.Get(1)->TraceConnectWithoutContext("MacTx", MakeBoundCallback(&LpReceiverTx, i));
+            s.first.Get(0)->TraceConnectWithoutContext("MacRx", MakeBoundCallback(&LpSenderRx, i));
+        }
         if (!g_traces)
         {
             continue;
@@ -968,7 +1291,7 @@ main(int argc, char* argv[])
         Ptr<Socket> l = Socket::CreateSocket(g_receivers.Get(i), TcpSocketFactory::GetTypeId());
         if (g_bg_from >= 0 && (int64_t)i >= g_bg_from)
         {
-            l->SetAttribute("Timestamp", BooleanValue(true));
+            l->SetAttribute("Timestamp", BooleanValue(g_bg_timestamps));
         }
         l->Bind(InetSocketAddress(Ipv4Address::GetAny(), kPort));
         l->Listen();
@@ -1005,6 +1328,17 @@ main(int argc, char* argv[])
               << q->GetTotalReceivedPackets() << ", dropped " << q->GetTotalDroppedPackets()
               << "\n";
 
+    if (bg_cc == "tcp-lp-rules")
+    {
+        std::cerr << "tcp-lp-rules: " << TcpLpRules::s_reactions << " reactions\n";
+    }
+    if (g_lp_side)
+    {
+        std::cerr << "tcp-lp-rules side channel: " << TcpLpRules::s_acks << " ACKs, "
+                  << TcpLpRules::s_ts_mismatch << " whose timestamp is not the tagged send time's ms, "
+                  << TcpLpRules::s_echo_mismatch
+                  << " whose echo is not the ms of the segment last received in order\n";
+    }
     std::ofstream out(out_path);
     // timeouts: entries into the loss state (CongState trace; a back-off while already in it
     // is not an entry, and SYN timeouts are not counted).

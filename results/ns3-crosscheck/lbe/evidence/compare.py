@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Ours against an ns-3 evidence variant on the LBE cross-check's flow lists.
 
-    python3 results/ns3-crosscheck/lbe/evidence/compare.py CC VARIANT [--lists]
+    python3 results/ns3-crosscheck/lbe/evidence/compare.py CC VARIANT [--lists] [--counters]
 
 For each `evidence/seedN/ns3_VARIANT_LOAD.csv` (ns-3's run of `lbe/seedN/flows_LOAD.csv` with
 `dumbbell --bgCc=VARIANT`, otherwise as ns3/run-lbe.sh), prints per load and foreground bucket
@@ -14,6 +14,11 @@ delivered (the same flows but for a few that finish after the run's end in one o
 With --lists, per load and quantity over the flow lists the variant ran: the mean of ours /
 ns-3's − 1 and of ours / variant − 1, each with the half-width of its 95% interval (Student's
 t, as the experiment's `lbe_gaps.csv`).
+
+With --counters, the background's throughput and the mean queue only, from the `.stats`
+alone: for the runs that stop at 61 s (`dumbbell --stop=61`, the estimator variants), whose
+foreground flows still running then would be missing from their buckets (their per-flow CSVs
+are not kept).
 """
 import csv
 import glob
@@ -84,10 +89,13 @@ def main():
     counters = list(csv.DictReader(open(os.path.join(ROOT, "..", "lbe_counters.csv"))))
     # (seed, load, quantity, ours, ns-3's own, the variant)
     rows = []
-    for path in sorted(glob.glob(os.path.join(HERE, "seed*", f"ns3_{variant}_*.csv"))):
+    counters_only = "--counters" in sys.argv[3:]
+    pattern = f"ns3_{variant}_*.csv" + (".stats" if counters_only else "")
+    for path in sorted(glob.glob(os.path.join(HERE, "seed*", pattern))):
+        path = path.removesuffix(".stats")
         seed = re.search(r"seed(\d+)", path).group(1)
         load = re.search(rf"ns3_{re.escape(variant)}_([0-9.]+)\.csv$", path).group(1)
-        v = variant_buckets(path)
+        v = {} if counters_only else variant_buckets(path)
         for r in ours:
             if r["cc"] == cc and r["load"] == load and r["seed"] == seed and r["bucket"] in v:
                 rows.append((seed, load, f"{r['bucket']} s", float(r["sim_mean_s"]), float(r["ns3_mean_s"]), v[r["bucket"]]))
