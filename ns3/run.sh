@@ -12,6 +12,8 @@
 # Scenario::ns3 builds it (sim::topology::Ns3Setting::S1); SETTING=S1p is run2c-sim's S1
 # (1 + 4 + 1 ms, the paper's 6 ms one way; outputs in results/ns3-crosscheck/runs-s1p/);
 # S2 is run2c-sim's (2 Mbit/s access, 10 + 40 + 10 ms).
+# LOADS, SECS, SEED, TCPS and OUT override the defaults; NS3 and REPLAY name an already built
+# dumbbell and ns3_replay (several run.sh at once, one build).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VENV=${1:-/work/ns3venv}
@@ -27,9 +29,11 @@ S2) OUT=${OUT:-"$ROOT/results/ns3-crosscheck/runs-s2"}; EXTRA="" ;;
 *) echo "SETTING must be S1, S1p or S2" >&2; exit 2 ;;
 esac
 mkdir -p "$OUT"
-NS3=$("$ROOT/ns3/build.sh" "$VENV")
-cargo build --release -q -p sim --example ns3_replay
-REPLAY="$ROOT/target/release/examples/ns3_replay"
+NS3=${NS3:-$("$ROOT/ns3/build.sh" "$VENV")}
+if [ -z "${REPLAY:-}" ]; then
+    cargo build --release -q -p sim --example ns3_replay
+    REPLAY="$ROOT/target/release/examples/ns3_replay"
+fi
 for load in $LOADS; do
     flows="$OUT/flows_$load.csv"
     "$REPLAY" gen "$SETTING" "$load" "$SECS" "$SEED" "$flows"
