@@ -296,25 +296,32 @@ impl GittinsIndex {
     }
 
     /// Effective remaining bytes of a flow of unknown size that has sent `attained` bytes:
-    /// `1 / G(attained)`, rounded up. A flow larger than every learned size gets `u64::MAX`:
-    /// it goes after every flow the estimate covers (first come, first served among such
-    /// flows, by the arrival order in the key).
+    /// `1 / G(attained)`, rounded up and kept below [`BEYOND_SUPPORT`]. A flow that has sent
+    /// more than every learned size is past the estimate's support: the histogram says nothing
+    /// of how much it has left, so it gets `BEYOND_SUPPORT + attained` — after every flow the
+    /// estimate covers, and least attained service first among such flows (as LAS, the order
+    /// that assumes nothing of the sizes; first come, first served would let the oldest such
+    /// flow hold the connections while later ones, possibly nearly done, wait).
     pub fn effective_remaining(&self, attained: u64) -> u64 {
         let a = attained as f64;
         let bin = bin_of(attained);
         match self.lines[bin] {
             Some([l, h]) if bin + 1 < BINS || a < self.last_atom => {
-                let v = l.at(a).min(h.at(a)).max(1.0);
-                if v >= u64::MAX as f64 {
-                    u64::MAX
+                let v = l.at(a).min(h.at(a)).max(1.0).ceil();
+                if v >= (BEYOND_SUPPORT - 1) as f64 {
+                    BEYOND_SUPPORT - 1
                 } else {
-                    v.ceil() as u64
+                    v as u64
                 }
             }
-            _ => u64::MAX,
+            _ => BEYOND_SUPPORT.saturating_add(attained),
         }
     }
 }
+
+/// Where [`GittinsIndex::effective_remaining`] puts flows beyond the learned sizes' support:
+/// above every value the index gives a covered flow (those are capped just below it).
+pub const BEYOND_SUPPORT: u64 = 1 << 63;
 
 /// What a policy knows of a flow's route: its Gittins index (if learned) and its μ-rule rank.
 #[derive(Debug, Clone, Copy, Default)]
@@ -526,6 +533,23 @@ mod tests {
         let long_atom = lower_edge(bin_of(1 << 20) + 1);
         assert!((long as f64 - (long_atom - 4096.0)).abs() < 2.0, "{long}");
         assert!(new < long);
+    }
+
+    /// Flows past every learned size go after every covered flow, least attained first
+    /// among them (not by arrival: the oldest would hold the connections).
+    #[test]
+    fn flows_beyond_the_support_go_last_least_attained_first() {
+        let mut h = SizeHistogram::default();
+        for _ in 0..1000 {
+            h.record(1 << 10);
+        }
+        let g = h.gittins().unwrap();
+        let covered = g.effective_remaining(0);
+        let (a, b) = (g.effective_remaining(1 << 20), g.effective_remaining(1 << 24));
+        assert!(covered < BEYOND_SUPPORT, "{covered}");
+        assert!(a >= BEYOND_SUPPORT && b >= BEYOND_SUPPORT, "{a} {b}");
+        assert!(a < b, "less attained first: {a} {b}");
+        assert_eq!(g.effective_remaining(u64::MAX), u64::MAX);
     }
 
     /// Heavy tail (decreasing hazard rate): the index falls with attained service, so the
