@@ -296,6 +296,26 @@ async fn warm_connections_are_refreshed_after_their_maximum_age() {
     flows_ok(client.t, &[SMALL; 2]).await;
 }
 
+/// One cut that resets eight warm connections at once is one failure of the path, not eight:
+/// the reconnect backoff stays at its first step, and flows arriving just after the cut get
+/// new connections at once and complete. (Counted per connection, eight losses put the client
+/// at the backoff's largest step, half the handshake timeout: the first new attempt waited
+/// 2.5 s and the flows behind it were reset although the server accepted.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_of_many_warm_connections_at_once_is_one_failure() {
+    let (env, _t) = Setup::new("cutmany").await;
+    let _server = env.server("").await;
+    let proxy = Proxy::start(env.server).await;
+    let client = env.client("client", proxy.addr, "warm_pool = 8").await;
+    let deadline = Instant::now() + HEAL;
+    while held(client.metrics).await.map_or(0.0, |h| h.connections) < 8.0 {
+        assert!(Instant::now() < deadline, "the warm pool never filled");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    proxy.cut(Cut::ResetClientSide);
+    flows_ok(client.t, &[SMALL; 4]).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_down_longer_than_the_handshake_timeout_resets_its_flows_and_then_heals() {
     let (env, _t) = Setup::new("serverdown").await;

@@ -2,15 +2,23 @@
 //! connection of a session, so a server that refuses or a path that kills connections at once
 //! sees one attempt per backoff step from the whole client, never a storm.
 //!
-//! Attempts go ahead at once, in parallel (one per new flow, as plain TCP would have them),
-//! only while the server's last verdict was an acceptance. Otherwise an attempt takes the
-//! client's [`turn`](Backoff::turn) and waits the backoff's delay before it starts: attempts
-//! start one per backoff step for the whole client. Before anything is known (the first
-//! attempt) the turn is held until the attempt ends. Flows waiting for the turn wait each until
-//! its own deadline, and go ahead together once an attempt is accepted.
+//! Attempts go ahead in parallel (one per new flow, as plain TCP would have them), each after
+//! the backoff's delay, only while the server's last verdict was an acceptance. Otherwise an
+//! attempt takes the client's [`turn`](Backoff::turn) and waits the backoff's delay before it
+//! starts: attempts start one per backoff step for the whole client. Before anything is known
+//! (the first attempt) the turn is held until the attempt ends. Flows waiting for the turn wait
+//! each until its own deadline, and go ahead together once an attempt is accepted.
+//!
+//! The delay grows with failures *in a row*: a failure counts only if what failed (an attempt,
+//! or the connection an attempt established) began after the last failure counted was seen,
+//! that is, if it was a new try made knowing of that failure. One event
+//! that ends many connections at once (a path cut, a middlebox reset, a server restart) is one
+//! failure, not one per connection: it says once that the path failed, and counted per
+//! connection it would put a client with a few warm connections at the cap's delay, so that
+//! flows arriving just after a cut were reset while the server accepted again at once.
 
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rand::Rng;
 
@@ -30,6 +38,8 @@ pub struct Backoff {
 #[derive(Debug, Default)]
 struct State {
     failures: u32,
+    /// When the last failure counted was seen.
+    last_failure: Option<Instant>,
     /// The last attempt was accepted, and none failed since.
     open: bool,
 }
@@ -43,17 +53,30 @@ impl Backoff {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// An attempt failed: a refusal, a failed connect or handshake, or a connection that died
-    /// soon after it was established.
-    pub fn failed(&self) {
+    /// Something that began at `began` failed: an attempt (a refusal, a failed connect or
+    /// handshake), or a connection that died soon after it was established (`began` is then
+    /// its establishment). It counts as one more failure in a row only if it began after the
+    /// last failure counted was seen (see the module's documentation); either way the
+    /// server's last verdict is no longer an acceptance.
+    pub fn failed(&self, began: Instant) {
         let mut s = self.state();
-        s.failures = s.failures.saturating_add(1);
+        if s.last_failure.is_none_or(|seen| began >= seen) {
+            s.failures = s.failures.saturating_add(1);
+            s.last_failure = Some(Instant::now());
+        }
         s.open = false;
+    }
+
+    /// Consecutive failures so far.
+    pub fn failures(&self) -> u32 {
+        self.state().failures
     }
 
     /// A connection proved itself (closed cleanly, or lived a while): no more waiting.
     pub fn succeeded(&self) {
-        self.state().failures = 0;
+        let mut s = self.state();
+        s.failures = 0;
+        s.last_failure = None;
     }
 
     /// The server accepted an attempt: the next ones go ahead at once, in parallel.
@@ -103,7 +126,7 @@ mod tests {
         assert_eq!(b.delay(), Duration::ZERO);
         let mut upper = BASE;
         for _ in 0..40 {
-            b.failed();
+            b.failed(Instant::now());
             for _ in 0..20 {
                 let d = b.delay();
                 assert!(
@@ -139,9 +162,35 @@ mod tests {
         ));
         assert!(b.turn().await.is_none());
         // A failure: one at a time again.
-        b.failed();
+        b.failed(Instant::now());
         let t = b.turn().await;
         assert!(t.is_some());
         assert!(Box::pin(b.turn()).as_mut().poll(&mut cx).is_pending());
+    }
+
+    /// Six connections established before a cut end together: one failure. A try made after
+    /// it fails: a second. Parallel attempts begun before that one's end: no more.
+    #[test]
+    fn one_event_ending_many_connections_is_one_failure() {
+        let b = Backoff::default();
+        let established = Instant::now();
+        for _ in 0..6 {
+            b.failed(established);
+        }
+        assert_eq!(b.failures(), 1);
+        let retry = Instant::now();
+        let parallel = Instant::now();
+        b.failed(retry);
+        assert_eq!(b.failures(), 2);
+        b.failed(parallel);
+        assert_eq!(b.failures(), 2, "began before the last failure was seen");
+        assert!(!b.state().open);
+        b.succeeded();
+        b.failed(established);
+        assert_eq!(
+            b.failures(),
+            1,
+            "after a success every failure counts again"
+        );
     }
 }

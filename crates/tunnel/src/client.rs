@@ -55,6 +55,12 @@ impl Role for ClientRole {
 
     fn conn_ended(&self, end: ConnEnd, lived: Duration) {
         let b = &self.0.backoff;
+        tracing::debug!(
+            ?end,
+            ?lived,
+            failures = b.failures(),
+            "pool connection ended"
+        );
         // A connection that lived a while says nothing of the next attempt (if the server is
         // gone, that attempt fails and counts); one that died soon after its handshake does.
         // One this client retired (a warm connection past `warm_max_age_secs`, which may be
@@ -63,7 +69,12 @@ impl Role for ClientRole {
             ConnEnd::Retired => {}
             ConnEnd::Clean => b.succeeded(),
             ConnEnd::Lost if lived >= STABLE_AFTER => b.succeeded(),
-            ConnEnd::Lost => b.failed(),
+            ConnEnd::Lost => {
+                let established = Instant::now()
+                    .checked_sub(lived)
+                    .unwrap_or_else(Instant::now);
+                b.failed(established)
+            }
         }
     }
 }
@@ -88,6 +99,14 @@ async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -
         if left < wait + MIN_ATTEMPT {
             break;
         }
+        tracing::debug!(
+            ?owner,
+            ?wait,
+            ?left,
+            failures = p.backoff.failures(),
+            turn = turn.is_some(),
+            "pool connection attempt after a wait"
+        );
         tokio::time::sleep(wait).await;
         // The next attempt may start a step later, while this one is under way (a slow
         // handshake does not hold the others back), except before anything is known.
@@ -97,6 +116,7 @@ async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -
             return None;
         }
         let conn = ConnId(p.next_conn.fetch_add(1, Ordering::Relaxed));
+        let began = Instant::now();
         let result = tokio::time::timeout_at(deadline, async {
             let mut stream = TcpStream::connect(cfg.server)
                 .await
@@ -121,6 +141,7 @@ async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -
         });
         match result {
             Ok((stream, record, leftover)) => {
+                tracing::debug!(%conn, ?owner, "pool connection accepted");
                 p.backoff.accepted();
                 drop(turn);
                 if let Err(e) = engine.with(|s, _| s.add_connection(conn, owner)) {
@@ -135,7 +156,7 @@ async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -
                 return Some(conn);
             }
             Err(e) => {
-                p.backoff.failed();
+                p.backoff.failed(began);
                 match e.downcast_ref::<net::Refused>() {
                     Some(r) => warn!(%conn, "pool connection: {r}; retrying after a backoff"),
                     None => warn!(%conn, "pool connection failed: {e:#}"),
@@ -144,7 +165,7 @@ async fn open_conn(engine: Arc<Engine>, p: Arc<Params>, owner: Option<FlowId>) -
         }
     }
     if let Some(f) = owner {
-        warn!(flow = %f, "no pool connection within {} s: resetting the flow", t.handshake_timeout().as_secs());
+        warn!(flow = %f, failures = p.backoff.failures(), "no pool connection within {} s: resetting the flow", t.handshake_timeout().as_secs());
         let _ = engine.with(|s, now| s.reset(now, f, codes::NO_CONNECTION));
     }
     None

@@ -545,7 +545,10 @@ mod tests {
         }
         let g = h.gittins().unwrap();
         let covered = g.effective_remaining(0);
-        let (a, b) = (g.effective_remaining(1 << 20), g.effective_remaining(1 << 24));
+        let (a, b) = (
+            g.effective_remaining(1 << 20),
+            g.effective_remaining(1 << 24),
+        );
         assert!(covered < BEYOND_SUPPORT, "{covered}");
         assert!(a >= BEYOND_SUPPORT && b >= BEYOND_SUPPORT, "{a} {b}");
         assert!(a < b, "less attained first: {a} {b}");
