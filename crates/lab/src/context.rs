@@ -161,4 +161,10 @@ impl Context {
         let text = serde_json::to_string_pretty(value).context("serialising JSON")?;
         self.write_text(file, &text)
     }
+
+    /// Write a value as compact JSON, gzip-compressed (`file` should end in `.json.gz`): for the
+    /// raw records of a run, which are large (`saved::write_json_gz`).
+    pub fn write_json_gz<V: Serialize>(&self, file: &str, value: &V) -> anyhow::Result<()> {
+        crate::engine::saved::write_json_gz(&self.path(file), value)
+    }
 }

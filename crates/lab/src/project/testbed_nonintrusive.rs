@@ -12,7 +12,7 @@ use crate::engine::within_goal;
 use crate::engine::{md_table, mean_ci, pct};
 use crate::plot::{render_svg, LinePlot, Series};
 use crate::Context;
-use anyhow::{bail, Context as _};
+use anyhow::bail;
 use serde::{Deserialize, Serialize};
 use testbed::run::{Invariant, VariantRun};
 use testbed::workload::PlannedFlow;
@@ -154,7 +154,7 @@ struct RawRun {
 }
 
 /// The file [`Raw`] is kept in.
-const RAW: &str = "variant_runs.json";
+const RAW: &str = "variant_runs.json.gz";
 
 /// Analyses and renders again the runs an earlier run wrote to `dir` ([`RAW`]), without the
 /// testbed.
@@ -162,10 +162,7 @@ pub(crate) fn render_from(ctx: &Context, dir: &std::path::Path) -> anyhow::Resul
     let p: Params = ctx.params()?;
     let plan = plan(ctx, &p)?;
     let path = dir.join(RAW);
-    let raw: Raw = serde_json::from_str(
-        &std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?,
-    )
-    .with_context(|| format!("parsing {}", path.display()))?;
+    let raw: Raw = crate::engine::saved::read_json_gz(dir, RAW)?;
     for r in &raw.runs {
         anyhow::ensure!(
             r.run < p.runs && plan.variants.contains(&r.measured.variant),
@@ -306,7 +303,7 @@ fn report(
     cc: &str,
     runs: &[Run],
 ) -> anyhow::Result<String> {
-    ctx.write_json(
+    ctx.write_json_gz(
         RAW,
         &Raw {
             congestion_control: cc.to_string(),
