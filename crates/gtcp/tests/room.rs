@@ -70,7 +70,7 @@ fn keepalives_of_thousands_of_connections_due_at_once_leave_no_room_behind() {
 
 #[test]
 fn thousands_of_flows_acknowledged_at_once_leave_no_room_behind() {
-    const N: usize = 3000;
+    const N: usize = 1500;
     let config = Config {
         max_flows: N,
         ..Config::default()
@@ -138,7 +138,11 @@ fn a_burst_of_background_flows_waiting_for_admission_leaves_no_room_behind() {
     })
     .unwrap();
     let flows: Vec<FlowId> = (0..=N)
-        .map(|_| s.open_background_flow(Duration::ZERO, "bg", 0, None).unwrap().0)
+        .map(|_| {
+            s.open_background_flow(Duration::ZERO, "bg", 0, None)
+                .unwrap()
+                .0
+        })
         .collect();
     assert_eq!(s.admission().map(|a| a.waiting()), Some(N));
     assert!(room(&s, "admission") >= N, "the burst: all waiting");
@@ -150,7 +154,10 @@ fn a_burst_of_background_flows_waiting_for_admission_leaves_no_room_behind() {
         s.reset(Duration::ZERO, f, 1).unwrap();
     }
     while s.poll_event().is_some() {}
-    assert_eq!(s.admission().map(|a| (a.active(), a.waiting())), Some((0, 0)));
+    assert_eq!(
+        s.admission().map(|a| (a.active(), a.waiting())),
+        Some((0, 0))
+    );
     // (Their resets wait in the control queue for a connection: only the admission's queue
     // is drained here.)
     assert!(
