@@ -777,6 +777,11 @@ impl Admission {
         self.waiting.len()
     }
 
+    /// Slots the waiting queue holds room for (`Session::queue_room`).
+    pub(crate) fn waiting_room(&self) -> usize {
+        self.waiting.capacity()
+    }
+
     /// Flows refused because the waiting queue was full.
     pub fn refused(&self) -> u64 {
         self.refused
@@ -955,6 +960,7 @@ impl Admission {
         if !self.active.remove(&flow) {
             if let Some(i) = self.waiting.iter().position(|&f| f == flow) {
                 self.waiting.remove(i);
+                crate::room::give_back(&mut self.waiting);
             }
             return Vec::new();
         }
@@ -996,6 +1002,7 @@ impl Admission {
             self.active.insert(f);
             admitted.push(f);
         }
+        crate::room::give_back(&mut self.waiting);
         self.note_idle();
     }
 

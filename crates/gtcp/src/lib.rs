@@ -36,6 +36,7 @@ mod ids;
 #[cfg(feature = "pair")]
 pub mod pair;
 pub mod policy;
+pub mod room;
 #[cfg(feature = "serde")]
 mod secs;
 pub mod session;

@@ -88,6 +88,23 @@ impl Session {
         self.ctrl.len() + self.stale.len()
     }
 
+    /// Slots the session's queues that a burst can fill hold room for (their capacity, not
+    /// their content), named: the events, the control queue, the replies about forgotten flows
+    /// and the background flows waiting for admission. Each gives the room back as it drains,
+    /// down to [`ROOM_FLOOR`](crate::room::ROOM_FLOOR) slots (`crates/gtcp/tests/room.rs`).
+    #[doc(hidden)]
+    pub fn queue_room(&self) -> [(&'static str, usize); 4] {
+        [
+            ("events", self.events.capacity()),
+            ("control", self.ctrl.capacity()),
+            ("stale", self.stale.capacity()),
+            (
+                "admission",
+                self.admission.as_ref().map_or(0, |a| a.waiting_room()),
+            ),
+        ]
+    }
+
     /// Bytes received and held for the applications (contiguous or out of order): at most the
     /// credit granted, Σ over flows of `credit − read`.
     pub fn recv_buffered_bytes(&self) -> u64 {

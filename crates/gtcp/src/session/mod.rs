@@ -78,14 +78,15 @@ use crate::flow::state::{AckEvent, RecvEvent, RecvState, ResetEvent, SendEvent};
 use crate::flow::{Delivery, Flow, Ownership, OwnershipEvent};
 use crate::ids::{ConnId, FlowId};
 use crate::policy::{LearnedSizes, Policy, SchedQueue};
+use crate::room;
 use crate::wire::Frame;
 use ledger::Ledger;
 
 /// Replies to frames about flows this side has already forgotten, at most this many waiting
 /// (older ones are dropped: they are idempotent and the peer asks again if it must). Their
-/// queue keeps its slots once filled: at most this many frames (56 bytes each on x86_64,
-/// 56 KiB), the largest fixed part of a session's bookkeeping (`fuzz/fuzz_targets/
-/// session_bounds.rs`, `FIXED`).
+/// queue holds at most this many frames (56 bytes each on x86_64, 56 KiB), the largest fixed
+/// part of a session's bookkeeping (`fuzz/fuzz_targets/session_bounds.rs`, `FIXED`), and gives
+/// the room back once they are sent (`room::give_back`).
 const MAX_STALE_REPLIES: usize = 1024;
 
 /// Send buffers per live connection the session may lend flows that the policy sends ahead of
@@ -143,6 +144,8 @@ pub struct Session {
     sched: SchedQueue,
     /// Sizes of the completed flows per route (bounded), for `gittins`, `auto` and `mu`.
     learned: LearnedSizes,
+    /// What the driver must act on. This queue, `ctrl` and `stale` give back the room a burst
+    /// left as they drain (`room::give_back`).
     events: VecDeque<Event>,
     /// Flows with an acknowledgement, end or reset to send (any connection may carry them).
     ctrl: VecDeque<FlowId>,
@@ -242,6 +245,9 @@ impl Session {
     /// The next thing the driver should act on.
     pub fn poll_event(&mut self) -> Option<Event> {
         let ev = self.events.pop_front();
+        // The room of a burst (every connection's keepalive due at once) is given back as
+        // the driver drains it.
+        room::give_back(&mut self.events);
         if let Some(Event::FlowReadable(id)) = &ev {
             if let Some(f) = self.flows.get_mut(id) {
                 f.readable_queued = false;
@@ -1275,6 +1281,7 @@ impl Session {
         // control_backlog_over_bound). The queue holds entries of tracked flows only, so this
         // costs O(its entries) per flow forgotten.
         self.ctrl.retain(|&f| f != id);
+        room::give_back(&mut self.ctrl);
         if let Some(f) = self.flows.remove(&id) {
             if f.closed() {
                 self.closed_flows -= 1;

@@ -9,6 +9,7 @@ use crate::conn::Phase;
 use crate::flow::state::{AckEvent, ResetEvent};
 use crate::flow::{Delivery, Flow, OwnershipEvent};
 use crate::ids::{ConnId, FlowId};
+use crate::room;
 use crate::wire::{frame::encode_data_header, AckFrame, Frame, OpenFrame, DATA_HEADER_LEN};
 
 /// The most one flow's control frames take in one poll: an end (17 bytes) and an
@@ -245,6 +246,9 @@ impl Session {
                 self.wake(r);
             }
         }
+        // A burst's room (thousands of flows acknowledged at once) is given back once sent.
+        room::give_back(&mut self.ctrl);
+        room::give_back(&mut self.stale);
         (out.len() - before, short)
     }
 
