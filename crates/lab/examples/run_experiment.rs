@@ -2,7 +2,8 @@
 //! `cargo run --release -p lab --example run_experiment -- NAME [NAME…] [--quick] [--seed N]
 //! [--out DIR] [--scenario FILE] [--shard I/N]`; `all` runs every registered experiment.
 //! `--shard 1/1` keeps the raw results (`raw/`) beside the outputs, as `schedtcp experiment
-//! run --shard` does.
+//! run --shard` does; `--render DIR` renders such a folder again without running anything
+//! (`schedtcp experiment render DIR`).
 
 use std::path::PathBuf;
 
@@ -24,6 +25,14 @@ fn main() -> anyhow::Result<()> {
             }
             "--out" => opts.out_dir = args.next().map(PathBuf::from),
             "--scenario" => opts.scenario = args.next().map(PathBuf::from),
+            "--render" => {
+                let dir = args
+                    .next()
+                    .ok_or_else(|| anyhow::anyhow!("--render needs a folder"))?;
+                let r = lab::render(std::path::Path::new(&dir), false)?;
+                eprintln!("rendered {}", r.out_dir.display());
+                return Ok(());
+            }
             "--shard" => {
                 let v = args
                     .next()
