@@ -1188,7 +1188,9 @@ fn gap_verdicts(p: &Params, out: &Compared) -> (Vec<GapRow>, Vec<Verdict>) {
         let lists: Vec<f64> = out
             .replicas
             .iter()
-            .filter(|x| x.setting == setting && x.tcp == tcp && x.load == load && x.bucket == bucket)
+            .filter(|x| {
+                x.setting == setting && x.tcp == tcp && x.load == load && x.bucket == bucket
+            })
             .map(|x| x.gap)
             .collect();
         let list1 = out
@@ -1199,7 +1201,10 @@ fn gap_verdicts(p: &Params, out: &Compared) -> (Vec<GapRow>, Vec<Verdict>) {
         let gap = if lists.len() >= 2 {
             Interval::of(&lists)
         } else {
-            Interval::new(lists.first().copied().or(list1).unwrap_or(f64::NAN), f64::NAN)
+            Interval::new(
+                lists.first().copied().or(list1).unwrap_or(f64::NAN),
+                f64::NAN,
+            )
         };
         let load_s = load.to_string();
         let filter = [
