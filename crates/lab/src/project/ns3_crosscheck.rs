@@ -1,9 +1,10 @@
-//! The simulator against ns-3: paper 003's dumbbell in settings S1 and
-//! S2, one flow list per setting and load replayed in both, NewReno without SACK and with
-//! SACK. The ns-3 half runs outside CI (`ns3/run.sh`, `ns3/dumbbell.cc`) and its outputs are
-//! committed; this experiment re-runs `sim` on the same flow lists (`sim::Scenario::ns3`)
-//! and compares per size bucket mean completion time, loss rate at the bottleneck,
-//! retransmissions and mean queue occupancy, the two settings by the same code. Then two long
+//! The simulator against ns-3: paper 003's dumbbell in settings S1, S1p and S2, flow lists
+//! replayed in both (one per setting, TCP and load in `runs_dirs`, more in `replica_dir`),
+//! NewReno without SACK and with SACK. The ns-3 half runs outside CI (`ns3/run.sh`,
+//! `ns3/dumbbell.cc`) and its outputs are committed; this experiment re-runs `sim` on the
+//! same flow lists (`sim::Scenario::ns3`) and compares per size bucket mean completion time,
+//! loss rate at the bottleneck, retransmissions and mean queue occupancy, the settings by the
+//! same code, each bucket's gap judged over the flow lists. Then two long
 //! background transfers over our LEDBAT and TCP-LP senders against ns-3's `TcpLedbat` and
 //! `TcpLp` beside the same foreground flows (`ns3/run-lbe.sh`, [`simulate_lbe`]): the
 //! foreground's buckets, the background's throughput and the queue it leaves.
@@ -1324,9 +1325,10 @@ paper: \"2Mbps access links with a total propagation delay of 60 ms\", read as o
 with SMSS 1460 B, initial window 1, no delayed ACKs, a maximum window of 30 segments, minimum \
 RTO 200 ms, initial (and SYN) RTO 1 s; NewReno without SACK, then with SACK (ours: RFC 6675; \
 ns-3: its SACK scoreboard with classic recovery; with SACK our SYN, SYN-ACK and ACKs carry \
-the option bytes ns-3's do, `sim::tcp::TcpConfig::sack_option_bytes`). One flow list per \
-setting and load (workload D1, the simulator's generator; the same lists in every setting, \
-committed in `runs/` for S1, `runs-s1p/` for S1p, `runs-s2/` for S2) replayed in both. Completion time = delivery of \
+the option bytes ns-3's do, `sim::tcp::TcpConfig::sack_option_bytes`). Flow lists of \
+workload D1 (the simulator's generator; the same lists in every setting) replayed in both: \
+list 1 committed in `runs/` for S1, `runs-s1p/` for S1p, `runs-s2/` for S2, lists 2–5 in \
+`replicas/` where the scenario reads them. Completion time = delivery of \
 the last byte − arrival. ns-3 3.44 from PyPI; the ns-3 runs are made outside CI by \
 `ns3/run.sh` and committed; this summary re-runs the simulator.\n\n\
 {verdict}\n{crashed}\
@@ -1914,3 +1916,93 @@ lbe_alone -- tcp-lp`) ours carries 7.82 Mbit/s at a 0.6-packet queue, ns-3's 6.7
 (`ns3_tcp-lp_background_only.csv.stats`), NewReno 9.70. Both restart the delay range at \
 `[sd, 2 sd]` after a reaction, as Linux's module does. Paper 004's TCP-LP rows in ours \
 (bg-fig5 … bg-fig9, bg-frontier) are re-run with that rule (see their READMEs).\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> Params {
+        toml::from_str(
+            "settings = [\"S1\"]\nruns_dirs = [\"runs\"]\nloads = [0.5]\n\
+             tcps = [\"newreno\", \"sack\"]\nbucket_edges_segments = [1]\ntolerance = 0.10\n",
+        )
+        .expect("params")
+    }
+
+    fn list1(tcp: &str, bucket: &str, gap: f64) -> Row {
+        Row {
+            setting: "S1",
+            tcp: tcp.into(),
+            load: 0.5,
+            bucket: bucket.into(),
+            flows: 10,
+            sim_mean_s: 1.0 + gap,
+            ns3_mean_s: 1.0,
+            gap,
+        }
+    }
+
+    fn replica(tcp: &str, bucket: &str, seed: u64, gap: f64) -> ReplicaRow {
+        ReplicaRow {
+            setting: "S1",
+            tcp: tcp.into(),
+            load: 0.5,
+            seed,
+            bucket: bucket.into(),
+            flows: 10,
+            gap,
+            gap_ns3_ssthresh: None,
+            sim_drops: 0,
+            sim_ns3_ssthresh_drops: None,
+            ns3_drops: 0,
+            ns3_retransmits: 0,
+            ns3_duplicate_arrivals: None,
+        }
+    }
+
+    /// Each bucket is judged over the lists it has (list 1 among them), with list 1 alone
+    /// undecided, and a bucket whose list 1 ns-3 aborted on judged on the other lists; in
+    /// the scenario's order of TCP and bucket whatever order the rows come in.
+    #[test]
+    fn every_bucket_is_judged_over_the_lists_it_has() {
+        let p = params();
+        let mut out = Compared::default();
+        // sack (0, 1]: list 1 only.
+        out.rows.push(list1("sack", "(0, 1]", 0.02));
+        // newreno: list 1 of both buckets, and the lists of the replicas.
+        out.rows.push(list1("newreno", "> 1", -0.30));
+        out.rows.push(list1("newreno", "(0, 1]", 0.0));
+        for (seed, within, beyond) in [
+            (1, 0.0, -0.30),
+            (2, 0.01, -0.32),
+            (3, -0.01, -0.28),
+            (4, 0.02, -0.31),
+            (5, -0.02, -0.29),
+        ] {
+            out.replicas.push(replica("newreno", "(0, 1]", seed, within));
+            out.replicas.push(replica("newreno", "> 1", seed, beyond));
+        }
+        // sack > 1: ns-3 aborted on list 1, lists 2-5 remain.
+        for (seed, gap) in [(2, 0.0), (3, 0.01), (4, -0.01), (5, 0.0)] {
+            out.replicas.push(replica("sack", "> 1", seed, gap));
+        }
+        let (rows, verdicts) = gap_verdicts(&p, &out);
+        let got: Vec<(&str, &str, usize, Word)> = rows
+            .iter()
+            .zip(&verdicts)
+            .map(|(r, v)| (r.tcp.as_str(), r.bucket.as_str(), r.lists, v.word))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("newreno", "(0, 1]", 5, Word::Met),
+                ("newreno", "> 1", 5, Word::NotMet),
+                ("sack", "(0, 1]", 1, Word::Undecided),
+                ("sack", "> 1", 4, Word::Met),
+            ]
+        );
+        assert!((rows[1].gap_mean + 0.30).abs() < 1e-12);
+        assert!(rows[2].gap_ci95.is_nan() && (rows[2].gap_mean - 0.02).abs() < 1e-12);
+        assert!(rows[3].gap_mean.abs() < 1e-12 && rows[3].gap_ci95 > 0.0);
+    }
+}
