@@ -1979,7 +1979,8 @@ mod tests {
             (4, 0.02, -0.31),
             (5, -0.02, -0.29),
         ] {
-            out.replicas.push(replica("newreno", "(0, 1]", seed, within));
+            out.replicas
+                .push(replica("newreno", "(0, 1]", seed, within));
             out.replicas.push(replica("newreno", "> 1", seed, beyond));
         }
         // sack > 1: ns-3 aborted on list 1, lists 2-5 remain.
