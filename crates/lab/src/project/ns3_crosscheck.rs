@@ -714,6 +714,14 @@ fn replica_table(tcps: &[String], rows: &[ReplicaRow]) -> String {
                 keys.push((r.setting, r.load, r.bucket.as_str()));
             }
         }
+        // In order of setting and load (a load whose list 1 ns-3 aborted on first appears
+        // with a later list), buckets as they come.
+        let setting_at = |s: &str| rows.iter().position(|r| r.setting == s);
+        keys.sort_by(|a, b| {
+            setting_at(a.0)
+                .cmp(&setting_at(b.0))
+                .then(a.1.total_cmp(&b.1))
+        });
         let mut header = vec!["setting".to_string(), "load".into(), "bucket".into()];
         header.extend(seeds.iter().map(|s| format!("list {s}")));
         header.push("mean".into());
@@ -801,6 +809,12 @@ fn replica_table(tcps: &[String], rows: &[ReplicaRow]) -> String {
             )),
         }
     }
+    let group_at = |s: &str, t: &str| rows.iter().position(|r| r.setting == s && r.tcp == t);
+    drops.sort_by(|a, b| {
+        group_at(a.0, a.1)
+            .cmp(&group_at(b.0, b.1))
+            .then(a.2.total_cmp(&b.2))
+    });
     let drops = md_table(
         &[
             "setting",
