@@ -1,6 +1,9 @@
 //! Run experiments without the `schedtcp` CLI:
 //! `cargo run --release -p lab --example run_experiment -- NAME [NAME…] [--quick] [--seed N]
-//! [--out DIR] [--scenario FILE]`; `all` runs every registered experiment.
+//! [--out DIR] [--scenario FILE] [--shard I/N]`; `all` runs every registered experiment.
+//! `--shard 1/1` keeps the raw results (`raw/`) beside the outputs, as `schedtcp experiment
+//! run --shard` does; `--render DIR` renders such a folder again without running anything
+//! (`schedtcp experiment render DIR`).
 
 use std::path::PathBuf;
 
@@ -22,6 +25,20 @@ fn main() -> anyhow::Result<()> {
             }
             "--out" => opts.out_dir = args.next().map(PathBuf::from),
             "--scenario" => opts.scenario = args.next().map(PathBuf::from),
+            "--render" => {
+                let dir = args
+                    .next()
+                    .ok_or_else(|| anyhow::anyhow!("--render needs a folder"))?;
+                let r = lab::render(std::path::Path::new(&dir), false)?;
+                eprintln!("rendered {}", r.out_dir.display());
+                return Ok(());
+            }
+            "--shard" => {
+                let v = args
+                    .next()
+                    .ok_or_else(|| anyhow::anyhow!("--shard needs I/N"))?;
+                opts.shard = Some(v.parse()?);
+            }
             "all" => names.extend(lab::experiments().iter().map(|e| e.name.to_string())),
             _ => names.push(a),
         }

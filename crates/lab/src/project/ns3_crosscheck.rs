@@ -1,9 +1,10 @@
-//! The simulator against ns-3: paper 003's dumbbell in settings S1 and
-//! S2, one flow list per setting and load replayed in both, NewReno without SACK and with
-//! SACK. The ns-3 half runs outside CI (`ns3/run.sh`, `ns3/dumbbell.cc`) and its outputs are
-//! committed; this experiment re-runs `sim` on the same flow lists (`sim::Scenario::ns3`)
-//! and compares per size bucket mean completion time, loss rate at the bottleneck,
-//! retransmissions and mean queue occupancy, the two settings by the same code. Then two long
+//! The simulator against ns-3: paper 003's dumbbell in settings S1, S1p and S2, flow lists
+//! replayed in both (one per setting, TCP and load in `runs_dirs`, more in `replica_dir`),
+//! NewReno without SACK and with SACK. The ns-3 half runs outside CI (`ns3/run.sh`,
+//! `ns3/dumbbell.cc`) and its outputs are committed; this experiment re-runs `sim` on the
+//! same flow lists (`sim::Scenario::ns3`) and compares per size bucket mean completion time,
+//! loss rate at the bottleneck, retransmissions and mean queue occupancy, the settings by the
+//! same code, each bucket's gap judged over the flow lists. Then two long
 //! background transfers over our LEDBAT and TCP-LP senders against ns-3's `TcpLedbat` and
 //! `TcpLp` beside the same foreground flows (`ns3/run-lbe.sh`, [`simulate_lbe`]): the
 //! foreground's buckets, the background's throughput and the queue it leaves.
@@ -37,10 +38,10 @@ struct Params {
     tcps: Vec<String>,
     bucket_edges_segments: Vec<u64>,
     tolerance: f64,
-    /// More flow lists (generator seeds; seed 1 is the main runs') for SACK in these
+    /// More flow lists (generator seeds; seed 1 is the main runs') for every TCP in these
     /// settings and loads, their runs in `replica_dir/SETTING-seedN/` (`ns3/run.sh` with
-    /// `SEED=N`): whether a bucket's gap keeps its sign from one flow list to the next. Each
-    /// is also run with ns-3's ssthresh rule (`sim::tcp::TcpConfig::ssthresh_from_pipe`).
+    /// `SEED=N`): each bucket's gap over the lists, with an interval. The SACK runs are also
+    /// made with ns-3's ssthresh rule (`sim::tcp::TcpConfig::ssthresh_from_pipe`).
     #[serde(default)]
     replica_settings: Vec<String>,
     #[serde(default)]
@@ -331,20 +332,25 @@ struct Row {
     gap: f64,
 }
 
-/// One bucket of one flow list of the SACK replicas.
+/// One bucket of one flow list of the replicas.
 #[derive(Serialize)]
 struct ReplicaRow {
     setting: &'static str,
+    tcp: String,
     load: f64,
     seed: u64,
     bucket: String,
     flows: usize,
     gap: f64,
-    /// The gap with ns-3's ssthresh rule in ours.
-    gap_ns3_ssthresh: f64,
+    /// The gap with ns-3's ssthresh rule in ours (SACK only).
+    gap_ns3_ssthresh: Option<f64>,
     sim_drops: u64,
-    sim_ns3_ssthresh_drops: u64,
+    sim_ns3_ssthresh_drops: Option<u64>,
     ns3_drops: u64,
+    /// ns-3's retransmitted data packets, and of them those whose segment its receiver
+    /// already had (`duplicate_arrivals`).
+    ns3_retransmits: u64,
+    ns3_duplicate_arrivals: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -448,7 +454,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
             }
         }
     }
-    out.replicas = replicas(&p, &settings, &sims)?;
+    replicas(&p, &settings, &sims, &mut out)?;
     ctx.write_csv("buckets.csv", &out.rows)?;
     if !out.replicas.is_empty() {
         ctx.write_csv("replicas.csv", &out.replicas)?;
@@ -471,7 +477,7 @@ pub fn run(ctx: &Context) -> anyhow::Result<String> {
     }
     Ok(format!(
         "{}{}",
-        summary(&p, &settings, &out, &verdicts),
+        summary(&p, &settings, &out, &gaps, &verdicts),
         lbe_summary(&p, &lbe)
     ))
 }
@@ -512,7 +518,8 @@ fn ns3_run(dir: &Path, tcp: &str, load: f64) -> (PathBuf, Option<PathBuf>) {
 }
 
 /// Every simulator run the comparison needs: each setting, TCP and load ns-3 did not abort
-/// on, then the SACK replicas with and without ns-3's ssthresh rule (each run once).
+/// on, then the replicas ns-3 did not abort on, SACK with and without ns-3's ssthresh rule
+/// (each run once).
 fn plan(p: &Params, settings: &[Ns3Setting]) -> anyhow::Result<Vec<Sim>> {
     let mut plan: Vec<Sim> = Vec::new();
     let mut add = |s: Sim| {
@@ -536,14 +543,24 @@ fn plan(p: &Params, settings: &[Ns3Setting]) -> anyhow::Result<Vec<Sim>> {
         }
     }
     for (setting, dir) in replica_dirs(p, settings)? {
-        for &load in &p.replica_loads {
-            for ns3_ssthresh in [false, true] {
-                add(Sim {
-                    setting,
-                    flows: dir.join(format!("flows_{load}.csv")),
-                    sack: true,
-                    ns3_ssthresh,
-                });
+        for tcp in &p.tcps {
+            let sack = tcp == "sack";
+            for &load in &p.replica_loads {
+                let (ns3_path, crashed) = ns3_run(&dir, tcp, load);
+                if crashed.is_some() || !ns3_path.exists() {
+                    continue;
+                }
+                for ns3_ssthresh in [false, true] {
+                    if ns3_ssthresh && !sack {
+                        continue;
+                    }
+                    add(Sim {
+                        setting,
+                        flows: dir.join(format!("flows_{load}.csv")),
+                        sack,
+                        ns3_ssthresh,
+                    });
+                }
             }
         }
     }
@@ -583,153 +600,254 @@ struct Compared {
     stats: Vec<StatRow>,
     /// ns-3's aborts: "setting tcp at load: message".
     crashes: Vec<String>,
-    /// The SACK runs on more flow lists.
+    /// The runs on more flow lists.
     replicas: Vec<ReplicaRow>,
+    /// ns-3's aborts on the replicas' lists: "setting tcp at load, list N".
+    replica_crashes: Vec<String>,
+    /// The replicas' lists without an ns-3 run committed (not made yet), as above.
+    replica_missing: Vec<String>,
 }
 
-/// SACK in `replica_settings` at `replica_loads` on flow list 1 (the main runs) and on
-/// each of `replica_seeds`: the bucket gaps of ours, and of ours with ns-3's ssthresh rule.
-fn replicas(p: &Params, settings: &[Ns3Setting], sims: &Sims) -> anyhow::Result<Vec<ReplicaRow>> {
-    let mut rows = Vec::new();
+/// Every TCP in `replica_settings` at `replica_loads` on flow list 1 (the main runs) and on
+/// each of `replica_seeds`: the bucket gaps of ours, and with SACK of ours with ns-3's
+/// ssthresh rule. A list ns-3 aborted on is left out and named in `out.replica_crashes`, one
+/// without ns-3's run in `out.replica_missing`.
+fn replicas(
+    p: &Params,
+    settings: &[Ns3Setting],
+    sims: &Sims,
+    out: &mut Compared,
+) -> anyhow::Result<()> {
     let dirs = replica_dirs(p, settings)?;
     let per_setting = 1 + p.replica_seeds.len();
-    for (k, (setting, dir)) in dirs.iter().enumerate() {
-        let (setting, name) = (*setting, setting.name());
-        // List 1 first, then the replica seeds, in each setting.
-        let seed = match k % per_setting {
-            0 => 1,
-            i => p.replica_seeds[i - 1],
-        };
-        for &load in &p.replica_loads {
-            let flows = dir.join(format!("flows_{load}.csv"));
-            let ns3 = read_run(&dir.join(format!("ns3_sack_{load}.csv")))?;
-            let sim = |ns3_ssthresh| Sim {
-                setting,
-                flows: flows.clone(),
-                sack: true,
-                ns3_ssthresh,
+    for tcp in &p.tcps {
+        let sack = tcp == "sack";
+        for (k, (setting, dir)) in dirs.iter().enumerate() {
+            let (setting, name) = (*setting, setting.name());
+            // List 1 first, then the replica seeds, in each setting.
+            let seed = match k % per_setting {
+                0 => 1,
+                i => p.replica_seeds[i - 1],
             };
-            let ours = sims.get(&sim(false))?;
-            let alt = sims.get(&sim(true))?;
-            check_param!(
-                ns3.0.len() == ours.0.len(),
-                "{name} seed {seed} {load}: flow counts differ"
-            );
-            let with_rule = bucket_means(alt, &ns3, &p.bucket_edges_segments);
-            for (bucket, n, a, b) in bucket_means(ours, &ns3, &p.bucket_edges_segments) {
-                let alt_mean = with_rule
-                    .iter()
-                    .find(|x| x.0 == bucket)
-                    .map_or(f64::NAN, |x| x.2);
-                rows.push(ReplicaRow {
-                    setting: setting.name(),
-                    load,
-                    seed,
-                    bucket,
-                    flows: n,
-                    gap: a / b - 1.0,
-                    gap_ns3_ssthresh: alt_mean / b - 1.0,
-                    sim_drops: ours.1.dropped,
-                    sim_ns3_ssthresh_drops: alt.1.dropped,
-                    ns3_drops: ns3.1.dropped,
-                });
+            for &load in &p.replica_loads {
+                let (ns3_path, crashed) = ns3_run(dir, tcp, load);
+                if crashed.is_some() {
+                    out.replica_crashes
+                        .push(format!("{name} {tcp} at {load}, list {seed}"));
+                    continue;
+                }
+                if !ns3_path.exists() {
+                    out.replica_missing
+                        .push(format!("{name} {tcp} at {load}, list {seed}"));
+                    continue;
+                }
+                let flows = dir.join(format!("flows_{load}.csv"));
+                let ns3 = read_run(&ns3_path)?;
+                let sim = |ns3_ssthresh| Sim {
+                    setting,
+                    flows: flows.clone(),
+                    sack,
+                    ns3_ssthresh,
+                };
+                let ours = sims.get(&sim(false))?;
+                let alt = if sack {
+                    Some(sims.get(&sim(true))?)
+                } else {
+                    None
+                };
+                check_param!(
+                    ns3.0.len() == ours.0.len(),
+                    "{name} {tcp} seed {seed} {load}: flow counts differ"
+                );
+                let with_rule = alt.map(|a| bucket_means(a, &ns3, &p.bucket_edges_segments));
+                for (bucket, n, a, b) in bucket_means(ours, &ns3, &p.bucket_edges_segments) {
+                    let gap_ns3_ssthresh = with_rule.as_ref().map(|w| {
+                        w.iter()
+                            .find(|x| x.0 == bucket)
+                            .map_or(f64::NAN, |x| x.2 / b - 1.0)
+                    });
+                    out.replicas.push(ReplicaRow {
+                        setting: setting.name(),
+                        tcp: tcp.clone(),
+                        load,
+                        seed,
+                        bucket,
+                        flows: n,
+                        gap: a / b - 1.0,
+                        gap_ns3_ssthresh,
+                        sim_drops: ours.1.dropped,
+                        sim_ns3_ssthresh_drops: alt.map(|a| a.1.dropped),
+                        ns3_drops: ns3.1.dropped,
+                        ns3_retransmits: ns3
+                            .1
+                            .data_packets_sent
+                            .saturating_sub(ns3.1.unique_segments),
+                        ns3_duplicate_arrivals: ns3.1.duplicate_arrivals,
+                    });
+                }
             }
         }
     }
-    Ok(rows)
+    Ok(())
 }
 
-/// The replicas' table: per setting, load and bucket the gap on each flow list, their
-/// mean, and the mean with ns-3's ssthresh rule; then the drops summed over the lists.
-fn replica_table(rows: &[ReplicaRow]) -> String {
-    let mut keys: Vec<(&str, f64, &str)> = Vec::new();
+/// The replicas' tables, one per TCP: per setting, load and bucket the gap on each flow
+/// list and their mean (with SACK also the mean with ns-3's ssthresh rule); then the drops
+/// summed over the lists ns-3 completed.
+fn replica_table(tcps: &[String], rows: &[ReplicaRow]) -> String {
     let mut seeds: Vec<u64> = Vec::new();
     for r in rows {
-        if !keys.contains(&(r.setting, r.load, r.bucket.as_str())) {
-            keys.push((r.setting, r.load, r.bucket.as_str()));
-        }
         if !seeds.contains(&r.seed) {
             seeds.push(r.seed);
         }
     }
-    let mut header = vec!["setting".to_string(), "load".into(), "bucket".into()];
-    header.extend(seeds.iter().map(|s| format!("list {s}")));
-    header.push("mean".into());
-    header.push("mean, ns-3's ssthresh rule".into());
-    let body: Vec<Vec<String>> = keys
-        .iter()
-        .map(|&(setting, load, bucket)| {
-            let mine: Vec<&ReplicaRow> = rows
-                .iter()
-                .filter(|r| r.setting == setting && r.load == load && r.bucket == bucket)
-                .collect();
-            let n = mine.len().max(1) as f64;
-            let mut line = vec![setting.to_string(), format!("{load}"), bucket.to_string()];
-            for s in &seeds {
-                line.push(
-                    mine.iter()
-                        .find(|r| r.seed == *s)
-                        .map_or("–".into(), |r| pct(r.gap, 0)),
-                );
+    let mut out = String::new();
+    for tcp in tcps {
+        let rows: Vec<&ReplicaRow> = rows.iter().filter(|r| &r.tcp == tcp).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let sack = rows.iter().any(|r| r.gap_ns3_ssthresh.is_some());
+        let mut keys: Vec<(&str, f64, &str)> = Vec::new();
+        for r in &rows {
+            if !keys.contains(&(r.setting, r.load, r.bucket.as_str())) {
+                keys.push((r.setting, r.load, r.bucket.as_str()));
             }
-            line.push(pct(mine.iter().map(|r| r.gap).sum::<f64>() / n, 1));
-            line.push(pct(
-                mine.iter().map(|r| r.gap_ns3_ssthresh).sum::<f64>() / n,
-                1,
-            ));
-            line
-        })
-        .collect();
-    let header: Vec<&str> = header.iter().map(String::as_str).collect();
-    let gaps = md_table(&header, &body);
-    // Drops per (setting, load), summed over the flow lists (one row per list and bucket:
-    // take the first bucket's).
-    let mut drops: Vec<(&str, f64, u64, u64, u64)> = Vec::new();
+        }
+        // In order of setting and load (a load whose list 1 ns-3 aborted on first appears
+        // with a later list), buckets as they come.
+        let setting_at = |s: &str| rows.iter().position(|r| r.setting == s);
+        keys.sort_by(|a, b| {
+            setting_at(a.0)
+                .cmp(&setting_at(b.0))
+                .then(a.1.total_cmp(&b.1))
+        });
+        let mut header = vec!["setting".to_string(), "load".into(), "bucket".into()];
+        header.extend(seeds.iter().map(|s| format!("list {s}")));
+        header.push("mean".into());
+        if sack {
+            header.push("mean, ns-3's ssthresh rule".into());
+        }
+        let body: Vec<Vec<String>> = keys
+            .iter()
+            .map(|&(setting, load, bucket)| {
+                let mine: Vec<&&ReplicaRow> = rows
+                    .iter()
+                    .filter(|r| r.setting == setting && r.load == load && r.bucket == bucket)
+                    .collect();
+                let n = mine.len().max(1) as f64;
+                let mut line = vec![setting.to_string(), format!("{load}"), bucket.to_string()];
+                for s in &seeds {
+                    line.push(
+                        mine.iter()
+                            .find(|r| r.seed == *s)
+                            .map_or("–".into(), |r| pct(r.gap, 0)),
+                    );
+                }
+                line.push(pct(mine.iter().map(|r| r.gap).sum::<f64>() / n, 1));
+                if sack {
+                    line.push(pct(
+                        mine.iter()
+                            .map(|r| r.gap_ns3_ssthresh.unwrap_or(f64::NAN))
+                            .sum::<f64>()
+                            / n,
+                        1,
+                    ));
+                }
+                line
+            })
+            .collect();
+        let header: Vec<&str> = header.iter().map(String::as_str).collect();
+        out.push_str(&format!("### {tcp}\n\n{}\n", md_table(&header, &body)));
+    }
+    // Drops per (setting, TCP, load), summed over the flow lists (one row per list and
+    // bucket: take the first bucket's).
+    type Drops<'a> = (
+        &'a str,
+        &'a str,
+        f64,
+        usize,
+        u64,
+        Option<u64>,
+        u64,
+        u64,
+        Option<u64>,
+    );
+    let mut drops: Vec<Drops> = Vec::new();
     for r in rows {
         let first = rows
             .iter()
-            .find(|x| x.setting == r.setting && x.load == r.load && x.seed == r.seed)
+            .find(|x| {
+                x.setting == r.setting && x.tcp == r.tcp && x.load == r.load && x.seed == r.seed
+            })
             .is_some_and(|x| std::ptr::eq(x, r));
         if !first {
             continue;
         }
-        match drops.iter_mut().find(|d| d.0 == r.setting && d.1 == r.load) {
+        match drops
+            .iter_mut()
+            .find(|d| d.0 == r.setting && d.1 == r.tcp && d.2 == r.load)
+        {
             Some(d) => {
-                d.2 += r.sim_drops;
-                d.3 += r.sim_ns3_ssthresh_drops;
-                d.4 += r.ns3_drops;
+                d.3 += 1;
+                d.4 += r.sim_drops;
+                d.5 = d.5.zip(r.sim_ns3_ssthresh_drops).map(|(x, y)| x + y);
+                d.6 += r.ns3_drops;
+                d.7 += r.ns3_retransmits;
+                d.8 = d.8.zip(r.ns3_duplicate_arrivals).map(|(x, y)| x + y);
             }
             None => drops.push((
                 r.setting,
+                r.tcp.as_str(),
                 r.load,
+                1,
                 r.sim_drops,
                 r.sim_ns3_ssthresh_drops,
                 r.ns3_drops,
+                r.ns3_retransmits,
+                r.ns3_duplicate_arrivals,
             )),
         }
     }
+    let group_at = |s: &str, t: &str| rows.iter().position(|r| r.setting == s && r.tcp == t);
+    drops.sort_by(|a, b| {
+        group_at(a.0, a.1)
+            .cmp(&group_at(b.0, b.1))
+            .then(a.2.total_cmp(&b.2))
+    });
     let drops = md_table(
         &[
             "setting",
+            "tcp",
             "load",
+            "lists",
             "drops: ours",
             "ours with ns-3's ssthresh rule",
             "ns-3",
+            "ns-3 retransmitted",
+            "of them arriving twice",
         ],
         &drops
             .iter()
             .map(|d| {
                 vec![
                     d.0.to_string(),
-                    format!("{}", d.1),
-                    d.2.to_string(),
+                    d.1.to_string(),
+                    format!("{}", d.2),
                     d.3.to_string(),
                     d.4.to_string(),
+                    d.5.map_or("–".to_string(), |x| x.to_string()),
+                    d.6.to_string(),
+                    d.7.to_string(),
+                    d.8.map_or("–".to_string(), |x| x.to_string()),
                 ]
             })
             .collect::<Vec<_>>(),
     );
-    format!("{gaps}\n{drops}")
+    format!(
+        "{out}Drops at the bottleneck summed over the lists, and ns-3's retransmissions (data \
+packets sent − distinct segments) with those whose segment the receiver already had:\n\n{drops}"
+    )
 }
 
 /// Compares one setting, TCP and load: its committed ns-3 run against the simulator
@@ -858,21 +976,47 @@ fn gap_plot(
 }
 
 /// The summary: the gaps against the tolerance, the tables, the counters and the findings.
-fn summary(p: &Params, settings: &[Ns3Setting], out: &Compared, verdicts: &[Verdict]) -> String {
+fn summary(
+    p: &Params,
+    settings: &[Ns3Setting],
+    out: &Compared,
+    gaps: &[GapRow],
+    verdicts: &[Verdict],
+) -> String {
     let tables = gap_tables(p, settings, &out.rows);
     let counters = counters_table(&out.stats);
-    let verdict = gap_lines(p, settings, &out.rows, verdicts);
+    let verdict = gap_lines(p, settings, &out.rows, gaps, verdicts);
     let replicas = if out.replicas.is_empty() {
         String::new()
     } else {
+        let lists = 1 + p.replica_seeds.len();
+        let seeds: Vec<String> = p.replica_seeds.iter().map(u64::to_string).collect();
+        let aborted = if out.replica_crashes.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ns-3 aborted (the assertion above) on {}: those lists are left out (–) and \
+the bucket is judged on the others.",
+                out.replica_crashes.join("; ")
+            )
+        };
+        let missing = if out.replica_missing.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " No ns-3 run is committed for {}: those lists are missing (–) too.",
+                out.replica_missing.join("; ")
+            )
+        };
         format!(
-            "## SACK on five flow lists\n\n\
+            "## {lists} flow lists\n\n\
 Gap of ours to ns-3 (sim / ns-3 − 1 of the bucket's mean completion time) on flow list 1 (the \
-tables above) and on four more lists of the same workload (generator seeds 2–5, \
-`replicas/`); then the mean over the five, and that mean when our SACK senders set ssthresh \
-as ns-3 does (half of RFC 6675's `pipe` instead of half of FlightSize; see the findings in \
-S1 below). Below: the bottleneck's drops summed over the five lists.\n\n{}\n",
-            replica_table(&out.replicas)
+tables above) and on more lists of the same workload (generator seeds {seeds}, \
+`replicas/`), per TCP; then the mean over the lists, and with SACK that mean when our \
+senders set ssthresh as ns-3 does (half of RFC 6675's `pipe` instead of half of FlightSize; \
+see the findings in S1 below). The verdicts above read these lists.{aborted}{missing}\n\n{}\n",
+            replica_table(&p.tcps, &out.replicas),
+            seeds = seeds.join(", "),
         )
     };
     let crashed = if out.crashes.is_empty() {
@@ -1011,44 +1155,83 @@ struct GapRow {
     gap_ci95: f64,
 }
 
-/// Every bucket's gap against the tolerance band: over the five flow lists where the SACK
-/// replicas ran it, else the one list's gap without an interval (undecided).
+/// The buckets' labels in order (`bucket_means`'s), from the edges in segments.
+fn bucket_labels(edges: &[u64]) -> Vec<String> {
+    let mut lo = 0;
+    let mut out = Vec::new();
+    for &hi in edges {
+        out.push(format!("({lo}, {hi}]"));
+        lo = hi;
+    }
+    out.push(format!("> {lo}"));
+    out
+}
+
+/// Every bucket's gap against the tolerance band: over the flow lists where the replicas ran
+/// it (an interval from two lists on), else the one list's gap without an interval
+/// (undecided). A bucket whose list 1 ns-3 aborted on is judged on the other lists. In
+/// order of setting, TCP, load and bucket as the scenario lists them.
 fn gap_verdicts(p: &Params, out: &Compared) -> (Vec<GapRow>, Vec<Verdict>) {
     let band = Rule::Goal {
         lo: -p.tolerance,
         hi: p.tolerance,
     };
+    let labels = bucket_labels(&p.bucket_edges_segments);
+    let rank = |setting: &str, tcp: &str, load: f64, bucket: &str| {
+        (
+            p.settings.iter().position(|x| x == setting),
+            p.tcps.iter().position(|x| x == tcp),
+            p.loads.iter().position(|&x| x == load),
+            labels.iter().position(|x| x == bucket),
+        )
+    };
+    let mut keys: Vec<(&'static str, &str, f64, &str)> = out
+        .rows
+        .iter()
+        .map(|r| (r.setting, r.tcp.as_str(), r.load, r.bucket.as_str()))
+        .chain(
+            out.replicas
+                .iter()
+                .map(|r| (r.setting, r.tcp.as_str(), r.load, r.bucket.as_str())),
+        )
+        .collect();
+    keys.sort_by_key(|k| rank(k.0, k.1, k.2, k.3));
+    keys.dedup();
     let mut rows = Vec::new();
     let mut verdicts = Vec::new();
-    for r in &out.rows {
+    for (setting, tcp, load, bucket) in keys {
         let lists: Vec<f64> = out
             .replicas
             .iter()
             .filter(|x| {
-                r.tcp == "sack"
-                    && x.setting == r.setting
-                    && x.load == r.load
-                    && x.bucket == r.bucket
+                x.setting == setting && x.tcp == tcp && x.load == load && x.bucket == bucket
             })
             .map(|x| x.gap)
             .collect();
+        let list1 = out
+            .rows
+            .iter()
+            .find(|r| r.setting == setting && r.tcp == tcp && r.load == load && r.bucket == bucket)
+            .map(|r| r.gap);
         let gap = if lists.len() >= 2 {
             Interval::of(&lists)
         } else {
-            Interval::new(r.gap, f64::NAN)
+            Interval::new(
+                lists.first().copied().or(list1).unwrap_or(f64::NAN),
+                f64::NAN,
+            )
         };
-        let load = r.load.to_string();
+        let load_s = load.to_string();
         let filter = [
-            ("setting", r.setting),
-            ("tcp", r.tcp.as_str()),
-            ("load", load.as_str()),
-            ("bucket", r.bucket.as_str()),
+            ("setting", setting),
+            ("tcp", tcp),
+            ("load", load_s.as_str()),
+            ("bucket", bucket),
         ];
         verdicts.push(
             Verdict::new(
                 format!(
-                    "{} {} at {}, {} segments: sim / ns-3 − 1 of the mean completion time",
-                    r.setting, r.tcp, r.load, r.bucket
+                    "{setting} {tcp} at {load}, {bucket} segments: sim / ns-3 − 1 of the mean completion time"
                 ),
                 None,
                 gap,
@@ -1057,10 +1240,10 @@ fn gap_verdicts(p: &Params, out: &Compared) -> (Vec<GapRow>, Vec<Verdict>) {
             .from(Source::new("gaps.csv", "gap_mean", &filter)),
         );
         rows.push(GapRow {
-            setting: r.setting,
-            tcp: r.tcp.clone(),
-            load: r.load,
-            bucket: r.bucket.clone(),
+            setting,
+            tcp: tcp.to_string(),
+            load,
+            bucket: bucket.to_string(),
             lists: lists.len().max(1),
             gap_mean: gap.mean,
             gap_ci95: gap.half,
@@ -1071,12 +1254,18 @@ fn gap_verdicts(p: &Params, out: &Compared) -> (Vec<GapRow>, Vec<Verdict>) {
 
 /// Per setting: the buckets whose gap to ns-3 is within the tolerance by its interval over
 /// the flow lists, those that are not, those undecided (one flow list: no interval); and the
-/// point estimates beyond the tolerance.
-fn gap_lines(p: &Params, settings: &[Ns3Setting], rows: &[Row], verdicts: &[Verdict]) -> String {
+/// point estimates on flow list 1 beyond the tolerance.
+fn gap_lines(
+    p: &Params,
+    settings: &[Ns3Setting],
+    rows: &[Row],
+    gaps: &[GapRow],
+    verdicts: &[Verdict],
+) -> String {
     settings
         .iter()
         .map(|s| {
-            let mine: Vec<(&Row, &Verdict)> = rows
+            let mine: Vec<(&GapRow, &Verdict)> = gaps
                 .iter()
                 .zip(verdicts)
                 .filter(|(r, _)| r.setting == s.name())
@@ -1099,18 +1288,20 @@ fn gap_lines(p: &Params, settings: &[Ns3Setting], rows: &[Row], verdicts: &[Verd
             let (met, not_met) = (named(Word::Met), named(Word::NotMet));
             let undecided = mine.iter().filter(|(_, v)| v.word == Word::Undecided);
             let no_interval = undecided.clone().filter(|(_, v)| !v.ours.decided()).count();
-            let over: Vec<String> = mine
+            let first: Vec<&Row> = rows.iter().filter(|r| r.setting == s.name()).collect();
+            let over: Vec<String> = first
                 .iter()
-                .filter(|(r, _)| r.gap.abs() > p.tolerance)
-                .map(|(r, _)| format!("{} at {} {}: {}", r.bucket, r.tcp, r.load, pct(r.gap, 1)))
+                .filter(|r| r.gap.abs() > p.tolerance)
+                .map(|r| format!("{} at {} {}: {}", r.bucket, r.tcp, r.load, pct(r.gap, 1)))
                 .collect();
-            let worst = mine.iter().map(|(r, _)| r.gap.abs()).fold(0.0, f64::max);
+            let worst = first.iter().map(|r| r.gap.abs()).fold(0.0, f64::max);
             format!(
                 "* {s}, {n} bucket means: within {tol} of ns-3's over the flow lists (met) in \
                  {m}{met}; not met in {nm}{not_met}; undecided in {u} ({no_interval} of them on \
-                 one flow list, without an interval). On flow list 1, {o} of {n} differ by more \
+                 one flow list, without an interval). On flow list 1, {o} of {n1} differ by more \
                  than {tol} (largest gap {worst}){over}.\n",
                 n = mine.len(),
+                n1 = first.len(),
                 tol = pct(p.tolerance, 0),
                 m = met.len(),
                 met = listed(&met),
@@ -1148,9 +1339,10 @@ paper: \"2Mbps access links with a total propagation delay of 60 ms\", read as o
 with SMSS 1460 B, initial window 1, no delayed ACKs, a maximum window of 30 segments, minimum \
 RTO 200 ms, initial (and SYN) RTO 1 s; NewReno without SACK, then with SACK (ours: RFC 6675; \
 ns-3: its SACK scoreboard with classic recovery; with SACK our SYN, SYN-ACK and ACKs carry \
-the option bytes ns-3's do, `sim::tcp::TcpConfig::sack_option_bytes`). One flow list per \
-setting and load (workload D1, the simulator's generator; the same lists in every setting, \
-committed in `runs/` for S1, `runs-s1p/` for S1p, `runs-s2/` for S2) replayed in both. Completion time = delivery of \
+the option bytes ns-3's do, `sim::tcp::TcpConfig::sack_option_bytes`). Flow lists of \
+workload D1 (the simulator's generator; the same lists in every setting) replayed in both: \
+list 1 committed in `runs/` for S1, `runs-s1p/` for S1p, `runs-s2/` for S2, lists 2–5 in \
+`replicas/` where the scenario reads them. Completion time = delivery of \
 the last byte − arrival. ns-3 3.44 from PyPI; the ns-3 runs are made outside CI by \
 `ns3/run.sh` and committed; this summary re-runs the simulator.\n\n\
 {verdict}\n{crashed}\
@@ -1738,3 +1930,94 @@ lbe_alone -- tcp-lp`) ours carries 7.82 Mbit/s at a 0.6-packet queue, ns-3's 6.7
 (`ns3_tcp-lp_background_only.csv.stats`), NewReno 9.70. Both restart the delay range at \
 `[sd, 2 sd]` after a reaction, as Linux's module does. Paper 004's TCP-LP rows in ours \
 (bg-fig5 … bg-fig9, bg-frontier) are re-run with that rule (see their READMEs).\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> Params {
+        toml::from_str(
+            "settings = [\"S1\"]\nruns_dirs = [\"runs\"]\nloads = [0.5]\n\
+             tcps = [\"newreno\", \"sack\"]\nbucket_edges_segments = [1]\ntolerance = 0.10\n",
+        )
+        .expect("params")
+    }
+
+    fn list1(tcp: &str, bucket: &str, gap: f64) -> Row {
+        Row {
+            setting: "S1",
+            tcp: tcp.into(),
+            load: 0.5,
+            bucket: bucket.into(),
+            flows: 10,
+            sim_mean_s: 1.0 + gap,
+            ns3_mean_s: 1.0,
+            gap,
+        }
+    }
+
+    fn replica(tcp: &str, bucket: &str, seed: u64, gap: f64) -> ReplicaRow {
+        ReplicaRow {
+            setting: "S1",
+            tcp: tcp.into(),
+            load: 0.5,
+            seed,
+            bucket: bucket.into(),
+            flows: 10,
+            gap,
+            gap_ns3_ssthresh: None,
+            sim_drops: 0,
+            sim_ns3_ssthresh_drops: None,
+            ns3_drops: 0,
+            ns3_retransmits: 0,
+            ns3_duplicate_arrivals: None,
+        }
+    }
+
+    /// Each bucket is judged over the lists it has (list 1 among them), with list 1 alone
+    /// undecided, and a bucket whose list 1 ns-3 aborted on judged on the other lists; in
+    /// the scenario's order of TCP and bucket whatever order the rows come in.
+    #[test]
+    fn every_bucket_is_judged_over_the_lists_it_has() {
+        let p = params();
+        let mut out = Compared::default();
+        // sack (0, 1]: list 1 only.
+        out.rows.push(list1("sack", "(0, 1]", 0.02));
+        // newreno: list 1 of both buckets, and the lists of the replicas.
+        out.rows.push(list1("newreno", "> 1", -0.30));
+        out.rows.push(list1("newreno", "(0, 1]", 0.0));
+        for (seed, within, beyond) in [
+            (1, 0.0, -0.30),
+            (2, 0.01, -0.32),
+            (3, -0.01, -0.28),
+            (4, 0.02, -0.31),
+            (5, -0.02, -0.29),
+        ] {
+            out.replicas
+                .push(replica("newreno", "(0, 1]", seed, within));
+            out.replicas.push(replica("newreno", "> 1", seed, beyond));
+        }
+        // sack > 1: ns-3 aborted on list 1, lists 2-5 remain.
+        for (seed, gap) in [(2, 0.0), (3, 0.01), (4, -0.01), (5, 0.0)] {
+            out.replicas.push(replica("sack", "> 1", seed, gap));
+        }
+        let (rows, verdicts) = gap_verdicts(&p, &out);
+        let got: Vec<(&str, &str, usize, Word)> = rows
+            .iter()
+            .zip(&verdicts)
+            .map(|(r, v)| (r.tcp.as_str(), r.bucket.as_str(), r.lists, v.word))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("newreno", "(0, 1]", 5, Word::Met),
+                ("newreno", "> 1", 5, Word::NotMet),
+                ("sack", "(0, 1]", 1, Word::Undecided),
+                ("sack", "> 1", 4, Word::Met),
+            ]
+        );
+        assert!((rows[1].gap_mean + 0.30).abs() < 1e-12);
+        assert!(rows[2].gap_ci95.is_nan() && (rows[2].gap_mean - 0.02).abs() < 1e-12);
+        assert!(rows[3].gap_mean.abs() < 1e-12 && rows[3].gap_ci95 > 0.0);
+    }
+}
