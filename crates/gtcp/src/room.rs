@@ -2,7 +2,7 @@
 //! its largest content for ever, so one burst (4 000 connections whose keepalives fall due
 //! together, thousands of flows acknowledged in one read) would leave each session holding
 //! room for it until the session ends. The session's and the admission's queues call
-//! [`give_back`] where they drain. (`BTreeMap` and `BTreeSet` free their nodes as they shrink.)
+//! `give_back` where they drain. (`BTreeMap` and `BTreeSet` free their nodes as they shrink.)
 
 use std::collections::VecDeque;
 
@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 /// stale replies on x86_64), about 7.5 KiB, and a queue that only ever holds a few dozen
 /// entries is never reallocated.
 ///
-/// The rule, with this floor ([`give_back`]): when a queue holds less than a quarter of its
+/// The rule, with this floor (`give_back`): when a queue holds less than a quarter of its
 /// capacity and that capacity is above the floor, it is shrunk to twice what it holds (at
 /// least the floor). Between two reallocations (a shrink, or the growth that follows one) a
 /// queue lost at least half of what it held or doubled it, so each costs amortised constant

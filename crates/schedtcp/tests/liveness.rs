@@ -298,9 +298,9 @@ async fn warm_connections_are_refreshed_after_their_maximum_age() {
 
 /// One cut that resets eight warm connections at once is one failure of the path, not eight:
 /// the reconnect backoff stays at its first step, and flows arriving just after the cut get
-/// new connections at once and complete. (Counted per connection, eight losses put the client
-/// at the backoff's largest step, half the handshake timeout: the first new attempt waited
-/// 2.5 s and the flows behind it were reset although the server accepted.)
+/// new connections at once and complete. (Counted per connection, eight losses would put the
+/// client at the backoff's largest step, half the handshake timeout: the first new attempt
+/// would wait 2.5 s and the flows behind it be reset although the server accepts.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cut_of_many_warm_connections_at_once_is_one_failure() {
     let (env, _t) = Setup::new("cutmany").await;

@@ -15,7 +15,7 @@
 //! that ends many connections at once (a path cut, a middlebox reset, a server restart) is one
 //! failure, not one per connection: it says once that the path failed, and counted per
 //! connection it would put a client with a few warm connections at the cap's delay, so that
-//! flows arriving just after a cut were reset while the server accepted again at once.
+//! flows arriving just after a cut would be reset while the server accepts again at once.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

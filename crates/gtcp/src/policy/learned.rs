@@ -339,7 +339,7 @@ pub const BEYOND_SUPPORT: u64 = 1 << 63;
 /// Fewest learned flows (aged weight) at or above a bin for the index to rank flows that have
 /// reached it (8): above that, the histogram's tail is a handful of samples, and an index read
 /// from them orders the largest flows by noise (on a heavy tail, where those flows carry most
-/// of the bytes, that cost 2–4% of the mean response time against LAS in `gittins-sweep`).
+/// of the bytes, that costs 2–4% of the mean response time against LAS in `gittins-sweep`).
 /// Such flows are treated as beyond the support ([`BEYOND_SUPPORT`]: least attained first).
 /// Not applied to the histogram of a known law ([`SizeHistogram::from_cdf`]), which has no
 /// sampling noise.
