@@ -760,6 +760,16 @@ fn replica_table(tcps: &[String], rows: &[ReplicaRow]) -> String {
         let header: Vec<&str> = header.iter().map(String::as_str).collect();
         out.push_str(&format!("### {tcp}\n\n{}\n", md_table(&header, &body)));
     }
+    let drops = replica_drops(rows);
+    format!(
+        "{out}Drops at the bottleneck summed over the lists, and ns-3's retransmissions (data \
+packets sent − distinct segments) with those whose segment the receiver already had:\n\n{drops}"
+    )
+}
+
+/// The drops at the bottleneck per setting, TCP and load, summed over the flow lists ns-3
+/// completed, with ns-3's retransmissions and those whose segment the receiver already had.
+fn replica_drops(rows: &[ReplicaRow]) -> String {
     // Drops per (setting, TCP, load), summed over the flow lists (one row per list and
     // bucket: take the first bucket's).
     type Drops<'a> = (
@@ -815,7 +825,7 @@ fn replica_table(tcps: &[String], rows: &[ReplicaRow]) -> String {
             .cmp(&group_at(b.0, b.1))
             .then(a.2.total_cmp(&b.2))
     });
-    let drops = md_table(
+    md_table(
         &[
             "setting",
             "tcp",
@@ -843,10 +853,6 @@ fn replica_table(tcps: &[String], rows: &[ReplicaRow]) -> String {
                 ]
             })
             .collect::<Vec<_>>(),
-    );
-    format!(
-        "{out}Drops at the bottleneck summed over the lists, and ns-3's retransmissions (data \
-packets sent − distinct segments) with those whose segment the receiver already had:\n\n{drops}"
     )
 }
 
